@@ -1,0 +1,41 @@
+/// Everything a ``LanguageModel`` needs to answer one turn of a session.
+public struct GenerationRequest: Sendable {
+  /// The conversation so far, ending with the prompt to answer.
+  public var transcript: Transcript
+  /// How to generate.
+  public var options: GenerationOptions
+  /// Per-session storage a backend may use for caches that belong to the session (such as a
+  /// KV cache). It lives as long as the session does.
+  public let sessionState: ModelStateStore
+
+  public init(transcript: Transcript, options: GenerationOptions, sessionState: ModelStateStore = ModelStateStore()) {
+    self.transcript = transcript
+    self.options = options
+    self.sessionState = sessionState
+  }
+}
+
+/// Whether a model can serve a particular request.
+public enum RequestSupport: Sendable, Hashable {
+  case supported
+  case unsupported(UnsupportedReason)
+}
+
+/// Why a model cannot serve a particular request.
+public enum UnsupportedReason: Sendable, Hashable, CustomStringConvertible {
+  /// The prompt needs more tokens than the model's context window holds.
+  case exceedsContextWindow(promptTokens: Int, contextSize: Int)
+  /// The request contains an input kind the model does not take (images, audio, …).
+  case unsupportedInput(String)
+  /// Anything else, described for logs and errors.
+  case other(String)
+
+  public var description: String {
+    switch self {
+    case .exceedsContextWindow(let prompt, let context):
+      "the prompt needs \(prompt) tokens but the context window holds \(context)"
+    case .unsupportedInput(let kind): "input of kind \(kind) is not supported"
+    case .other(let text): text
+    }
+  }
+}

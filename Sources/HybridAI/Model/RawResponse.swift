@@ -1,0 +1,117 @@
+/// What a model reports about an answer besides its text.
+public struct RawResponse: Sendable, Hashable, Codable {
+  /// Which model answered, e.g. `SmolLM2-135M-Instruct.Q4_1`.
+  public var modelVersion: String
+  /// Token counts for this turn.
+  public var usage: Usage
+  /// Why generation ended.
+  public var finishReason: FinishReason
+  /// Where the time went, when the backend measures it.
+  public var timings: GenerationTimings?
+
+  public init(modelVersion: String, usage: Usage, finishReason: FinishReason, timings: GenerationTimings? = nil) {
+    self.modelVersion = modelVersion
+    self.usage = usage
+    self.finishReason = finishReason
+    self.timings = timings
+  }
+}
+
+/// Token counts of one turn.
+public struct Usage: Sendable, Hashable, Codable {
+  /// Tokens in the whole prompt (instructions, history and the new prompt).
+  public var promptTokens: Int
+  /// Prompt tokens that were not evaluated again because a cache already held them.
+  public var cachedPromptTokens: Int
+  /// Tokens generated for the answer.
+  public var outputTokens: Int
+
+  /// Prompt plus output tokens.
+  public var totalTokens: Int { promptTokens + outputTokens }
+  /// Prompt tokens that had to be evaluated this turn.
+  public var evaluatedPromptTokens: Int { promptTokens - cachedPromptTokens }
+
+  public init(promptTokens: Int, cachedPromptTokens: Int = 0, outputTokens: Int) {
+    self.promptTokens = promptTokens
+    self.cachedPromptTokens = cachedPromptTokens
+    self.outputTokens = outputTokens
+  }
+}
+
+/// Why a model stopped generating.
+public enum FinishReason: Sendable, Hashable, Codable, CustomStringConvertible {
+  /// The model ended its turn, or a stop sequence was met.
+  case stop
+  /// `maximumResponseTokens` was reached.
+  case maxTokens
+  /// The context window filled up before the model finished.
+  case contextWindowFull
+  /// A backend-specific reason (e.g. a cloud model's `SAFETY`).
+  case other(String)
+
+  public var description: String {
+    switch self {
+    case .stop: "stop"
+    case .maxTokens: "maxTokens"
+    case .contextWindowFull: "contextWindowFull"
+    case .other(let value): value
+    }
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let value = try decoder.singleValueContainer().decode(String.self)
+    switch value {
+    case "stop": self = .stop
+    case "maxTokens": self = .maxTokens
+    case "contextWindowFull": self = .contextWindowFull
+    default: self = .other(value)
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(description)
+  }
+}
+
+/// Where the time of one generation went.
+public struct GenerationTimings: Sendable, Hashable, Codable {
+  /// Time spent evaluating the prompt tokens that were not cached.
+  public var promptEvaluation: Duration
+  /// Time from the start of the request to the first generated token.
+  public var timeToFirstToken: Duration?
+  /// Time spent generating the answer after the first token.
+  public var generation: Duration
+  /// Prompt tokens evaluated (not cached).
+  public var evaluatedPromptTokens: Int
+  /// Output tokens generated.
+  public var generatedTokens: Int
+
+  public init(promptEvaluation: Duration, timeToFirstToken: Duration?, generation: Duration,
+              evaluatedPromptTokens: Int, generatedTokens: Int) {
+    self.promptEvaluation = promptEvaluation
+    self.timeToFirstToken = timeToFirstToken
+    self.generation = generation
+    self.evaluatedPromptTokens = evaluatedPromptTokens
+    self.generatedTokens = generatedTokens
+  }
+
+  /// Prompt tokens evaluated per second.
+  public var promptTokensPerSecond: Double? { Self.rate(evaluatedPromptTokens, promptEvaluation) }
+  /// Output tokens per second, counted after the first token.
+  public var generationTokensPerSecond: Double? { Self.rate(generatedTokens - 1, generation) }
+
+  private static func rate(_ count: Int, _ duration: Duration) -> Double? {
+    let seconds = duration.seconds
+    guard count > 0, seconds > 0 else { return nil }
+    return Double(count) / seconds
+  }
+}
+
+extension Duration {
+  /// The duration in seconds, as a `Double`.
+  public var seconds: Double {
+    let parts = components
+    return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,65 @@
+/// How a model should generate one answer.
+///
+/// ```swift
+/// let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 64)
+/// let creative = GenerationOptions(sampling: .random(probabilityThreshold: 0.9, seed: 42), temperature: 0.8)
+/// ```
+/// Fields left `nil` use the backend's defaults.
+public struct GenerationOptions: Sendable, Hashable, Codable {
+  /// How the next token is chosen.
+  public var sampling: SamplingMode?
+  /// Higher is more varied; `0` behaves like greedy sampling.
+  public var temperature: Double?
+  /// The most tokens the answer may have.
+  public var maximumResponseTokens: Int?
+  /// Text that ends the answer when generated; the stop sequence itself is not part of the answer.
+  public var stopSequences: [String]
+
+  public init(sampling: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
+              stopSequences: [String] = []) {
+    self.sampling = sampling
+    self.temperature = temperature
+    self.maximumResponseTokens = maximumResponseTokens
+    self.stopSequences = stopSequences
+  }
+
+  /// A strategy for picking the next token.
+  public struct SamplingMode: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The strategy, for backends.
+    public enum Strategy: Sendable, Hashable, Codable {
+      /// Always the most likely token: deterministic.
+      case greedy
+      /// Sample among the `k` most likely tokens.
+      case topK(Int, seed: UInt64?)
+      /// Sample among the smallest set of tokens whose probabilities add up to `threshold`.
+      case nucleus(threshold: Double, seed: UInt64?)
+    }
+
+    /// The strategy, for backends.
+    public let strategy: Strategy
+
+    /// Always picks the most likely token. The same prompt gives the same answer.
+    public static let greedy = SamplingMode(strategy: .greedy)
+
+    /// Samples among the `top` most likely tokens; a `seed` makes it repeatable.
+    public static func random(top: Int, seed: UInt64? = nil) -> SamplingMode {
+      precondition(top > 0, "top must be positive")
+      return SamplingMode(strategy: .topK(top, seed: seed))
+    }
+
+    /// Samples among the most likely tokens whose probabilities add up to `probabilityThreshold`
+    /// (nucleus sampling); a `seed` makes it repeatable.
+    public static func random(probabilityThreshold: Double, seed: UInt64? = nil) -> SamplingMode {
+      precondition((0...1).contains(probabilityThreshold), "probabilityThreshold must be in 0...1")
+      return SamplingMode(strategy: .nucleus(threshold: probabilityThreshold, seed: seed))
+    }
+
+    public var description: String {
+      switch strategy {
+      case .greedy: "greedy"
+      case .topK(let k, let seed): "random(top: \(k)\(seed.map { ", seed: \($0)" } ?? ""))"
+      case .nucleus(let p, let seed): "random(probabilityThreshold: \(p)\(seed.map { ", seed: \($0)" } ?? ""))"
+      }
+    }
+  }
+}

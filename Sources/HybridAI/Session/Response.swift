@@ -1,0 +1,25 @@
+extension GenerativeModelSession {
+  /// A complete answer.
+  public struct Response<Content: Sendable>: Sendable {
+    /// The answer.
+    public let content: Content
+    /// The answer's text as the model produced it.
+    public let rawContent: String
+    /// The transcript entries this turn added (the prompt and the response).
+    public let transcriptEntries: [Transcript.Entry]
+    /// Which model answered, token usage, why it stopped, timings.
+    public let rawResponse: RawResponse
+
+    /// Token counts of this turn.
+    public var usage: Usage { rawResponse.usage }
+    /// Why generation ended.
+    public var finishReason: FinishReason { rawResponse.finishReason }
+
+    public init(content: Content, rawContent: String, transcriptEntries: [Transcript.Entry], rawResponse: RawResponse) {
+      self.content = content
+      self.rawContent = rawContent
+      self.transcriptEntries = transcriptEntries
+      self.rawResponse = rawResponse
+    }
+  }
+}

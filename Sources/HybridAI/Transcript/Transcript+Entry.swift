@@ -1,0 +1,159 @@
+import Foundation
+
+extension Transcript {
+  /// One entry of a transcript.
+  public enum Entry: Sendable, Hashable, Identifiable, Codable {
+    /// How the model should behave, given by the app.
+    case instructions(Instructions)
+    /// What the user asked.
+    case prompt(Prompt)
+    /// What the model answered.
+    case response(Response)
+
+    public var id: String {
+      switch self {
+      case .instructions(let entry): entry.id
+      case .prompt(let entry): entry.id
+      case .response(let entry): entry.id
+      }
+    }
+
+    /// The text of all text segments of the entry.
+    public var text: String {
+      switch self {
+      case .instructions(let entry): entry.segments.text
+      case .prompt(let entry): entry.segments.text
+      case .response(let entry): entry.segments.text
+      }
+    }
+
+    private enum CodingKeys: String, CodingKey { case type }
+    private enum Kind: String, Codable { case instructions, prompt, response }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      switch try container.decode(Kind.self, forKey: .type) {
+      case .instructions: self = .instructions(try Instructions(from: decoder))
+      case .prompt: self = .prompt(try Prompt(from: decoder))
+      case .response: self = .response(try Response(from: decoder))
+      }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      switch self {
+      case .instructions(let entry):
+        try container.encode(Kind.instructions, forKey: .type)
+        try entry.encode(to: encoder)
+      case .prompt(let entry):
+        try container.encode(Kind.prompt, forKey: .type)
+        try entry.encode(to: encoder)
+      case .response(let entry):
+        try container.encode(Kind.response, forKey: .type)
+        try entry.encode(to: encoder)
+      }
+    }
+  }
+
+  /// Instructions given to the model for the whole session.
+  public struct Instructions: Sendable, Hashable, Identifiable, Codable {
+    public var id: String
+    public var segments: [Segment]
+
+    public init(id: String = UUID().uuidString, segments: [Segment]) {
+      self.id = id
+      self.segments = segments
+    }
+
+    public init(id: String = UUID().uuidString, text: String) {
+      self.init(id: id, segments: [.text(TextSegment(content: text))])
+    }
+  }
+
+  /// A prompt from the user, with the options it was asked with.
+  public struct Prompt: Sendable, Hashable, Identifiable, Codable {
+    public var id: String
+    public var segments: [Segment]
+    public var options: GenerationOptions
+
+    public init(id: String = UUID().uuidString, segments: [Segment], options: GenerationOptions = GenerationOptions()) {
+      self.id = id
+      self.segments = segments
+      self.options = options
+    }
+
+    public init(id: String = UUID().uuidString, text: String, options: GenerationOptions = GenerationOptions()) {
+      self.init(id: id, segments: [.text(TextSegment(content: text))], options: options)
+    }
+  }
+
+  /// An answer from a model, and which model gave it.
+  public struct Response: Sendable, Hashable, Identifiable, Codable {
+    public var id: String
+    public var segments: [Segment]
+    /// The model that answered (``RawResponse/modelVersion``), when known.
+    public var modelVersion: String?
+
+    public init(id: String = UUID().uuidString, segments: [Segment], modelVersion: String? = nil) {
+      self.id = id
+      self.segments = segments
+      self.modelVersion = modelVersion
+    }
+
+    public init(id: String = UUID().uuidString, text: String, modelVersion: String? = nil) {
+      self.init(id: id, segments: [.text(TextSegment(content: text))], modelVersion: modelVersion)
+    }
+  }
+
+  /// A piece of an entry's content.
+  public enum Segment: Sendable, Hashable, Identifiable, Codable {
+    case text(TextSegment)
+
+    public var id: String {
+      switch self {
+      case .text(let segment): segment.id
+      }
+    }
+
+    private enum CodingKeys: String, CodingKey { case type }
+    private enum Kind: String, Codable { case text }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      switch try container.decode(Kind.self, forKey: .type) {
+      case .text: self = .text(try TextSegment(from: decoder))
+      }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      switch self {
+      case .text(let segment):
+        try container.encode(Kind.text, forKey: .type)
+        try segment.encode(to: encoder)
+      }
+    }
+  }
+
+  /// Plain text.
+  public struct TextSegment: Sendable, Hashable, Identifiable, Codable {
+    public var id: String
+    public var content: String
+
+    public init(id: String = UUID().uuidString, content: String) {
+      self.id = id
+      self.content = content
+    }
+  }
+}
+
+extension [Transcript.Segment] {
+  /// The text segments' contents, joined.
+  var text: String {
+    map { segment in
+      switch segment {
+      case .text(let text): text.content
+      }
+    }.joined()
+  }
+}

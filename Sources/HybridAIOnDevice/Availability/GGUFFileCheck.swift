@@ -1,0 +1,51 @@
+import CLlama
+import Foundation
+import Synchronization
+
+/// A cheap check that a file is a complete GGUF model, without loading its weights.
+///
+/// Reads the header and tensor table with ggml's GGUF reader (no tensor data) and checks that
+/// every tensor lies inside the file, which catches wrong formats, corrupt headers and truncated
+/// downloads. Results are cached per file identity (path, size, modification time).
+enum GGUFFileCheck {
+  enum Result: Sendable, Equatable {
+    case valid(fileSize: UInt64)
+    case invalid(reason: String)
+  }
+
+  private static let cache = Mutex<[FileIdentity: Result]>([:])
+
+  static func check(_ path: String) -> Result? {
+    guard let identity = FileIdentity(path: path) else { return nil }
+    if let cached = cache.withLock({ $0[identity] }) { return cached }
+    let result = inspect(path, size: identity.size)
+    cache.withLock { $0[identity] = result }
+    return result
+  }
+
+  private static func inspect(_ path: String, size: UInt64) -> Result {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return .invalid(reason: "cannot be read") }
+    let magic = (try? handle.read(upToCount: 4)) ?? Data()
+    try? handle.close()
+    guard magic == Data("GGUF".utf8) else { return .invalid(reason: "not a GGUF file (no GGUF magic)") }
+
+    LlamaRuntime.ensureInitialised()
+    let params = gguf_init_params(no_alloc: true, ctx: nil)
+    guard let gguf = gguf_init_from_file(path, params) else {
+      return .invalid(reason: "corrupt GGUF header or metadata")
+    }
+    defer { gguf_free(gguf) }
+    let dataOffset = UInt64(gguf_get_data_offset(gguf))
+    var dataEnd: UInt64 = 0
+    let tensorCount = gguf_get_n_tensors(gguf)
+    guard tensorCount > 0 else { return .invalid(reason: "it holds no tensors") }
+    for index in 0..<tensorCount {
+      let end = UInt64(gguf_get_tensor_offset(gguf, index)) + UInt64(gguf_get_tensor_size(gguf, index))
+      dataEnd = max(dataEnd, end)
+    }
+    guard dataOffset + dataEnd <= size else {
+      return .invalid(reason: "truncated: tensors need \(dataOffset + dataEnd) bytes, the file has \(size)")
+    }
+    return .valid(fileSize: size)
+  }
+}

@@ -1,0 +1,170 @@
+import CLlama
+import HybridAI
+import Logging
+
+/// One session's llama.cpp context: its KV cache and the tokens the cache holds.
+///
+/// Each turn the whole conversation is rendered and tokenized again; the longest prefix that is
+/// already in the cache is kept and only the rest is evaluated, so turn N costs only its new tokens
+/// (reported as ``Usage/cachedPromptTokens``). The actor runs on its own dispatch queue, so the
+/// blocking C calls of a generation never hold a thread of Swift's cooperative pool.
+actor LlamaConversation {
+  struct Settings: Sendable, Hashable {
+    var contextSize: Int
+    var batchSize: Int
+    var threads: Int
+  }
+
+  private let executor = DispatchQueueExecutor(label: "HybridAI.llama.conversation")
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+  let weights: LlamaModelWeights
+  let settings: Settings
+  private var context: OpaquePointer?
+  /// The tokens whose keys and values are in the context's memory, in order.
+  private var cachedTokens: [llama_token] = []
+  private let logger: Logger
+
+  init(weights: LlamaModelWeights, settings: Settings, logger: Logger) {
+    self.weights = weights
+    self.settings = settings
+    self.logger = logger
+  }
+
+  isolated deinit {
+    if let context { llama_free(context) }
+  }
+
+  /// Generates the answer to an already-templated prompt.
+  func respond(
+    to promptTokens: [llama_token], options: GenerationOptions, modelVersion: String,
+    requestStarted: ContinuousClock.Instant, cancellation: CancellationFlag,
+    onText emit: @Sendable (String) -> Void
+  ) throws -> RawResponse {
+    guard promptTokens.count < settings.contextSize else {
+      throw GenerationError.exceededContextWindowSize(promptTokens: promptTokens.count, contextSize: settings.contextSize)
+    }
+    let context = try makeContextIfNeeded()
+    llama_set_abort_callback(context, { data in
+      guard let data else { return false }
+      return Unmanaged<CancellationFlag>.fromOpaque(data).takeUnretainedValue().isCancelled
+    }, Unmanaged.passUnretained(cancellation).toOpaque())
+    defer { llama_set_abort_callback(context, nil, nil) }
+
+    // 1. Keep the cached prefix, evaluate the rest.
+    let promptStarted = ContinuousClock.now
+    let reused = reuseCachedPrefix(of: promptTokens, in: context)
+    try evaluate(promptTokens[reused...], in: context, cancellation: cancellation)
+    let promptEvaluation = ContinuousClock.now - promptStarted
+
+    // 2. Sample until the model ends its turn, a stop sequence, the token limit, or a full context.
+    let sampler = LlamaSampler(options: options)
+    var decoder = UTF8StreamDecoder()
+    var stops = StopSequenceMatcher(stopSequences: options.stopSequences)
+    let limit = options.maximumResponseTokens ?? Int.max
+    var generated = 0
+    var firstToken: ContinuousClock.Instant?
+    var finishReason = FinishReason.maxTokens
+    var metStopSequence = false
+    generation: while generated < limit {
+      if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+      guard cachedTokens.count < settings.contextSize else { finishReason = .contextWindowFull; break }
+      let token = sampler.sample(context)
+      if firstToken == nil { firstToken = .now }
+      if weights.isEndOfGeneration(token) { finishReason = .stop; break }
+      generated += 1
+      switch stops.append(decoder.append(weights.bytes(of: token))) {
+      case .emit(let text):
+        if !text.isEmpty { emit(text) }
+      case .stop(let text):
+        if !text.isEmpty { emit(text) }
+        finishReason = .stop
+        metStopSequence = true
+        break generation
+      }
+      if generated < limit {
+        try evaluate([token], in: context, cancellation: cancellation)
+      }
+    }
+    if !metStopSequence {   // release what was held back: a partial character or a partial stop sequence
+      let tail: String
+      switch stops.append(decoder.finish()) {
+      case .emit(let text): tail = text + stops.finish()
+      case .stop(let text): tail = text
+      }
+      if !tail.isEmpty { emit(tail) }
+    }
+
+    let finished = ContinuousClock.now
+    return RawResponse(
+      modelVersion: modelVersion,
+      usage: Usage(promptTokens: promptTokens.count, cachedPromptTokens: reused, outputTokens: generated),
+      finishReason: finishReason,
+      timings: GenerationTimings(
+        promptEvaluation: promptEvaluation,
+        timeToFirstToken: firstToken.map { $0 - requestStarted },
+        generation: firstToken.map { finished - $0 } ?? .zero,
+        evaluatedPromptTokens: promptTokens.count - reused,
+        generatedTokens: generated))
+  }
+
+  // MARK: - Context and cache
+
+  private func makeContextIfNeeded() throws -> OpaquePointer {
+    if let context { return context }
+    var params = llama_context_default_params()
+    params.n_ctx = UInt32(settings.contextSize)
+    params.n_batch = UInt32(settings.batchSize)
+    params.n_ubatch = UInt32(settings.batchSize)
+    params.n_seq_max = 1
+    params.n_threads = Int32(settings.threads)
+    params.n_threads_batch = Int32(settings.threads)
+    params.no_perf = true
+    guard let made = llama_init_from_model(weights.pointer, params) else {
+      throw OnDeviceModelError.contextCreationFailed(contextSize: settings.contextSize)
+    }
+    logger.debug("created llama context", metadata: [
+      "contextSize": "\(settings.contextSize)", "threads": "\(settings.threads)",
+    ])
+    context = made
+    return made
+  }
+
+  /// Drops from the cache everything after the longest prefix shared with `tokens`, keeping at
+  /// least one token of `tokens` to evaluate (its logits start the answer). Returns the prefix length.
+  private func reuseCachedPrefix(of tokens: [llama_token], in context: OpaquePointer) -> Int {
+    var shared = 0
+    let limit = min(cachedTokens.count, tokens.count - 1)
+    while shared < limit, cachedTokens[shared] == tokens[shared] { shared += 1 }
+    if shared < cachedTokens.count {
+      if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(shared), -1) {
+        llama_memory_clear(llama_get_memory(context), true)
+        shared = 0
+      }
+      cachedTokens.removeSubrange(shared...)
+    }
+    return shared
+  }
+
+  /// Evaluates tokens in batches, appending them to the cache. On failure or cancellation the
+  /// cache is cleared, because a partly evaluated batch leaves it in an unknown state.
+  private func evaluate(_ tokens: some Collection<llama_token>, in context: OpaquePointer,
+                        cancellation: CancellationFlag) throws {
+    var remaining = tokens[...]
+    while !remaining.isEmpty {
+      var batch = Array(remaining.prefix(settings.batchSize))
+      remaining = remaining.dropFirst(batch.count)
+      let result = batch.withUnsafeMutableBufferPointer { buffer in
+        llama_decode(context, llama_batch_get_one(buffer.baseAddress, Int32(buffer.count)))
+      }
+      guard result == 0 else {
+        llama_memory_clear(llama_get_memory(context), true)
+        cachedTokens.removeAll()
+        if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+        throw OnDeviceModelError.decodeFailed(code: result)
+      }
+      cachedTokens.append(contentsOf: batch)
+      if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+    }
+  }
+}

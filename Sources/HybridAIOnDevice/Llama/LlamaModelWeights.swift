@@ -1,0 +1,76 @@
+import CLlama
+import Foundation
+
+/// A GGUF model's weights, loaded once per process and shared, read-only, by every session.
+///
+/// llama.cpp allows many contexts on one model at the same time, so this type is `Sendable`:
+/// after loading nothing in it changes.
+final class LlamaModelWeights: @unchecked Sendable {
+  let path: String
+  private let model: OpaquePointer
+  let vocab: OpaquePointer
+  /// The chat template stored in the GGUF (`tokenizer.chat_template`), if any.
+  let builtInChatTemplate: String?
+  /// The context length the model was trained with.
+  let trainingContextLength: Int
+
+  var pointer: OpaquePointer { model }
+
+  /// Loads the weights (memory-mapped). Throws ``OnDeviceModelError/invalidModelFile(path:reason:)``
+  /// when llama.cpp rejects the file.
+  init(path: String) throws(OnDeviceModelError) {
+    LlamaRuntime.ensureInitialised()
+    guard FileManager.default.fileExists(atPath: path) else { throw .modelFileMissing(path: path) }
+    var params = llama_model_default_params()
+    params.n_gpu_layers = 0
+    guard let model = llama_model_load_from_file(path, params) else {
+      throw .invalidModelFile(path: path, reason: "llama.cpp could not load it (see the HybridAI.llama log)")
+    }
+    guard let vocab = llama_model_get_vocab(model) else {
+      llama_model_free(model)
+      throw .invalidModelFile(path: path, reason: "it has no vocabulary")
+    }
+    self.path = path
+    self.model = model
+    self.vocab = vocab
+    self.builtInChatTemplate = llama_model_chat_template(model, nil).map { String(cString: $0) }
+    self.trainingContextLength = Int(llama_model_n_ctx_train(model))
+  }
+
+  deinit { llama_model_free(model) }
+
+  /// The tokens of `text`. `parseSpecial` lets control tokens such as `<|im_start|>` in templated
+  /// text become single tokens.
+  func tokenize(_ text: String, addSpecial: Bool = true, parseSpecial: Bool = true) throws(OnDeviceModelError) -> [llama_token] {
+    let utf8 = Array(text.utf8)
+    var capacity = utf8.count + 8
+    while true {
+      var tokens = [llama_token](repeating: 0, count: capacity)
+      let count = utf8.withUnsafeBufferPointer { bytes in
+        bytes.withMemoryRebound(to: CChar.self) { chars in
+          llama_tokenize(vocab, chars.baseAddress, Int32(chars.count), &tokens, Int32(capacity),
+                         addSpecial, parseSpecial)
+        }
+      }
+      if count >= 0 { return Array(tokens.prefix(Int(count))) }
+      if count == Int32.min { throw .tokenizationFailed }
+      capacity = Int(-count)
+    }
+  }
+
+  /// The bytes a token stands for (possibly part of a UTF-8 character).
+  func bytes(of token: llama_token) -> [UInt8] {
+    var buffer = [CChar](repeating: 0, count: 32)
+    var length = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+    if length < 0 {
+      buffer = [CChar](repeating: 0, count: Int(-length))
+      length = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+    }
+    return buffer.prefix(max(0, Int(length))).map { UInt8(bitPattern: $0) }
+  }
+
+  /// Whether `token` ends the model's turn (end-of-generation tokens such as `<|im_end|>`).
+  func isEndOfGeneration(_ token: llama_token) -> Bool {
+    llama_vocab_is_eog(vocab, token)
+  }
+}

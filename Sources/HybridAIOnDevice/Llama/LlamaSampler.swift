@@ -1,0 +1,48 @@
+import CLlama
+import HybridAI
+
+/// A llama.cpp sampler chain built from ``GenerationOptions``.
+final class LlamaSampler {
+  /// Used when the options name no sampling mode and no temperature.
+  static let defaultTemperature = 0.7
+  static let defaultProbabilityThreshold = 0.9
+
+  let chain: UnsafeMutablePointer<llama_sampler>
+
+  init(options: GenerationOptions) {
+    chain = llama_sampler_chain_init(llama_sampler_chain_default_params())
+    let temperature = options.temperature ?? Self.defaultTemperature
+    let strategy = options.sampling?.strategy
+      ?? .nucleus(threshold: Self.defaultProbabilityThreshold, seed: nil)
+    switch strategy {
+    case _ where temperature <= 0, .greedy:
+      add(llama_sampler_init_greedy())
+    case .topK(let k, let seed):
+      add(llama_sampler_init_top_k(Int32(clamping: k)))
+      add(llama_sampler_init_temp(Float(temperature)))
+      add(llama_sampler_init_dist(Self.llamaSeed(seed)))
+    case .nucleus(let threshold, let seed):
+      add(llama_sampler_init_top_p(Float(threshold), 1))
+      add(llama_sampler_init_temp(Float(temperature)))
+      add(llama_sampler_init_dist(Self.llamaSeed(seed)))
+    }
+  }
+
+  deinit { llama_sampler_free(chain) }
+
+  /// Picks the next token from the logits of the last evaluated token (and accepts it).
+  func sample(_ context: OpaquePointer) -> llama_token {
+    llama_sampler_sample(chain, context, -1)
+  }
+
+  private func add(_ sampler: UnsafeMutablePointer<llama_sampler>?) {
+    llama_sampler_chain_add(chain, sampler)
+  }
+
+  /// llama.cpp seeds are 32-bit and `LLAMA_DEFAULT_SEED` (0xFFFFFFFF) means "random".
+  private static func llamaSeed(_ seed: UInt64?) -> UInt32 {
+    guard let seed else { return UInt32(LLAMA_DEFAULT_SEED) }
+    let folded = UInt32(truncatingIfNeeded: seed ^ (seed >> 32))
+    return folded == UInt32(LLAMA_DEFAULT_SEED) ? folded - 1 : folded
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Loads each model file once per process and hands the same ``LlamaModelWeights`` to everyone.
+///
+/// Entries are keyed by the file's identity (path, size, modification time), so a replaced file
+/// is loaded again. A file that failed to load is remembered, so availability checks can report
+/// it without trying again.
+final class LlamaWeightsCache: Sendable {
+  static let shared = LlamaWeightsCache()
+
+  private let loads = Mutex<[FileIdentity: Task<LlamaModelWeights, any Error>]>([:])
+  private let failures = Mutex<[FileIdentity: OnDeviceModelError]>([:])
+  private let logger = Logger(label: "HybridAI.llama.weights")
+
+  /// The weights of the model at `path`, loading them on first use (off the cooperative pool).
+  func weights(at path: String) async throws -> LlamaModelWeights {
+    guard let identity = FileIdentity(path: path) else { throw OnDeviceModelError.modelFileMissing(path: path) }
+    let load = loads.withLock { loads in
+      if let existing = loads[identity] { return existing }
+      let logger = self.logger
+      let task = Task<LlamaModelWeights, any Error> {
+        try await withCheckedThrowingContinuation { continuation in
+          DispatchQueue.global(qos: .userInitiated).async {
+            let started = ContinuousClock.now
+            continuation.resume(with: Result { () throws(OnDeviceModelError) in
+              let weights = try LlamaModelWeights(path: path)
+              logger.debug("loaded model weights", metadata: [
+                "path": "\(path)", "seconds": "\((ContinuousClock.now - started).components.seconds)",
+              ])
+              return weights
+            })
+          }
+        }
+      }
+      loads[identity] = task
+      return task
+    }
+    do {
+      return try await load.value
+    } catch let error as OnDeviceModelError {
+      failures.withLock { $0[identity] = error }
+      throw error
+    }
+  }
+
+  /// The error of an earlier failed load of this exact file, if any.
+  func loadFailure(at path: String) -> OnDeviceModelError? {
+    guard let identity = FileIdentity(path: path) else { return nil }
+    return failures.withLock { $0[identity] }
+  }
+}
+
+/// A file as it is now: path, size and modification time.
+struct FileIdentity: Hashable, Sendable {
+  let path: String
+  let size: UInt64
+  let modified: Date
+
+  init?(path: String) {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+          let size = (attributes[.size] as? NSNumber)?.uint64Value,
+          let modified = attributes[.modificationDate] as? Date
+    else { return nil }
+    self.path = path
+    self.size = size
+    self.modified = modified
+  }
+}

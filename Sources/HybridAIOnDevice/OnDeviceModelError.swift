@@ -1,0 +1,36 @@
+/// Errors of the on-device (llama.cpp) model.
+public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// No file at the model path.
+  case modelFileMissing(path: String)
+  /// The file is not a loadable GGUF model (wrong format, corrupt or truncated).
+  case invalidModelFile(path: String, reason: String)
+  /// The model has no chat template and none was named in ``SystemLanguageModel/Configuration``.
+  case missingChatTemplate(model: String)
+  /// llama.cpp does not know this chat template.
+  case unsupportedChatTemplate(String, known: [String])
+  /// llama.cpp could not create an inference context (usually: not enough memory).
+  case contextCreationFailed(contextSize: Int)
+  /// The text could not be turned into tokens.
+  case tokenizationFailed
+  /// llama.cpp failed to evaluate tokens.
+  case decodeFailed(code: Int32)
+
+  public var description: String {
+    switch self {
+    case .modelFileMissing(let path):
+      "no model file at \(path) (run scripts/bootstrap, or set HYBRIDAI_MODEL)"
+    case .invalidModelFile(let path, let reason):
+      "\(path) is not a loadable GGUF model: \(reason)"
+    case .missingChatTemplate(let model):
+      "\(model) has no chat template; name one with Configuration(chatTemplate: .named(\"chatml\"))"
+    case .unsupportedChatTemplate(let name, let known):
+      "unknown chat template '\(name)'; llama.cpp knows: \(known.joined(separator: ", "))"
+    case .contextCreationFailed(let size):
+      "llama.cpp could not create a context of \(size) tokens (out of memory?)"
+    case .tokenizationFailed:
+      "the prompt could not be tokenized"
+    case .decodeFailed(let code):
+      "llama.cpp failed to evaluate tokens (llama_decode returned \(code))"
+    }
+  }
+}

@@ -1,0 +1,194 @@
+import CLlama
+import Foundation
+import HybridAI
+import Logging
+
+/// The on-device language model: a GGUF model run in process by llama.cpp.
+///
+/// ```swift
+/// let model = SystemLanguageModel.default            // SmolLM2 from scripts/bootstrap, or $HYBRIDAI_MODEL
+/// guard model.isAvailable else { print(model.availability); return }
+/// let session = GenerativeModelSession(model: model)
+/// print(try await session.respond(to: "Hello!").content)
+/// ```
+///
+/// Weights load once per process and are shared by every session; each session keeps its own
+/// context and KV cache and reuses the cached prefix across turns.
+public struct SystemLanguageModel: LanguageModel {
+  /// The default on-device model: `$HYBRIDAI_MODEL` if set, otherwise SmolLM2-135M-Instruct
+  /// as installed by `scripts/bootstrap` (see ``ModelLocator``).
+  public static let `default` = SystemLanguageModel(modelPath: ModelLocator.defaultModelPath())
+
+  /// The GGUF file.
+  public let modelPath: String
+  /// How the model runs.
+  public let configuration: Configuration
+
+  private let logger: Logger
+
+  /// A model from any GGUF file.
+  public init(modelPath: String, configuration: Configuration = Configuration()) {
+    self.modelPath = modelPath
+    self.configuration = configuration
+    var logger = Logger(label: "HybridAI.onDevice")
+    logger[metadataKey: "model"] = "\(URL(fileURLWithPath: modelPath).lastPathComponent)"
+    self.logger = logger
+  }
+
+  /// The file name without `.gguf`, e.g. `SmolLM2-135M-Instruct.Q4_1`; reported as `modelVersion`.
+  public var modelIdentifier: String {
+    let name = URL(fileURLWithPath: modelPath).lastPathComponent
+    return name.hasSuffix(".gguf") ? String(name.dropLast(5)) : name
+  }
+
+  // MARK: - Availability
+
+  /// Whether the model can run now. Cheap: checks the switch, the device, and the file's header
+  /// (cached per file); it never loads weights.
+  public var availability: ModelAvailability {
+    availability(environment: ProcessInfo.processInfo.environment).availability
+  }
+
+  /// ``availability`` with a human-readable explanation when unavailable.
+  public var availabilityDetail: String? {
+    availability(environment: ProcessInfo.processInfo.environment).detail
+  }
+
+  func availability(environment: [String: String]) -> (availability: ModelAvailability, detail: String?) {
+    func unavailable(_ reason: ModelAvailability.UnavailableReason, _ detail: String) -> (ModelAvailability, String?) {
+      logger.debug("on-device model unavailable", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
+      return (.unavailable(reason), detail)
+    }
+    if !configuration.isEnabled {
+      return unavailable(.disabled, "disabled by the app's configuration")
+    }
+    if let value = environment["HYBRIDAI_ON_DEVICE"], ["off", "0", "false", "no", "disabled"].contains(value.lowercased()) {
+      return unavailable(.disabled, "disabled by HYBRIDAI_ON_DEVICE=\(value)")
+    }
+    if let problem = DeviceEligibility.cpuProblem {
+      return unavailable(.deviceNotEligible, problem)
+    }
+    for suffix in [".part", ".download", ".partial"] where FileManager.default.fileExists(atPath: modelPath + suffix) {
+      return unavailable(.modelNotReady, "\(modelPath) is still downloading (\(suffix) file present)")
+    }
+    switch GGUFFileCheck.check(modelPath) {
+    case nil:
+      return unavailable(.modelNotReady, "no model file at \(modelPath)")
+    case .invalid(let reason):
+      return unavailable(.invalidModelFile, "\(modelPath): \(reason)")
+    case .valid(let size):
+      if let problem = DeviceEligibility.memoryProblem(modelFileSize: size, contextSize: configuration.contextSize) {
+        return unavailable(.deviceNotEligible, problem)
+      }
+    }
+    if let failure = LlamaWeightsCache.shared.loadFailure(at: modelPath) {
+      return unavailable(.invalidModelFile, failure.description)
+    }
+    return (.available, nil)
+  }
+
+  // MARK: - Requests
+
+  /// Whether the rendered prompt fits the context window. Other problems (no chat template, a
+  /// file that fails to load) are reported by ``generate(_:)`` as typed errors.
+  public func supports(_ request: GenerationRequest) async -> RequestSupport {
+    guard let prepared = try? await prepare(request) else { return .supported }
+    let contextSize = effectiveContextSize(prepared.weights)
+    guard prepared.tokens.count < contextSize else {
+      logger.debug("request does not fit the context window", metadata: [
+        "promptTokens": "\(prepared.tokens.count)", "contextSize": "\(contextSize)",
+      ])
+      return .unsupported(.exceedsContextWindow(promptTokens: prepared.tokens.count, contextSize: contextSize))
+    }
+    return .supported
+  }
+
+  public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
+    let task = Task {
+      do {
+        let started = ContinuousClock.now
+        let prepared = try await prepare(request)
+        let conversation = conversation(for: prepared.weights, in: request.sessionState)
+        let cancellation = CancellationFlag()
+        let response = try await withTaskCancellationHandler {
+          try await conversation.respond(
+            to: prepared.tokens, options: request.options, modelVersion: modelIdentifier,
+            requestStarted: started, cancellation: cancellation,
+            onText: { continuation.yield(.textDelta($0)) })
+        } onCancel: {
+          cancellation.cancel()
+        }
+        continuation.yield(.completed(response))
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: error)
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  // MARK: - Internals
+
+  private struct PreparedPrompt {
+    let weights: LlamaModelWeights
+    let tokens: [llama_token]
+  }
+
+  private func prepare(_ request: GenerationRequest) async throws -> PreparedPrompt {
+    let weights = try await LlamaWeightsCache.shared.weights(at: modelPath)
+    let template: ChatTemplate
+    if let named = configuration.chatTemplate {
+      template = named
+    } else if let builtIn = weights.builtInChatTemplate {
+      template = ChatTemplate(source: builtIn)
+    } else {
+      throw OnDeviceModelError.missingChatTemplate(model: modelIdentifier)
+    }
+    let prompt = try template.render(request.transcript)
+    return PreparedPrompt(weights: weights, tokens: try weights.tokenize(prompt))
+  }
+
+  private func effectiveContextSize(_ weights: LlamaModelWeights) -> Int {
+    weights.trainingContextLength > 0 ? min(configuration.contextSize, weights.trainingContextLength) : configuration.contextSize
+  }
+
+  /// The session's conversation (context + KV cache) for these weights and settings.
+  private func conversation(for weights: LlamaModelWeights, in store: ModelStateStore) -> LlamaConversation {
+    let settings = LlamaConversation.Settings(
+      contextSize: effectiveContextSize(weights), batchSize: configuration.batchSize, threads: configuration.threads)
+    let key = "llama:\(ObjectIdentifier(weights).hashValue):\(settings.hashValue)"
+    return store.state(for: key) { LlamaConversation(weights: weights, settings: settings, logger: logger) }
+  }
+}
+
+extension SystemLanguageModel {
+  /// How the on-device model runs.
+  public struct Configuration: Sendable, Hashable {
+    /// Tokens the context window holds (capped at the model's training context). Each session's
+    /// KV cache is sized for it.
+    public var contextSize: Int
+    /// Tokens evaluated per llama.cpp batch during prompt processing.
+    public var batchSize: Int
+    /// CPU threads; defaults to the number of cores.
+    public var threads: Int
+    /// The chat template; `nil` uses the one stored in the GGUF file.
+    public var chatTemplate: ChatTemplate?
+    /// `false` switches the model off (``ModelAvailability/UnavailableReason/disabled``).
+    public var isEnabled: Bool
+
+    public init(contextSize: Int = 4096, batchSize: Int = 512,
+                threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                chatTemplate: ChatTemplate? = nil, isEnabled: Bool = true) {
+      self.contextSize = contextSize
+      self.batchSize = batchSize
+      self.threads = max(1, threads)
+      self.chatTemplate = chatTemplate
+      self.isEnabled = isEnabled
+    }
+  }
+
+  /// Apple's spelling, for code that ports.
+  public typealias Availability = ModelAvailability
+}

@@ -1,0 +1,2 @@
+import HybridAI
+@main struct Hybrid { static func main() {} }
