@@ -1,12 +1,18 @@
+import Synchronization
+
 extension GenerativeModelSession {
   /// An answer as it is generated: an `AsyncSequence` of growing ``Snapshot``s.
   ///
   /// ```swift
-  /// for try await snapshot in session.streamResponse(to: "Tell me a story") {
-  ///   render(snapshot.content)            // the whole answer so far
+  /// let stream = session.streamResponse(to: "Tell me a story")
+  /// for try await snapshot in stream {
+  ///   render(snapshot.content)              // the whole answer so far
   /// }
+  /// let response = try await stream.collect()  // the final response, with usage
   /// ```
-  /// Each iteration runs the request once. Cancelling the iterating task stops generation.
+  /// The request starts when iteration (or ``collect()``) starts and runs once: iterate a stream
+  /// once, then ``collect()`` returns its final response. Cancelling the iterating task stops
+  /// generation.
   public struct ResponseStream<Content: Sendable>: AsyncSequence, Sendable {
     /// The answer so far.
     public struct Snapshot: Sendable {
@@ -22,40 +28,60 @@ extension GenerativeModelSession {
     }
     typealias Continuation = AsyncThrowingStream<Event, any Error>.Continuation
 
-    private let start: @Sendable (Continuation) -> Void
+    private let run: Run
 
     init(start: @escaping @Sendable (Continuation) -> Void) {
-      self.start = start
+      run = Run(start: start)
     }
 
-    private func events() -> AsyncThrowingStream<Event, any Error> {
-      AsyncThrowingStream(bufferingPolicy: .unbounded) { continuation in start(continuation) }
-    }
-
-    /// Runs the request to the end and returns the complete response.
+    /// Runs the request to the end (or consumes what is left of it) and returns the final response.
     public func collect() async throws -> Response<Content> {
-      var completed: Response<Content>?
-      for try await event in events() {
-        if case .completed(let response) = event { completed = response }
-      }
+      var iterator = makeAsyncIterator()
+      while try await iterator.next() != nil {}
+      if let response = run.response { return response }
       try Task.checkCancellation()
-      guard let completed else { throw CancellationError() }
-      return completed
+      throw CancellationError()
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-      AsyncIterator(base: events().makeAsyncIterator())
+      AsyncIterator(base: run.events.makeAsyncIterator(), run: run)
     }
 
     /// Iterates the snapshots.
     public struct AsyncIterator: AsyncIteratorProtocol {
       var base: AsyncThrowingStream<Event, any Error>.AsyncIterator
+      let run: Run
 
       public mutating func next() async throws -> Snapshot? {
         while let event = try await base.next() {
-          if case .snapshot(let snapshot) = event { return snapshot }
+          switch event {
+          case .snapshot(let snapshot): return snapshot
+          case .completed(let response): run.response = response
+          }
         }
         return nil
+      }
+    }
+
+    /// The one run of the request behind a stream: started on first use, final response kept.
+    final class Run: Sendable {
+      private let start: @Sendable (Continuation) -> Void
+      private let state = Mutex<(events: AsyncThrowingStream<Event, any Error>?, response: Response<Content>?)>((nil, nil))
+
+      init(start: @escaping @Sendable (Continuation) -> Void) { self.start = start }
+
+      var events: AsyncThrowingStream<Event, any Error> {
+        state.withLock { state in
+          if let events = state.events { return events }
+          let events = AsyncThrowingStream(bufferingPolicy: .unbounded, start)
+          state.events = events
+          return events
+        }
+      }
+
+      var response: Response<Content>? {
+        get { state.withLock { $0.response } }
+        set { state.withLock { $0.response = newValue } }
       }
     }
   }

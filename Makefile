@@ -1,0 +1,34 @@
+# HybridAI — the two commands (see README.md):
+#   make demo    the guided tour on this machine
+#   make test    the whole test suite
+# Both run scripts/bootstrap first (idempotent; seconds when nothing changed).
+
+SHELL := /bin/bash
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+export PKG_CONFIG_PATH := $(ROOT)/.deps/llama/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+export HYBRIDAI_MODELS_DIR := $(ROOT)/.deps/models
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: demo test bench bootstrap build release clean
+
+bootstrap:
+	@scripts/bootstrap
+
+build: bootstrap
+	swift build $(SWIFT_BUILD_FLAGS)
+
+demo: bootstrap
+	swift build $(SWIFT_BUILD_FLAGS) --product hybrid
+	.build/debug/hybrid demo
+
+test: bootstrap
+	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+	swift test $(SWIFT_BUILD_FLAGS) --skip-build
+
+bench:
+	@scripts/bootstrap --bench
+	swift build -c release --product hybrid
+	.build/release/hybrid bench on-device --reference .deps/llama-bench/llama-bench --output .build/bench-on-device.md
+
+clean:
+	rm -rf .build

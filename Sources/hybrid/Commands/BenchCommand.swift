@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import HybridAIBenchmarks
+
+/// `hybrid bench` — the benchmarks, side by side with the reference tools.
+struct BenchCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "bench",
+    abstract: "Run benchmarks and compare with the reference implementations.",
+    subcommands: [OnDevice.self],
+    defaultSubcommand: OnDevice.self)
+
+  struct OnDevice: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "on-device",
+      abstract: "Prompt and decode speed vs llama-bench; time to first token at turn N vs turn 1.")
+
+    @Option(name: .long, help: "llama.cpp's llama-bench for the side-by-side reference.")
+    var reference: String?
+
+    @Option(name: .long, help: "Prompt tokens for the prompt-processing test.")
+    var promptTokens = 512
+
+    @Option(name: .long, help: "Tokens for the decode test.")
+    var generateTokens = 128
+
+    @Option(name: .long, help: "Repetitions (the median is reported).")
+    var repetitions = 3
+
+    @Option(name: .long, help: "Turns in the time-to-first-token conversation.")
+    var turns = 10
+
+    @Option(name: .long, help: "Also write the Markdown report to this file.")
+    var output: String?
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+      logging.bootstrap()
+      var settings = OnDeviceBenchmark.Settings(model: modelOptions.makeModel(), llamaBenchPath: reference)
+      settings.promptTokens = promptTokens
+      settings.generatedTokens = generateTokens
+      settings.repetitions = repetitions
+      settings.turns = max(2, turns)
+      let report = try await OnDeviceBenchmark(settings: settings, progress: { Terminal.status("… \($0)") }).run()
+      Terminal.write(report.markdown + "\n")
+      if let output {
+        try report.markdown.write(toFile: output, atomically: true, encoding: .utf8)
+      }
+    }
+  }
+}

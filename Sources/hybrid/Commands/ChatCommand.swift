@@ -1,0 +1,92 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HybridAI
+import HybridAIOnDevice
+import Synchronization
+
+/// `hybrid chat` — an interactive conversation with streamed answers.
+struct ChatCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "chat",
+    abstract: "Chat with the on-device model.",
+    discussion: "Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer.")
+
+  @Option(name: .long, help: "Instructions (system prompt) for the model.")
+  var instructions: String?
+
+  @OptionGroup var modelOptions: ModelOptions
+  @OptionGroup var sampling: SamplingOptions
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    logging.bootstrap()
+    let model = modelOptions.makeModel()
+    if case .unavailable(let reason) = model.availability {
+      Terminal.status("error: the on-device model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
+      throw ExitCode.failure
+    }
+    Terminal.status("Chatting with \(model.modelIdentifier). /reset starts over, /exit quits, Ctrl-C stops an answer.")
+    let interrupts = InterruptHandler()
+    var session = GenerativeModelSession(model: model, instructions: instructions)
+    while true {
+      Terminal.write("you> ")
+      guard let line = readLine() else { Terminal.write("\n"); return }
+      let prompt = line.trimmingCharacters(in: .whitespaces)
+      switch prompt {
+      case "": continue
+      case "/exit", "/quit": return
+      case "/reset":
+        session = GenerativeModelSession(model: model, instructions: instructions)
+        Terminal.status("(new conversation)")
+        continue
+      default: break
+      }
+      Terminal.write("\(model.modelIdentifier)> ")
+      let current = session
+      let options = sampling.generationOptions
+      let answer = Task {
+        var printer = Terminal.SnapshotPrinter()
+        let stream = current.streamResponse(to: prompt, options: options)
+        for try await snapshot in stream { printer.printNew(of: snapshot.content) }
+        return try await stream.collect()
+      }
+      interrupts.onInterrupt = { answer.cancel() }
+      do {
+        let response = try await answer.value
+        Terminal.write("\n")
+        Terminal.status("  [\(ResponseReport.summary(response))]")
+      } catch is CancellationError {
+        Terminal.write("\n")
+        Terminal.status("  [stopped]")
+      } catch {
+        Terminal.write("\n")
+        Terminal.status("error: \(FailureMessage.describe(error, model: model))")
+      }
+      interrupts.onInterrupt = nil
+    }
+  }
+}
+
+/// Turns Ctrl-C into a callback while one is set; exits the process otherwise.
+final class InterruptHandler {
+  private final class Callback: Sendable {
+    let value = Mutex<(@Sendable () -> Void)?>(nil)
+  }
+  private let callback = Callback()
+  private let source: any DispatchSourceSignal
+
+  init() {
+    signal(SIGINT, SIG_IGN)
+    source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    source.setEventHandler { [callback] in
+      if let action = callback.value.withLock({ $0 }) { action() } else { exit(130) }
+    }
+    source.resume()
+  }
+
+  var onInterrupt: (@Sendable () -> Void)? {
+    get { callback.value.withLock { $0 } }
+    set { callback.value.withLock { $0 = newValue } }
+  }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `hybrid` — HybridAI's command-line tool.
+@main
+struct HybridCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "hybrid",
+    abstract: "Hybrid on-device + cloud generative AI for Swift on Linux.",
+    subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, BenchCommand.self])
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HybridAI
+
+/// The machine-readable form of an answer, printed by `--json`.
+struct ResponseReport: Encodable {
+  struct Timings: Encodable {
+    var promptEvaluationMs: Double
+    var timeToFirstTokenMs: Double?
+    var generationMs: Double
+    var promptTokensPerSecond: Double?
+    var generationTokensPerSecond: Double?
+  }
+  struct UsageReport: Encodable {
+    var promptTokens: Int
+    var cachedPromptTokens: Int
+    var outputTokens: Int
+    var totalTokens: Int
+  }
+
+  var text: String
+  var modelVersion: String
+  var usage: UsageReport
+  var finishReason: String
+  var timings: Timings?
+
+  init(_ response: GenerativeModelSession.Response<String>) {
+    let raw = response.rawResponse
+    text = response.content
+    modelVersion = raw.modelVersion
+    usage = UsageReport(promptTokens: raw.usage.promptTokens, cachedPromptTokens: raw.usage.cachedPromptTokens,
+                        outputTokens: raw.usage.outputTokens, totalTokens: raw.usage.totalTokens)
+    finishReason = raw.finishReason.description
+    timings = raw.timings.map {
+      Timings(promptEvaluationMs: $0.promptEvaluation.seconds * 1000,
+              timeToFirstTokenMs: $0.timeToFirstToken.map { $0.seconds * 1000 },
+              generationMs: $0.generation.seconds * 1000,
+              promptTokensPerSecond: $0.promptTokensPerSecond,
+              generationTokensPerSecond: $0.generationTokensPerSecond)
+    }
+  }
+
+  /// One line for people: tokens and speed.
+  static func summary(_ response: GenerativeModelSession.Response<String>) -> String {
+    let usage = response.usage
+    var parts = ["\(response.rawResponse.modelVersion)",
+                 "prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached)",
+                 "output \(usage.outputTokens) tokens", "finish: \(response.finishReason)"]
+    if let rate = response.rawResponse.timings?.generationTokensPerSecond {
+      parts.append(String(format: "%.0f tok/s", rate))
+    }
+    return parts.joined(separator: " · ")
+  }
+}
+
+/// The machine-readable form of a failure, printed by `--json`.
+struct ErrorReport: Encodable {
+  struct Body: Encodable {
+    var kind: String
+    var message: String
+  }
+  var error: Body
+
+  init(_ error: any Error) {
+    let kind: String = switch error {
+    case let error as GenerationError: Self.caseName(error)
+    case is CancellationError: "cancelled"
+    default: String(describing: type(of: error))
+    }
+    self.error = Body(kind: kind, message: String(describing: error))
+  }
+
+  private static func caseName(_ error: GenerationError) -> String {
+    switch error {
+    case .concurrentRequests: "concurrentRequests"
+    case .modelUnavailable(let reason, _): "modelUnavailable.\(reason.rawValue)"
+    case .exceededContextWindowSize: "exceededContextWindowSize"
+    case .unsupportedRequest: "unsupportedRequest"
+    case .incompleteResponse: "incompleteResponse"
+    }
+  }
+}
+
+enum JSONOutput {
+  static func print(_ value: some Encodable) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+    Terminal.write(String(decoding: data, as: UTF8.self) + "\n")
+  }
+}

@@ -1,2 +1,0 @@
-import HybridAI
-@main struct Hybrid { static func main() {} }
