@@ -59,6 +59,8 @@ extension GenerativeModelSession {
           case .completed(let response): run.response = response
           }
         }
+        // A stream cut short by cancellation ends with an error, not as if the answer were complete.
+        if run.response == nil { try Task.checkCancellation() }
         return nil
       }
     }

@@ -1,0 +1,68 @@
+import Foundation
+import HybridAI
+@testable import HybridAIOnDevice
+import Testing
+
+@Suite("Availability and bad model files")
+struct AvailabilityTests {
+  @Test("a missing file is modelNotReady")
+  func missingFile() {
+    let model = SystemLanguageModel(modelPath: "/nonexistent/model-\(UUID().uuidString).gguf")
+    #expect(model.availability == .unavailable(.modelNotReady))
+    #expect(!model.isAvailable)
+  }
+
+  @Test("a file still downloading (a .part beside it) is modelNotReady")
+  func stillDownloading() throws {
+    let directory = try TestModel.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("model.gguf").path
+    #expect(FileManager.default.createFile(atPath: path + ".part", contents: Data(repeating: 0, count: 1024)))
+    #expect(SystemLanguageModel(modelPath: path).availability == .unavailable(.modelNotReady))
+  }
+
+  @Test("HYBRIDAI_ON_DEVICE=off and the app's switch both make it disabled")
+  func disabled() throws {
+    _ = try TestModel.requireModel()
+    let model = SystemLanguageModel(modelPath: TestModel.path)
+    #expect(model.availability(environment: ["HYBRIDAI_ON_DEVICE": "off"]).availability == .unavailable(.disabled))
+    #expect(model.availability(environment: ["HYBRIDAI_ON_DEVICE": "on"]).availability == .available)
+    let switchedOff = SystemLanguageModel(modelPath: TestModel.path, configuration: .init(isEnabled: false))
+    #expect(switchedOff.availability == .unavailable(.disabled))
+  }
+
+  @Test("too little memory for the model is deviceNotEligible")
+  func tooLittleMemory() {
+    #expect(DeviceEligibility.memoryProblem(modelFileSize: 100 << 20, contextSize: 2048, memoryLimit: 64 << 20) != nil)
+    #expect(DeviceEligibility.memoryProblem(modelFileSize: 100 << 20, contextSize: 2048, memoryLimit: 8 << 30) == nil)
+  }
+
+  enum BadFile: String, CaseIterable {
+    case notGGUF, truncated, corruptHeader, empty
+  }
+
+  @Test("bad files are invalidModelFile and fail with typed errors, without crashing", arguments: BadFile.allCases)
+  func badFile(kind: BadFile) async throws {
+    _ = try TestModel.requireModel()
+    let directory = try TestModel.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("\(kind).gguf").path
+    let real = try Data(contentsOf: URL(fileURLWithPath: TestModel.path), options: .alwaysMapped)
+    let contents: Data = switch kind {
+    case .notGGUF: Data("this is a text file, not a model\n".utf8)
+    case .truncated: real.prefix(real.count / 3)
+    case .corruptHeader: real.prefix(8) + Data(repeating: 0xFF, count: 4096) + real.dropFirst(8 + 4096)
+    case .empty: Data()
+    }
+    try contents.write(to: URL(fileURLWithPath: path))
+
+    let model = SystemLanguageModel(modelPath: path)
+    #expect(model.availability == .unavailable(.invalidModelFile))
+    #expect(model.availabilityDetail != nil)
+    await #expect(throws: GenerationError.modelUnavailable(.invalidModelFile, detail: model.modelIdentifier)) {
+      try await GenerativeModelSession(model: model).respond(to: "Hi", options: TestModel.greedy)
+    }
+    // Loading directly (skipping the availability check) is a typed error too.
+    await #expect(throws: OnDeviceModelError.self) { _ = try await LlamaWeightsCache.shared.weights(at: path) }
+  }
+}

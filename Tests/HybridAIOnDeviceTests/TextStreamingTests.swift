@@ -1,0 +1,54 @@
+@testable import HybridAIOnDevice
+import Testing
+
+@Suite("UTF-8 and stop sequences in streamed text")
+struct TextStreamingTests {
+  @Test("characters split across tokens are held until complete", arguments: ["héllo", "日本語", "👩‍💻 ok", "a🎉b"])
+  func utf8Splits(text: String) {
+    let bytes = Array(text.utf8)
+    for split in 1..<bytes.count {        // every possible split point
+      var decoder = UTF8StreamDecoder()
+      let first = decoder.append(bytes[..<split])
+      let second = decoder.append(bytes[split...])
+      #expect(first + second + decoder.finish() == text)
+      #expect(!first.contains("\u{FFFD}"))
+    }
+  }
+
+  @Test("an incomplete character at the end becomes U+FFFD")
+  func incompleteTail() {
+    var decoder = UTF8StreamDecoder()
+    #expect(decoder.append([0x61, 0xE6, 0x97]) == "a")
+    #expect(decoder.finish() == "\u{FFFD}")
+  }
+
+  @Test("stop sequences split across deltas are found; a near-miss is released")
+  func stopAcrossDeltas() {
+    var matcher = StopSequenceMatcher(stopSequences: ["END"])
+    #expect(matcher.append("abc E") == .emit("abc "))
+    #expect(matcher.append("N") == .emit(""))
+    #expect(matcher.append("Dxyz") == .stop(""))
+
+    var nearMiss = StopSequenceMatcher(stopSequences: ["END"])
+    #expect(nearMiss.append("EN") == .emit(""))
+    #expect(nearMiss.append("X") == .emit("ENX"))
+    #expect(nearMiss.append("tail E") == .emit("tail "))
+    #expect(nearMiss.finish() == "E")
+  }
+
+  @Test("without stop sequences text passes straight through")
+  func noStops() {
+    var matcher = StopSequenceMatcher(stopSequences: [])
+    #expect(matcher.append("anything") == .emit("anything"))
+  }
+}
+
+@Suite("ModelLocator")
+struct ModelLocatorTests {
+  @Test("HYBRIDAI_MODEL wins; otherwise .deps/models is found from a subdirectory")
+  func lookupOrder() throws {
+    #expect(ModelLocator.defaultModelPath(environment: ["HYBRIDAI_MODEL": "/x/y.gguf"]) == "/x/y.gguf")
+    let found = ModelLocator.defaultModelPath(environment: [:], currentDirectory: TestModel.path)
+    #expect(found.hasSuffix(".deps/models/\(ModelLocator.defaultModelFileName)"))
+  }
+}

@@ -1,0 +1,111 @@
+import HybridAI
+import Testing
+
+@Suite("GenerativeModelSession")
+struct GenerativeModelSessionTests {
+  @Test("respond returns the model's text, usage and version, and records the turn")
+  func respondRecordsTurn() async throws {
+    let model = ScriptedLanguageModel()
+    let session = GenerativeModelSession(model: model, instructions: "Be brief.")
+    let response = try await session.respond(to: "Say hello")
+    #expect(response.content == "Hello, world!")
+    #expect(response.rawResponse.modelVersion == "scripted-1")
+    #expect(response.usage == Usage(promptTokens: 10, cachedPromptTokens: 4, outputTokens: 4))
+    #expect(response.finishReason == .stop)
+    let entries = Array(session.transcript)
+    #expect(entries.count == 3)
+    guard case .instructions = entries[0], case .prompt(let prompt) = entries[1], case .response(let answer) = entries[2] else {
+      Issue.record("unexpected transcript shape: \(entries)")
+      return
+    }
+    #expect(prompt.segments.count == 1 && entries[1].text == "Say hello")
+    #expect(answer.modelVersion == "scripted-1" && entries[2].text == "Hello, world!")
+    #expect(response.transcriptEntries.map(\.id) == [entries[1].id, entries[2].id])
+  }
+
+  @Test("the model receives the whole conversation, ending with the new prompt")
+  func modelSeesHistory() async throws {
+    let model = ScriptedLanguageModel()
+    let session = GenerativeModelSession(model: model)
+    try await session.respond(to: "first")
+    try await session.respond(to: "second")
+    let requests = model.recorded.withLock { $0.requests }
+    #expect(requests.count == 2)
+    #expect(requests[1].map(\.text) == ["first", "Hello, world!", "second"])
+  }
+
+  @Test("stream snapshots grow, and collect() returns the final response after iterating")
+  func streamSnapshotsGrow() async throws {
+    let session = GenerativeModelSession(model: ScriptedLanguageModel())
+    let stream = session.streamResponse(to: "hi")
+    var snapshots: [String] = []
+    for try await snapshot in stream { snapshots.append(snapshot.content) }
+    #expect(snapshots == ["Hello", "Hello, ", "Hello, world", "Hello, world!"])
+    let response = try await stream.collect()
+    #expect(response.content == "Hello, world!")
+    #expect(session.transcript.count == 2)
+  }
+
+  @Test("a second concurrent request gets concurrentRequests; the first completes")
+  func concurrentRequestsAreRejected() async throws {
+    let session = GenerativeModelSession(model: ScriptedLanguageModel(delay: .milliseconds(50)))
+    let first = Task { try await session.respond(to: "one") }
+    while !session.isResponding { await Task.yield() }
+    await #expect(throws: GenerationError.concurrentRequests) { try await session.respond(to: "two") }
+    #expect(try await first.value.content == "Hello, world!")
+    #expect(!session.isResponding)
+  }
+
+  @Test("cancelling stops the model, leaves the transcript as it was, and the session stays usable")
+  func cancellationStopsGeneration() async throws {
+    let model = ScriptedLanguageModel(deltas: Array(repeating: "x", count: 1000), delay: .milliseconds(5))
+    let session = GenerativeModelSession(model: model)
+    let task = Task { try await session.respond(to: "long") }
+    while model.recorded.withLock({ $0.deltasSent }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+    task.cancel()
+    await #expect(throws: CancellationError.self) { try await task.value }
+    while !model.recorded.withLock({ $0.sawCancellation }) { try await Task.sleep(for: .milliseconds(1)) }
+    #expect(model.recorded.withLock { $0.deltasSent } < 1000)
+    #expect(session.transcript.isEmpty)
+    #expect(!session.isResponding)
+  }
+
+  @Test("an unavailable model throws modelUnavailable with its reason")
+  func unavailableModel() async {
+    let session = GenerativeModelSession(model: ScriptedLanguageModel(availability: .unavailable(.modelNotReady)))
+    await #expect(throws: GenerationError.modelUnavailable(.modelNotReady, detail: "scripted-model")) {
+      try await session.respond(to: "hi")
+    }
+  }
+
+  @Test("a prompt the model says does not fit throws exceededContextWindowSize")
+  func contextOverflow() async {
+    let model = ScriptedLanguageModel(support: .unsupported(.exceedsContextWindow(promptTokens: 900, contextSize: 512)))
+    let session = GenerativeModelSession(model: model)
+    await #expect(throws: GenerationError.exceededContextWindowSize(promptTokens: 900, contextSize: 512)) {
+      try await session.respond(to: "hi")
+    }
+    #expect(model.recorded.withLock { $0.requests.isEmpty })
+  }
+
+  @Test("a model stream that ends without completing throws incompleteResponse")
+  func incompleteStream() async {
+    let session = GenerativeModelSession(model: ScriptedLanguageModel(completes: false))
+    await #expect(throws: GenerationError.incompleteResponse(modelVersion: "scripted-model")) {
+      try await session.respond(to: "hi")
+    }
+    #expect(session.transcript.isEmpty)
+  }
+
+  @Test("a session created from a transcript continues the conversation")
+  func resumeFromTranscript() async throws {
+    let first = GenerativeModelSession(model: ScriptedLanguageModel(), instructions: "Be brief.")
+    try await first.respond(to: "one")
+    let saved = try first.transcript.jsonData()
+    let model = ScriptedLanguageModel()
+    let resumed = GenerativeModelSession(model: model, transcript: try Transcript(jsonData: saved))
+    try await resumed.respond(to: "two")
+    #expect(model.recorded.withLock { $0.requests[0].map(\.text) } == ["Be brief.", "one", "Hello, world!", "two"])
+    #expect(resumed.transcript.count == 5)
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+@testable import hybrid
+import Testing
+
+/// Runs the built `hybrid` executable as a user would, and parses its arguments in process.
+@Suite("hybrid command line", .serialized)
+struct HybridCommandTests {
+  struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  static var executable: URL {
+    // The test bundle lives next to the package's products in .build/<configuration>/.
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [directory, directory.deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()]
+    return candidates.map { $0.appendingPathComponent("hybrid") }
+      .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? directory.appendingPathComponent("hybrid")
+  }
+
+  func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    let process = Process()
+    process.executableURL = Self.executable
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+               stderr: String(decoding: stderr, as: UTF8.self))
+  }
+
+  func json(_ text: String) throws -> [String: Any] {
+    try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+  }
+
+  @Test("generate --json prints text, modelVersion, usage, finishReason and timings")
+  func generateJSON() throws {
+    try #require(FileManager.default.isExecutableFile(atPath: Self.executable.path), "build the hybrid product first")
+    let result = try run(["generate", "--prompt", "Say hello.", "--greedy", "--max-tokens", "12", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let object = try json(result.stdout)
+    #expect((object["text"] as? String)?.isEmpty == false)
+    #expect(object["modelVersion"] as? String == "SmolLM2-135M-Instruct.Q4_1")
+    let usage = try #require(object["usage"] as? [String: Any])
+    #expect((usage["outputTokens"] as? Int ?? 0) > 0)
+    #expect(["stop", "maxTokens"].contains(object["finishReason"] as? String ?? ""))
+    #expect(object["timings"] is [String: Any])
+  }
+
+  @Test("generate streams plain text without --json")
+  func generateStreams() throws {
+    let result = try run(["generate", "--prompt", "Say hello.", "--greedy", "--max-tokens", "8"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+  }
+
+  @Test("HYBRIDAI_ON_DEVICE=off: a typed 'disabled' error and exit status 1")
+  func disabledByEnvironment() throws {
+    let result = try run(["generate", "--prompt", "Hi", "--json"], environment: ["HYBRIDAI_ON_DEVICE": "off"])
+    #expect(result.status == 1)
+    let error = try #require(try json(result.stdout)["error"] as? [String: Any])
+    #expect(error["kind"] as? String == "modelUnavailable.disabled")
+  }
+
+  @Test("a missing model file: modelNotReady with the path in the message")
+  func missingModel() throws {
+    let result = try run(["generate", "--prompt", "Hi", "--model", "/nonexistent/m.gguf"])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("not downloaded yet") && result.stderr.contains("/nonexistent/m.gguf"))
+  }
+
+  @Test("chat answers lines from standard input and exits at end of input")
+  func chatSession() throws {
+    let process = Process()
+    process.executableURL = Self.executable
+    process.arguments = ["chat", "--greedy", "--max-tokens", "8"]
+    let input = Pipe(), output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = Pipe()
+    try process.run()
+    input.fileHandleForWriting.write(Data("Hello\nWhat is 2+2?\n/exit\n".utf8))
+    try input.fileHandleForWriting.close()
+    let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(stdout.components(separatedBy: "SmolLM2-135M-Instruct.Q4_1> ").count == 3)
+  }
+
+  @Test("conflicting sampling flags are rejected before anything runs")
+  func conflictingFlags() {
+    #expect(throws: (any Error).self) { try GenerateCommand.parse(["--prompt", "x", "--greedy", "--top-k", "3"]) }
+    #expect(throws: (any Error).self) { try GenerateCommand.parse(["--prompt", "x", "--top-p", "1.5"]) }
+  }
+
+  @Test("sampling flags map to GenerationOptions")
+  func samplingFlags() throws {
+    let command = try GenerateCommand.parse(["--prompt", "x", "--top-k", "5", "--seed", "3", "--temperature", "0.4",
+                                             "--max-tokens", "9", "--stop", "END"])
+    let options = command.sampling.generationOptions
+    #expect(options.sampling == .random(top: 5, seed: 3))
+    #expect(options.temperature == 0.4 && options.maximumResponseTokens == 9 && options.stopSequences == ["END"])
+  }
+}
