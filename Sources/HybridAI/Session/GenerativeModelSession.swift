@@ -64,6 +64,7 @@ public final class GenerativeModelSession: Sendable {
     ResponseStream { continuation in
       let task = Task { await self.answer(prompt, options: options, into: continuation) }
       continuation.onTermination = { _ in task.cancel() }
+      return task
     }
   }
 

@@ -30,7 +30,8 @@ extension GenerativeModelSession {
 
     private let run: Run
 
-    init(start: @escaping @Sendable (Continuation) -> Void) {
+    /// `start` begins the request, feeding `continuation`, and returns the task that does it.
+    init(start: @escaping @Sendable (Continuation) -> Task<Void, Never>) {
       run = Run(start: start)
     }
 
@@ -59,26 +60,41 @@ extension GenerativeModelSession {
           case .completed(let response): run.response = response
           }
         }
-        // A stream cut short by cancellation ends with an error, not as if the answer were complete.
-        if run.response == nil { try Task.checkCancellation() }
+        // A stream cut short by cancellation ends with an error, not as if the answer were complete,
+        // and only once the request has wound down, so the session is free for the next one.
+        if run.response == nil, Task.isCancelled {
+          await run.producerFinished()
+          throw CancellationError()
+        }
         return nil
       }
     }
 
     /// The one run of the request behind a stream: started on first use, final response kept.
     final class Run: Sendable {
-      private let start: @Sendable (Continuation) -> Void
-      private let state = Mutex<(events: AsyncThrowingStream<Event, any Error>?, response: Response<Content>?)>((nil, nil))
+      private struct State {
+        var events: AsyncThrowingStream<Event, any Error>?
+        var producer: Task<Void, Never>?
+        var response: Response<Content>?
+      }
+      private let start: @Sendable (Continuation) -> Task<Void, Never>
+      private let state = Mutex(State())
 
-      init(start: @escaping @Sendable (Continuation) -> Void) { self.start = start }
+      init(start: @escaping @Sendable (Continuation) -> Task<Void, Never>) { self.start = start }
 
       var events: AsyncThrowingStream<Event, any Error> {
         state.withLock { state in
           if let events = state.events { return events }
-          let events = AsyncThrowingStream(bufferingPolicy: .unbounded, start)
+          let (events, continuation) = AsyncThrowingStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
           state.events = events
+          state.producer = start(continuation)
           return events
         }
+      }
+
+      /// Waits until the task producing the events has ended.
+      func producerFinished() async {
+        await state.withLock { $0.producer }?.value
       }
 
       var response: Response<Content>? {
