@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs llama.cpp's own `llama-bench` (built by `scripts/bootstrap --bench` from the same pinned
 /// source) and reads its JSON output.
-struct LlamaBenchReference {
+struct LlamaBenchReference: Sendable {
   struct Result {
     var promptTokensPerSecond: Double
     var generationTokensPerSecond: Double

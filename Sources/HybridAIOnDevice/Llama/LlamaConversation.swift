@@ -25,6 +25,11 @@ actor LlamaConversation {
   private var cachedTokens: [llama_token] = []
   private let logger: Logger
 
+  /// The shortest time between two text deltas after the first. Handing on every token wakes the
+  /// consumer 100+ times a second, which steals CPU from llama.cpp's threads on small machines;
+  /// 20 ms is still smoother than a display refreshes.
+  static let emitInterval = Duration.milliseconds(20)
+
   init(weights: LlamaModelWeights, settings: Settings, logger: Logger) {
     self.weights = weights
     self.settings = settings
@@ -58,13 +63,15 @@ actor LlamaConversation {
     let promptEvaluation = ContinuousClock.now - promptStarted
 
     // 2. Sample until the model ends its turn, a stop sequence, the token limit, or a full context.
-    let sampler = LlamaSampler(options: options)
+    let sampler = LlamaSampler(options: options, vocabularySize: weights.vocabularySize)
     var decoder = UTF8StreamDecoder()
     var stops = StopSequenceMatcher(stopSequences: options.stopSequences)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?
     var finishReason = FinishReason.maxTokens
+    var pending = ""                 // text not yet handed on: deltas are coalesced (see emitInterval)
+    var lastEmit = ContinuousClock.now
     var metStopSequence = false
     generation: while generated < limit {
       if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
@@ -75,9 +82,15 @@ actor LlamaConversation {
       generated += 1
       switch stops.append(decoder.append(weights.bytes(of: token))) {
       case .emit(let text):
-        if !text.isEmpty { emit(text) }
+        pending += text
+        if !pending.isEmpty, generated == 1 || ContinuousClock.now - lastEmit >= Self.emitInterval {
+          emit(pending)
+          pending = ""
+          lastEmit = .now
+        }
       case .stop(let text):
-        if !text.isEmpty { emit(text) }
+        if !(pending + text).isEmpty { emit(pending + text) }
+        pending = ""
         finishReason = .stop
         metStopSequence = true
         break generation
@@ -92,7 +105,7 @@ actor LlamaConversation {
       case .emit(let text): tail = text + stops.finish()
       case .stop(let text): tail = text
       }
-      if !tail.isEmpty { emit(tail) }
+      if !(pending + tail).isEmpty { emit(pending + tail) }
     }
 
     let finished = ContinuousClock.now

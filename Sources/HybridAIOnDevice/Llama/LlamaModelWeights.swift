@@ -13,6 +13,8 @@ final class LlamaModelWeights: @unchecked Sendable {
   let builtInChatTemplate: String?
   /// The context length the model was trained with.
   let trainingContextLength: Int
+  /// Tokens in the vocabulary (the length of a logits row).
+  let vocabularySize: Int
 
   var pointer: OpaquePointer { model }
 
@@ -35,6 +37,7 @@ final class LlamaModelWeights: @unchecked Sendable {
     self.vocab = vocab
     self.builtInChatTemplate = llama_model_chat_template(model, nil).map { String(cString: $0) }
     self.trainingContextLength = Int(llama_model_n_ctx_train(model))
+    self.vocabularySize = Int(llama_vocab_n_tokens(vocab))
   }
 
   deinit { llama_model_free(model) }

@@ -8,20 +8,28 @@ final class LlamaSampler {
   static let defaultProbabilityThreshold = 0.9
 
   let chain: UnsafeMutablePointer<llama_sampler>
+  /// Greedy sampling takes the arg-max of the logits directly: llama.cpp's sampler would first
+  /// copy the whole vocabulary into a candidate array for every token.
+  private let isGreedy: Bool
+  private let vocabularySize: Int
 
-  init(options: GenerationOptions) {
+  init(options: GenerationOptions, vocabularySize: Int) {
+    self.vocabularySize = vocabularySize
     chain = llama_sampler_chain_init(llama_sampler_chain_default_params())
     let temperature = options.temperature ?? Self.defaultTemperature
     let strategy = options.sampling?.strategy
       ?? .nucleus(threshold: Self.defaultProbabilityThreshold, seed: nil)
     switch strategy {
     case _ where temperature <= 0, .greedy:
+      isGreedy = true
       add(llama_sampler_init_greedy())
     case .topK(let k, let seed):
+      isGreedy = false
       add(llama_sampler_init_top_k(Int32(clamping: k)))
       add(llama_sampler_init_temp(Float(temperature)))
       add(llama_sampler_init_dist(Self.llamaSeed(seed)))
     case .nucleus(let threshold, let seed):
+      isGreedy = false
       add(llama_sampler_init_top_p(Float(threshold), 1))
       add(llama_sampler_init_temp(Float(temperature)))
       add(llama_sampler_init_dist(Self.llamaSeed(seed)))
@@ -32,7 +40,16 @@ final class LlamaSampler {
 
   /// Picks the next token from the logits of the last evaluated token (and accepts it).
   func sample(_ context: OpaquePointer) -> llama_token {
-    llama_sampler_sample(chain, context, -1)
+    if isGreedy, vocabularySize > 0, let logits = llama_get_logits_ith(context, -1) {
+      var best = 0
+      var bestLogit = logits[0]
+      for index in 1..<vocabularySize where logits[index] > bestLogit {
+        best = index
+        bestLogit = logits[index]
+      }
+      return llama_token(best)
+    }
+    return llama_sampler_sample(chain, context, -1)
   }
 
   private func add(_ sampler: UnsafeMutablePointer<llama_sampler>?) {

@@ -25,7 +25,7 @@ struct BenchCommand: AsyncParsableCommand {
     var generateTokens = 128
 
     @Option(name: .long, help: "Repetitions (the median is reported).")
-    var repetitions = 3
+    var repetitions = 5
 
     @Option(name: .long, help: "Turns in the time-to-first-token conversation.")
     var turns = 10
