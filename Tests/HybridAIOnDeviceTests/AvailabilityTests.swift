@@ -59,7 +59,7 @@ struct AvailabilityTests {
     let model = SystemLanguageModel(modelPath: path)
     #expect(model.availability == .unavailable(.invalidModelFile))
     #expect(model.availabilityDetail != nil)
-    await #expect(throws: GenerationError.modelUnavailable(.invalidModelFile, detail: model.modelIdentifier)) {
+    await #expect(throws: GenerationError.modelUnavailable(.invalidModelFile, detail: model.availabilityDetail!)) {
       try await GenerativeModelSession(model: model).respond(to: "Hi", options: TestModel.greedy)
     }
     // Loading directly (skipping the availability check) is a typed error too.

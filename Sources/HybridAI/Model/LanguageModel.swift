@@ -15,6 +15,9 @@ public protocol LanguageModel: Sendable {
   /// Whether the model can be used at all right now.
   var availability: ModelAvailability { get }
 
+  /// Why the model is unavailable, in words (a path, a limit, a setting), or `nil`.
+  var availabilityDetail: String? { get }
+
   /// Whether the model can serve this request (for example: does the prompt fit the context window).
   func supports(_ request: GenerationRequest) async -> RequestSupport
 
@@ -26,6 +29,8 @@ public protocol LanguageModel: Sendable {
 }
 
 extension LanguageModel {
+  public var availabilityDetail: String? { nil }
+
   /// `true` when ``availability`` is ``ModelAvailability/available``.
   public var isAvailable: Bool { availability == .available }
 }

@@ -132,7 +132,7 @@ public final class GenerativeModelSession: Sendable {
 
   private func checkModelCanServe(_ request: GenerationRequest) async throws {
     if case .unavailable(let reason) = model.availability {
-      throw GenerationError.modelUnavailable(reason, detail: model.modelIdentifier)
+      throw GenerationError.modelUnavailable(reason, detail: model.availabilityDetail ?? model.modelIdentifier)
     }
     switch await model.supports(request) {
     case .supported:

@@ -12,23 +12,18 @@ struct ChatCommand: AsyncParsableCommand {
     abstract: "Chat with the on-device model.",
     discussion: "Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer.")
 
-  @Option(name: .long, help: "Instructions (system prompt) for the model.")
-  var instructions: String?
-
-  @OptionGroup var modelOptions: ModelOptions
-  @OptionGroup var sampling: SamplingOptions
-  @OptionGroup var logging: LoggingOptions
+  @OptionGroup var conversation: ConversationOptions
 
   func run() async throws {
-    logging.bootstrap()
-    let model = modelOptions.makeModel()
+    conversation.logging.bootstrap()
+    let model = conversation.model.makeModel()
     if case .unavailable(let reason) = model.availability {
       Terminal.status("error: the on-device model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure
     }
     Terminal.status("Chatting with \(model.modelIdentifier). /reset starts over, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
-    var session = GenerativeModelSession(model: model, instructions: instructions)
+    var session = GenerativeModelSession(model: model, instructions: conversation.instructions)
     while true {
       Terminal.write("you> ")
       guard let line = readLine() else { Terminal.write("\n"); return }
@@ -37,14 +32,14 @@ struct ChatCommand: AsyncParsableCommand {
       case "": continue
       case "/exit", "/quit": return
       case "/reset":
-        session = GenerativeModelSession(model: model, instructions: instructions)
+        session = GenerativeModelSession(model: model, instructions: conversation.instructions)
         Terminal.status("(new conversation)")
         continue
       default: break
       }
       Terminal.write("\(model.modelIdentifier)> ")
       let current = session
-      let options = sampling.generationOptions
+      let options = conversation.sampling.generationOptions
       let answer = Task {
         var printer = Terminal.SnapshotPrinter()
         let stream = current.streamResponse(to: prompt, options: options)
@@ -61,7 +56,7 @@ struct ChatCommand: AsyncParsableCommand {
         Terminal.status("  [stopped]")
       } catch {
         Terminal.write("\n")
-        Terminal.status("error: \(FailureMessage.describe(error, model: model))")
+        Terminal.status("error: \(error)")
       }
       interrupts.onInterrupt = nil
     }

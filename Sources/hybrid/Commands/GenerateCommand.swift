@@ -11,42 +11,27 @@ struct GenerateCommand: AsyncParsableCommand {
   @Option(name: .long, help: "The prompt.")
   var prompt: String
 
-  @Option(name: .long, help: "Instructions (system prompt) for the model.")
-  var instructions: String?
-
   @Flag(name: .long, help: "Print one JSON object: text, modelVersion, usage, finishReason, timings.")
   var json = false
 
-  @OptionGroup var modelOptions: ModelOptions
-  @OptionGroup var sampling: SamplingOptions
-  @OptionGroup var logging: LoggingOptions
+  @OptionGroup var conversation: ConversationOptions
 
   func run() async throws {
-    logging.bootstrap()
-    let model = modelOptions.makeModel()
-    let session = GenerativeModelSession(model: model, instructions: instructions)
+    conversation.logging.bootstrap()
+    let model = conversation.model.makeModel()
+    let session = GenerativeModelSession(model: model, instructions: conversation.instructions)
     do {
       if json {
-        JSONOutput.print(ResponseReport(try await session.respond(to: prompt, options: sampling.generationOptions)))
+        JSONOutput.print(ResponseReport(try await session.respond(to: prompt, options: conversation.sampling.generationOptions)))
       } else {
-        let stream = session.streamResponse(to: prompt, options: sampling.generationOptions)
+        let stream = session.streamResponse(to: prompt, options: conversation.sampling.generationOptions)
         var printer = Terminal.SnapshotPrinter()
         for try await snapshot in stream { printer.printNew(of: snapshot.content) }
         Terminal.write("\n")
       }
     } catch {
-      if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(FailureMessage.describe(error, model: model))") }
+      if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
       throw ExitCode.failure
     }
-  }
-}
-
-/// Human-readable failure messages that say what to do.
-enum FailureMessage {
-  static func describe(_ error: any Error, model: SystemLanguageModel) -> String {
-    if case GenerationError.modelUnavailable(let reason, _) = error {
-      return "the on-device model is unavailable: \(reason)" + (model.availabilityDetail.map { " — \($0)" } ?? "")
-    }
-    return String(describing: error)
   }
 }

@@ -74,3 +74,13 @@ struct LoggingOptions: ParsableArguments {
 
   func bootstrap() { LogSetup.bootstrap(level: logLevel) }
 }
+
+/// Everything that sets up a conversation: instructions, model, sampling, logging.
+struct ConversationOptions: ParsableArguments {
+  @Option(name: .long, help: "Instructions (system prompt) for the model.")
+  var instructions: String?
+
+  @OptionGroup var model: ModelOptions
+  @OptionGroup var sampling: SamplingOptions
+  @OptionGroup var logging: LoggingOptions
+}
