@@ -109,3 +109,17 @@ struct GenerativeModelSessionTests {
     #expect(resumed.transcript.count == 5)
   }
 }
+
+@Suite("GenerativeModelSession back-to-back requests")
+struct BackToBackTests {
+  @Test("the session is free the moment respond returns or throws", arguments: 0..<20)
+  func freeRightAfterAnswer(iteration: Int) async throws {
+    let session = GenerativeModelSession(model: ScriptedLanguageModel())
+    try await session.respond(to: "one")
+    #expect(!session.isResponding)
+    try await session.respond(to: "two")
+    let failing = GenerativeModelSession(model: ScriptedLanguageModel(completes: false))
+    await #expect(throws: GenerationError.self) { try await failing.respond(to: "x") }
+    #expect(!failing.isResponding)
+  }
+}

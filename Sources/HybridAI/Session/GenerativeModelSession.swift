@@ -72,50 +72,68 @@ public final class GenerativeModelSession: Sendable {
 
   private func answer(_ prompt: String, options: GenerationOptions,
                       into continuation: ResponseStream<String>.Continuation) async {
+    let history: Transcript
     do {
-      let history = try beginResponding()
-      defer { endResponding() }
-      let promptEntry = Transcript.Prompt(text: prompt, options: options)
-      var requestTranscript = history
-      requestTranscript.append(.prompt(promptEntry))
-      let request = GenerationRequest(transcript: requestTranscript, options: options, sessionState: modelState)
-
-      try await checkModelCanServe(request)
-      let started = ContinuousClock.now
-      var text = ""
-      var completion: RawResponse?
-      for try await event in model.generate(request) {
-        switch event {
-        case .textDelta(let delta):
-          text += delta
-          continuation.yield(.snapshot(.init(content: text, rawContent: text)))
-        case .completed(let raw):
-          completion = raw
-        }
-      }
-      try Task.checkCancellation()
-      guard let completion else { throw GenerationError.incompleteResponse(modelVersion: model.modelIdentifier) }
-
-      let responseEntry = Transcript.Response(text: text, modelVersion: completion.modelVersion)
-      let newEntries: [Transcript.Entry] = [.prompt(promptEntry), .response(responseEntry)]
-      state.withLock { $0.transcript.append(contentsOf: newEntries) }
-      logger.debug("answered", metadata: [
-        "modelVersion": "\(completion.modelVersion)",
-        "promptTokens": "\(completion.usage.promptTokens)",
-        "cachedPromptTokens": "\(completion.usage.cachedPromptTokens)",
-        "outputTokens": "\(completion.usage.outputTokens)",
-        "finishReason": "\(completion.finishReason)",
-        "seconds": "\((ContinuousClock.now - started).seconds)",
-      ])
-      continuation.yield(.completed(Response(content: text, rawContent: text,
-                                             transcriptEntries: newEntries, rawResponse: completion)))
-      continuation.finish()
+      history = try beginResponding()
     } catch {
+      continuation.finish(throwing: error)
+      return
+    }
+    let outcome: Result<Response<String>, any Error>
+    do {
+      outcome = .success(try await generate(prompt, options: options, history: history, snapshots: continuation))
+    } catch {
+      outcome = .failure(error)
+    }
+    // Free the session before the caller hears the outcome, so it can send the next request at once.
+    endResponding()
+    switch outcome {
+    case .success(let response):
+      continuation.yield(.completed(response))
+      continuation.finish()
+    case .failure(let error):
       if !(error is CancellationError) {
         logger.debug("request failed", metadata: ["error": "\(error)"])
       }
       continuation.finish(throwing: error)
     }
+  }
+
+  private func generate(_ prompt: String, options: GenerationOptions, history: Transcript,
+                        snapshots continuation: ResponseStream<String>.Continuation) async throws -> Response<String> {
+    let promptEntry = Transcript.Prompt(text: prompt, options: options)
+    var requestTranscript = history
+    requestTranscript.append(.prompt(promptEntry))
+    let request = GenerationRequest(transcript: requestTranscript, options: options, sessionState: modelState)
+
+    try await checkModelCanServe(request)
+    let started = ContinuousClock.now
+    var text = ""
+    var completion: RawResponse?
+    for try await event in model.generate(request) {
+      switch event {
+      case .textDelta(let delta):
+        text += delta
+        continuation.yield(.snapshot(.init(content: text, rawContent: text)))
+      case .completed(let raw):
+        completion = raw
+      }
+    }
+    try Task.checkCancellation()
+    guard let completion else { throw GenerationError.incompleteResponse(modelVersion: model.modelIdentifier) }
+
+    let responseEntry = Transcript.Response(text: text, modelVersion: completion.modelVersion)
+    let newEntries: [Transcript.Entry] = [.prompt(promptEntry), .response(responseEntry)]
+    state.withLock { $0.transcript.append(contentsOf: newEntries) }
+    logger.debug("answered", metadata: [
+      "modelVersion": "\(completion.modelVersion)",
+      "promptTokens": "\(completion.usage.promptTokens)",
+      "cachedPromptTokens": "\(completion.usage.cachedPromptTokens)",
+      "outputTokens": "\(completion.usage.outputTokens)",
+      "finishReason": "\(completion.finishReason)",
+      "seconds": "\((ContinuousClock.now - started).seconds)",
+    ])
+    return Response(content: text, rawContent: text, transcriptEntries: newEntries, rawResponse: completion)
   }
 
   private func beginResponding() throws -> Transcript {
