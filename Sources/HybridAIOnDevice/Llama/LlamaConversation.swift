@@ -15,7 +15,11 @@ actor LlamaConversation {
     var threads: Int
   }
 
-  private let executor = DispatchQueueExecutor(label: "HybridAI.llama.conversation")
+  private let executor = LlamaConversation.sharedExecutor
+  /// All contexts run on one llama thread: libgomp keeps an OpenMP thread team per calling OS
+  /// thread, and a queue per session left several teams competing for 2 cores (decode varied
+  /// 65–125 tok/s). Generations of different sessions therefore take turns.
+  static let sharedExecutor = DispatchQueueExecutor(label: "HybridAI.llama")
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
   let weights: LlamaModelWeights
