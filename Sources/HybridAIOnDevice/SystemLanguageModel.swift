@@ -146,8 +146,11 @@ public struct SystemLanguageModel: LanguageModel {
     } else {
       throw OnDeviceModelError.missingChatTemplate(model: modelIdentifier)
     }
-    let prompt = try template.render(request.transcript)
-    return PreparedPrompt(weights: weights, tokens: try weights.tokenize(prompt))
+    let cache = request.sessionState.state(for: "llama.prompt:\(modelPath)") { RenderedPromptCache() }
+    let tokens = try cache.tokens(for: request.transcript, template: template, weights: weights) {
+      try weights.tokenize(template.render(request.transcript))
+    }
+    return PreparedPrompt(weights: weights, tokens: tokens)
   }
 
   private func effectiveContextSize(_ weights: LlamaModelWeights) -> Int {

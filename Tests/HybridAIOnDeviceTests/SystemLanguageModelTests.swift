@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 @testable import HybridAIOnDevice
+import Synchronization
 import Testing
 
 /// Real-model tests: SmolLM2-135M through llama.cpp. Serialized to keep 2 cores uncontended.
@@ -169,5 +170,3 @@ final class SnapshotCounter: Sendable {
   var count: Int { value.withLock { $0 } }
   func increment() { value.withLock { $0 += 1 } }
 }
-
-import Synchronization

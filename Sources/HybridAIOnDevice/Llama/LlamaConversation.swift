@@ -6,7 +6,7 @@ import Logging
 ///
 /// Each turn the whole conversation is rendered and tokenized again; the longest prefix that is
 /// already in the cache is kept and only the rest is evaluated, so turn N costs only its new tokens
-/// (reported as ``Usage/cachedPromptTokens``). The actor runs on its own dispatch queue, so the
+/// (reported as ``Usage/cachedPromptTokens``). The actor runs on the shared llama thread, so the
 /// blocking C calls of a generation never hold a thread of Swift's cooperative pool.
 actor LlamaConversation {
   struct Settings: Sendable, Hashable {
@@ -15,12 +15,11 @@ actor LlamaConversation {
     var threads: Int
   }
 
-  private let executor = LlamaConversation.sharedExecutor
   /// All contexts run on one llama thread: libgomp keeps an OpenMP thread team per calling OS
   /// thread, and a queue per session left several teams competing for 2 cores (decode varied
   /// 65–125 tok/s). Generations of different sessions therefore take turns.
   static let sharedExecutor = DispatchQueueExecutor(label: "HybridAI.llama")
-  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+  nonisolated var unownedExecutor: UnownedSerialExecutor { Self.sharedExecutor.asUnownedSerialExecutor() }
 
   let weights: LlamaModelWeights
   let settings: Settings

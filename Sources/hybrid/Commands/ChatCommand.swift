@@ -41,10 +41,7 @@ struct ChatCommand: AsyncParsableCommand {
       let current = session
       let options = conversation.sampling.generationOptions
       let answer = Task {
-        var printer = Terminal.SnapshotPrinter()
-        let stream = current.streamResponse(to: prompt, options: options)
-        for try await snapshot in stream { printer.printNew(of: snapshot.content) }
-        return try await stream.collect()
+        try await Terminal.printStreaming(current.streamResponse(to: prompt, options: options))
       }
       interrupts.onInterrupt = { answer.cancel() }
       do {

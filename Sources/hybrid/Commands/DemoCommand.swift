@@ -33,10 +33,7 @@ struct DemoCommand: AsyncParsableCommand {
     let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 80)
     for prompt in Self.script {
       Terminal.write("\n  you> \(prompt)\n  \(model.modelIdentifier)> ")
-      let stream = session.streamResponse(to: prompt, options: options)
-      var printer = Terminal.SnapshotPrinter()
-      for try await snapshot in stream { printer.printNew(of: snapshot.content) }
-      let response = try await stream.collect()
+      let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
       let usage = response.usage
       Terminal.write("\n    ↳ modelVersion \(response.rawResponse.modelVersion) · prompt \(usage.promptTokens) tokens "
         + "(\(usage.cachedPromptTokens) reused from the cache, \(usage.evaluatedPromptTokens) evaluated) · "

@@ -24,9 +24,8 @@ struct GenerateCommand: AsyncParsableCommand {
       if json {
         JSONOutput.print(ResponseReport(try await session.respond(to: prompt, options: conversation.sampling.generationOptions)))
       } else {
-        let stream = session.streamResponse(to: prompt, options: conversation.sampling.generationOptions)
-        var printer = Terminal.SnapshotPrinter()
-        for try await snapshot in stream { printer.printNew(of: snapshot.content) }
+        _ = try await Terminal.printStreaming(
+          session.streamResponse(to: prompt, options: conversation.sampling.generationOptions))
         Terminal.write("\n")
       }
     } catch {

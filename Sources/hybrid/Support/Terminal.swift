@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 
 /// Writing to the terminal: unbuffered standard output for streamed text, standard error for status.
 enum Terminal {
@@ -10,8 +11,16 @@ enum Terminal {
     FileHandle.standardError.write(Data((text + "\n").utf8))
   }
 
-  /// Prints a stream of growing snapshots as it grows; returns nothing, the caller collects.
-  struct SnapshotPrinter {
+  /// Prints an answer to standard output as it grows and returns the final response.
+  static func printStreaming(_ stream: GenerativeModelSession.ResponseStream<String>) async throws
+    -> GenerativeModelSession.Response<String> {
+    var printer = SnapshotPrinter()
+    for try await snapshot in stream { printer.printNew(of: snapshot.content) }
+    return try await stream.collect()
+  }
+
+  /// Prints growing snapshots, each time only what is new.
+  private struct SnapshotPrinter {
     private var printedScalars = 0
 
     mutating func printNew(of snapshot: String) {
