@@ -5,7 +5,9 @@
 // Module map (see docs/architecture.md):
 //   HybridAI          core: LanguageModel protocol, sessions, options, transcript. No native code.
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
-//   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process.
+//   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
+//   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): wire types, SSE, errors, retries.
+//   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp (Hummingbird).
 //   HybridAIBenchmarks (Benchmarks/)  benchmark suites, run by `hybrid bench`.
 //   hybrid            the command-line tool.
 import PackageDescription
@@ -21,11 +23,16 @@ let package = Package(
   products: [
     .library(name: "HybridAI", targets: ["HybridAI"]),
     .library(name: "HybridAIOnDevice", targets: ["HybridAIOnDevice"]),
+    .library(name: "HybridAIGemini", targets: ["HybridAIGemini"]),
+    .library(name: "HybridAIServer", targets: ["HybridAIServer"]),
     .executable(name: "hybrid", targets: ["hybrid"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
   ],
   targets: [
     .target(
@@ -41,14 +48,36 @@ let package = Package(
       dependencies: ["HybridAI", "CLlama", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strictSwift),
     .target(
+      name: "HybridAIGemini",
+      dependencies: [
+        "HybridAI",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSwift),
+    .target(
+      name: "HybridAIServer",
+      dependencies: [
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSwift),
+    .target(
       name: "HybridAIBenchmarks",
-      dependencies: ["HybridAI", "HybridAIOnDevice", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       path: "Benchmarks/HybridAIBenchmarks",
       swiftSettings: strictSwift),
     .executableTarget(
       name: "hybrid",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIBenchmarks",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -60,6 +89,23 @@ let package = Package(
     .testTarget(
       name: "HybridAIOnDeviceTests",
       dependencies: ["HybridAI", "HybridAIOnDevice"],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIGeminiTests",
+      dependencies: [
+        "HybridAI", "HybridAIGemini",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIServerTests",
+      dependencies: [
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ],
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",

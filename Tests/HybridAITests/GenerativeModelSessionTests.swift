@@ -31,7 +31,7 @@ struct GenerativeModelSessionTests {
     try await session.respond(to: "second")
     let requests = model.recorded.withLock { $0.requests }
     #expect(requests.count == 2)
-    #expect(requests[1].map(\.text) == ["first", "Hello, world!", "second"])
+    #expect(requests[1].transcript.map(\.text) == ["first", "Hello, world!", "second"])
   }
 
   @Test("stream snapshots grow, and collect() returns the final response after iterating")
@@ -105,7 +105,7 @@ struct GenerativeModelSessionTests {
     let model = ScriptedLanguageModel()
     let resumed = GenerativeModelSession(model: model, transcript: try Transcript(jsonData: saved))
     try await resumed.respond(to: "two")
-    #expect(model.recorded.withLock { $0.requests[0].map(\.text) } == ["Be brief.", "one", "Hello, world!", "two"])
+    #expect(model.recorded.withLock { $0.requests[0].transcript.map(\.text) } == ["Be brief.", "one", "Hello, world!", "two"])
     #expect(resumed.transcript.count == 5)
   }
 }

@@ -12,6 +12,9 @@ public protocol LanguageModel: Sendable {
   /// backend has nothing more precise.
   var modelIdentifier: String { get }
 
+  /// Whether the model runs on this device or in the cloud.
+  var source: ModelSource { get }
+
   /// Whether the model can be used at all right now.
   var availability: ModelAvailability { get }
 

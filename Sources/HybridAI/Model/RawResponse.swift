@@ -1,19 +1,29 @@
 /// What a model reports about an answer besides its text.
 public struct RawResponse: Sendable, Hashable, Codable {
-  /// Which model answered, e.g. `SmolLM2-135M-Instruct.Q4_1`.
+  /// Which model answered, e.g. `SmolLM2-135M-Instruct.Q4_1` or the cloud's reported `gemini-2.5-flash-001`.
   public var modelVersion: String
+  /// Whether the answer came from the on-device or the cloud model.
+  public var source: ModelSource
+  /// Set when a ``HybridModel`` answered with its secondary model: which model did not answer, and why.
+  public var fallback: Fallback?
   /// Token counts for this turn.
   public var usage: Usage
   /// Why generation ended.
   public var finishReason: FinishReason
   /// Where the time went, when the backend measures it.
   public var timings: GenerationTimings?
+  /// A cloud model's answer in its own wire form, and its metadata (see ``ProviderContent``).
+  public var providerContent: ProviderContent?
 
-  public init(modelVersion: String, usage: Usage, finishReason: FinishReason, timings: GenerationTimings? = nil) {
+  public init(modelVersion: String, source: ModelSource, usage: Usage, finishReason: FinishReason,
+              timings: GenerationTimings? = nil, providerContent: ProviderContent? = nil, fallback: Fallback? = nil) {
     self.modelVersion = modelVersion
+    self.source = source
     self.usage = usage
     self.finishReason = finishReason
     self.timings = timings
+    self.providerContent = providerContent
+    self.fallback = fallback
   }
 }
 

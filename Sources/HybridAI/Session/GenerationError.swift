@@ -11,6 +11,15 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
   /// The model's answer stream ended without completing.
   case incompleteResponse(modelVersion: String)
 
+  /// The error for a request the model does not support: ``exceededContextWindowSize(promptTokens:contextSize:)``
+  /// when the prompt is too long, ``unsupportedRequest(_:)`` otherwise.
+  public static func unsupported(_ reason: UnsupportedReason) -> GenerationError {
+    if case .exceedsContextWindow(let promptTokens, let contextSize) = reason {
+      return .exceededContextWindowSize(promptTokens: promptTokens, contextSize: contextSize)
+    }
+    return .unsupportedRequest(reason)
+  }
+
   public var description: String {
     switch self {
     case .concurrentRequests:

@@ -5,6 +5,10 @@
 /// let creative = GenerationOptions(sampling: .random(probabilityThreshold: 0.9, seed: 42), temperature: 0.8)
 /// ```
 /// Fields left `nil` use the backend's defaults.
+///
+/// In a hybrid session each backend takes its own part: `.onDevice(…)` options apply to the
+/// on-device model only, `.gemini(…)` (module HybridAIGemini) to the cloud model only, and
+/// `.hybrid(gemini:onDevice:)` gives each its own. Plain options apply to every model.
 public struct GenerationOptions: Sendable, Hashable, Codable {
   /// How the next token is chosen.
   public var sampling: SamplingMode?
@@ -14,6 +18,10 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   public var maximumResponseTokens: Int?
   /// Text that ends the answer when generated; the stop sequence itself is not part of the answer.
   public var stopSequences: [String]
+  /// Which kind of model the fields above are for; `nil` (the default) means every model.
+  public var appliesTo: ModelSource?
+  /// Options for one backend, by ``ModelSpecificOptions/optionsKey``; `nil` when there are none.
+  private var modelSpecificOptions: [String: JSONValue]?
 
   public init(sampling: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
               stopSequences: [String] = []) {
@@ -21,6 +29,34 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
     self.temperature = temperature
     self.maximumResponseTokens = maximumResponseTokens
     self.stopSequences = stopSequences
+  }
+
+  /// Options for the on-device model only; a cloud model uses its defaults.
+  public static func onDevice(_ options: GenerationOptions) -> GenerationOptions {
+    var scoped = options
+    scoped.appliesTo = .onDevice
+    return scoped
+  }
+
+  /// Whether the generic fields (sampling, temperature, …) are meant for a model of this kind.
+  public func appliesGenericOptions(to source: ModelSource) -> Bool {
+    appliesTo == nil || appliesTo == source
+  }
+
+  /// The generic options a model of kind `source` should use: these options, or the defaults when
+  /// they are scoped to the other kind of model.
+  public func genericOptions(for source: ModelSource) -> GenerationOptions {
+    appliesGenericOptions(to: source) ? self : GenerationOptions()
+  }
+
+  /// One backend's own options (for example Gemini's `GenerationConfig`), or `nil`.
+  public subscript<Options: ModelSpecificOptions>(_ type: Options.Type) -> Options? {
+    get { try? modelSpecificOptions?[Options.optionsKey]?.decode(as: Options.self) }
+    set {
+      var all = modelSpecificOptions ?? [:]
+      all[Options.optionsKey] = try? newValue.map { try JSONValue(encoding: $0) }
+      modelSpecificOptions = all.isEmpty ? nil : all
+    }
   }
 
   /// A strategy for picking the next token.
@@ -62,4 +98,10 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
       }
     }
   }
+}
+
+/// Options that only one backend understands, attached to ``GenerationOptions`` with its subscript.
+public protocol ModelSpecificOptions: Sendable, Hashable, Codable {
+  /// A stable name for this kind of options, e.g. `gemini`.
+  static var optionsKey: String { get }
 }

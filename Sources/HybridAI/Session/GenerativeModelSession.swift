@@ -122,11 +122,13 @@ public final class GenerativeModelSession: Sendable {
     try Task.checkCancellation()
     guard let completion else { throw GenerationError.incompleteResponse(modelVersion: model.modelIdentifier) }
 
-    let responseEntry = Transcript.Response(text: text, modelVersion: completion.modelVersion)
+    let responseEntry = Transcript.Response(
+      text: text, modelVersion: completion.modelVersion, providerContent: completion.providerContent)
     let newEntries: [Transcript.Entry] = [.prompt(promptEntry), .response(responseEntry)]
     state.withLock { $0.transcript.append(contentsOf: newEntries) }
     logger.debug("answered", metadata: [
       "modelVersion": "\(completion.modelVersion)",
+      "source": "\(completion.source)",
       "promptTokens": "\(completion.usage.promptTokens)",
       "cachedPromptTokens": "\(completion.usage.cachedPromptTokens)",
       "outputTokens": "\(completion.usage.outputTokens)",
@@ -152,13 +154,8 @@ public final class GenerativeModelSession: Sendable {
     if case .unavailable(let reason) = model.availability {
       throw GenerationError.modelUnavailable(reason, detail: model.availabilityDetail ?? model.modelIdentifier)
     }
-    switch await model.supports(request) {
-    case .supported:
-      return
-    case .unsupported(.exceedsContextWindow(let promptTokens, let contextSize)):
-      throw GenerationError.exceededContextWindowSize(promptTokens: promptTokens, contextSize: contextSize)
-    case .unsupported(let reason):
-      throw GenerationError.unsupportedRequest(reason)
+    if case .unsupported(let reason) = await model.supports(request) {
+      throw GenerationError.unsupported(reason)
     }
   }
 }

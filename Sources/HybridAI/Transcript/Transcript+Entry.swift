@@ -93,15 +93,22 @@ extension Transcript {
     public var segments: [Segment]
     /// The model that answered (``RawResponse/modelVersion``), when known.
     public var modelVersion: String?
+    /// The cloud model's answer in its wire form, sent back as it came when the conversation
+    /// continues on that kind of model (keeps thoughts and thought signatures).
+    public var providerContent: ProviderContent?
 
-    public init(id: String = UUID().uuidString, segments: [Segment], modelVersion: String? = nil) {
+    public init(id: String = UUID().uuidString, segments: [Segment], modelVersion: String? = nil,
+                providerContent: ProviderContent? = nil) {
       self.id = id
       self.segments = segments
       self.modelVersion = modelVersion
+      self.providerContent = providerContent
     }
 
-    public init(id: String = UUID().uuidString, text: String, modelVersion: String? = nil) {
-      self.init(id: id, segments: [.text(TextSegment(content: text))], modelVersion: modelVersion)
+    public init(id: String = UUID().uuidString, text: String, modelVersion: String? = nil,
+                providerContent: ProviderContent? = nil) {
+      self.init(id: id, segments: [.text(TextSegment(content: text))], modelVersion: modelVersion,
+                providerContent: providerContent)
     }
   }
 

@@ -1,0 +1,135 @@
+import Logging
+
+/// A model that answers with its primary model when it can, and otherwise with its secondary:
+/// the seed's "prefer on-device" and "prefer cloud" inference modes.
+///
+/// ```swift
+/// let preferOnDevice = GenerativeModelSession(model: .hybrid(primary: SystemLanguageModel.default, secondary: cloud))
+/// let preferCloud    = GenerativeModelSession(model: .hybrid(primary: cloud, secondary: SystemLanguageModel.default))
+/// ```
+///
+/// Each request is routed afresh:
+/// - the secondary answers when the primary is unavailable (``ModelAvailability``) or does not
+///   support the request (``LanguageModel/supports(_:)``: context too long, unsupported input);
+/// - the secondary answers when the primary fails *before its first chunk* with an error whose
+///   ``ReachabilityError/offlineReason`` is set (DNS failure, refused or timed-out connection, …);
+/// - every other failure of the primary is thrown, and cancellation never falls back.
+///
+/// The answer's ``RawResponse/fallback`` says when and why the secondary answered; every fallback
+/// is logged at warning level.
+public struct HybridModel: LanguageModel {
+  /// The model asked first.
+  public let primary: any LanguageModel
+  /// The model that answers when the primary cannot.
+  public let secondary: any LanguageModel
+
+  private let logger: Logger
+
+  public init(primary: some LanguageModel, secondary: some LanguageModel) {
+    self.primary = primary
+    self.secondary = secondary
+    var logger = Logger(label: "HybridAI.hybrid")
+    logger[metadataKey: "primary"] = "\(primary.modelIdentifier)"
+    logger[metadataKey: "secondary"] = "\(secondary.modelIdentifier)"
+    self.logger = logger
+  }
+
+  public var modelIdentifier: String { "hybrid(\(primary.modelIdentifier), \(secondary.modelIdentifier))" }
+
+  /// The primary model's source; each answer reports its own in ``RawResponse/source``.
+  public var source: ModelSource { primary.source }
+
+  /// Available when either model is.
+  public var availability: ModelAvailability {
+    if primary.isAvailable { return .available }
+    return secondary.availability
+  }
+
+  public var availabilityDetail: String? {
+    guard !isAvailable else { return nil }
+    return "\(primary.modelIdentifier): \(primary.availabilityDetail ?? "\(primary.availability)"); "
+      + "\(secondary.modelIdentifier): \(secondary.availabilityDetail ?? "\(secondary.availability)")"
+  }
+
+  /// Supported when the primary can serve the request, or else the secondary can.
+  public func supports(_ request: GenerationRequest) async -> RequestSupport {
+    if primary.isAvailable, case .supported = await primary.supports(request) { return .supported }
+    return await secondary.supports(request)
+  }
+
+  public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
+    let task = Task {
+      do {
+        if let reason = await reasonToSkipPrimary(for: request) {
+          try await answerWithSecondary(request, because: reason, into: continuation)
+        } else {
+          try await answerWithPrimary(request, into: continuation)
+        }
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: error)
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  // MARK: - Routing
+
+  /// Why the primary cannot take this request at all, or `nil` when it can.
+  private func reasonToSkipPrimary(for request: GenerationRequest) async -> FallbackReason? {
+    if case .unavailable(let reason) = primary.availability {
+      return .unavailable(reason, detail: primary.availabilityDetail)
+    }
+    if case .unsupported(let reason) = await primary.supports(request) {
+      return .unsupported(reason.description)
+    }
+    return nil
+  }
+
+  private func answerWithPrimary(_ request: GenerationRequest,
+                                 into continuation: AsyncThrowingStream<GenerationEvent, any Error>.Continuation) async throws {
+    var forwardedAny = false
+    do {
+      for try await event in primary.generate(request) {
+        forwardedAny = true
+        continuation.yield(event)
+      }
+    } catch {
+      guard !forwardedAny, !Task.isCancelled, !(error is CancellationError),
+            let offline = (error as? any ReachabilityError)?.offlineReason
+      else { throw error }
+      try await answerWithSecondary(request, because: .offline(offline), into: continuation)
+    }
+  }
+
+  private func answerWithSecondary(_ request: GenerationRequest, because reason: FallbackReason,
+                                   into continuation: AsyncThrowingStream<GenerationEvent, any Error>.Continuation) async throws {
+    try Task.checkCancellation()
+    logger.warning("falling back to the secondary model", metadata: ["reason": "\(reason)"])
+    if case .unavailable(let unavailable) = secondary.availability {
+      throw GenerationError.modelUnavailable(unavailable, detail: secondary.availabilityDetail ?? secondary.modelIdentifier)
+    }
+    if case .unsupported(let unsupported) = await secondary.supports(request) {
+      throw GenerationError.unsupported(unsupported)
+    }
+    let fallback = Fallback(from: primary.modelIdentifier, reason: reason)
+    for try await event in secondary.generate(request) {
+      switch event {
+      case .textDelta:
+        continuation.yield(event)
+      case .completed(var raw):
+        raw.fallback = fallback
+        continuation.yield(.completed(raw))
+      }
+    }
+  }
+}
+
+extension LanguageModel where Self == HybridModel {
+  /// A hybrid of two models: `primary` answers when it can, `secondary` otherwise (see ``HybridModel``).
+  public static func hybrid(primary: some LanguageModel, secondary: some LanguageModel) -> HybridModel {
+    HybridModel(primary: primary, secondary: secondary)
+  }
+}
