@@ -29,6 +29,7 @@ bench:
 	@scripts/bootstrap --bench
 	swift build -c release --product hybrid
 	.build/release/hybrid bench on-device --reference .deps/llama-bench/llama-bench --output .build/bench-on-device.md
+	.build/release/hybrid bench hybrid --reference .deps/llama-bench/llama-batched-bench --output .build/bench-hybrid.md
 
 clean:
 	rm -rf .build

@@ -3,20 +3,18 @@ import Foundation
 /// A side-by-side table: our number, the reference's, the ratio, the target and whether it is met.
 public struct BenchmarkReport: Sendable {
   public enum Target: Sendable {
+    /// ours / reference at least this.
     case atLeast(Double)
+    /// ours / reference at most this.
     case atMost(Double)
-
-    func isMet(by ratio: Double) -> Bool {
-      switch self {
-      case .atLeast(let bound): ratio >= bound
-      case .atMost(let bound): ratio <= bound
-      }
-    }
+    /// ours − reference at most this many units (e.g. milliseconds of extra latency).
+    case excessAtMost(Double, unit: String)
 
     var text: String {
       switch self {
       case .atLeast(let bound): String(format: "≥ %.2f×", bound)
       case .atMost(let bound): String(format: "≤ %.2f×", bound)
+      case .excessAtMost(let bound, let unit): String(format: "≤ +%.0f %@", bound, unit)
       }
     }
   }
@@ -28,7 +26,22 @@ public struct BenchmarkReport: Sendable {
     public var target: Target
 
     public var ratio: Double? { reference.flatMap { $0 > 0 ? ours / $0 : nil } }
-    public var meetsTarget: Bool? { ratio.map(target.isMet(by:)) }
+
+    public var meetsTarget: Bool? {
+      switch target {
+      case .atLeast(let bound): ratio.map { $0 >= bound }
+      case .atMost(let bound): ratio.map { $0 <= bound }
+      case .excessAtMost(let bound, _): reference.map { ours - $0 <= bound }
+      }
+    }
+
+    /// The comparison column: the ratio, or the difference for excess targets.
+    var comparison: String {
+      if case .excessAtMost(_, let unit) = target, let reference {
+        return String(format: "%+.1f %@", ours - reference, unit)
+      }
+      return ratio.map { String(format: "%.2f×", $0) } ?? "—"
+    }
   }
 
   public var title: String
@@ -38,11 +51,11 @@ public struct BenchmarkReport: Sendable {
   /// A Markdown table (also readable in a terminal).
   public var markdown: String {
     var lines = ["### \(title)", "",
-                 "| metric | HybridAI | reference | ratio | target | met |",
+                 "| metric | HybridAI | reference | ratio / difference | target | met |",
                  "|---|---:|---:|---:|---|---|"]
     for row in rows {
       let reference = row.reference.map { String(format: "%.1f", $0) } ?? "—"
-      let ratio = row.ratio.map { String(format: "%.2f×", $0) } ?? "—"
+      let ratio = row.comparison
       let met = row.meetsTarget.map { $0 ? "yes" : "NO" } ?? "—"
       lines.append("| \(row.metric) | \(String(format: "%.1f", row.ours)) | \(reference) | \(ratio) | \(row.target.text) | \(met) |")
     }

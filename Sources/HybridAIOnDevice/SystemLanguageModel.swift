@@ -41,6 +41,9 @@ public struct SystemLanguageModel: LanguageModel {
     return name.hasSuffix(".gguf") ? String(name.dropLast(5)) : name
   }
 
+  /// Always ``ModelSource/onDevice``.
+  public var source: ModelSource { .onDevice }
+
   // MARK: - Availability
 
   /// Whether the model can run now. Cheap: checks the switch, the device, and the file's header
@@ -113,7 +116,7 @@ public struct SystemLanguageModel: LanguageModel {
         let cancellation = CancellationFlag()
         let response = try await withTaskCancellationHandler {
           try await conversation.respond(
-            to: prepared.tokens, options: request.options, modelVersion: modelIdentifier,
+            to: prepared.tokens, options: request.options.genericOptions(for: .onDevice), modelVersion: modelIdentifier,
             requestStarted: started, cancellation: cancellation,
             onText: { continuation.yield(.textDelta($0)) })
         } onCancel: {
@@ -131,12 +134,15 @@ public struct SystemLanguageModel: LanguageModel {
 
   // MARK: - Internals
 
-  private struct PreparedPrompt {
+  /// A request's prompt: the weights it was tokenized with and its tokens (chat template applied).
+  struct PreparedPrompt {
     let weights: LlamaModelWeights
     let tokens: [llama_token]
   }
 
-  private func prepare(_ request: GenerationRequest) async throws -> PreparedPrompt {
+  /// Loads the weights (once per process), renders the transcript with the chat template and
+  /// tokenizes it (once per request: cached in the session's state). Shared with ``BatchedLanguageModel``.
+  func prepare(_ request: GenerationRequest) async throws -> PreparedPrompt {
     let weights = try await LlamaWeightsCache.shared.weights(at: modelPath)
     let template: ChatTemplate
     if let named = configuration.chatTemplate {

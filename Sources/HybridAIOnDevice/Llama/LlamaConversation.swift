@@ -28,11 +28,6 @@ actor LlamaConversation {
   private var cachedTokens: [llama_token] = []
   private let logger: Logger
 
-  /// The shortest time between two text deltas after the first. Handing on every token wakes the
-  /// consumer 100+ times a second, which steals CPU from llama.cpp's threads on small machines;
-  /// 20 ms is still smoother than a display refreshes.
-  static let emitInterval = Duration.milliseconds(20)
-
   init(weights: LlamaModelWeights, settings: Settings, logger: Logger) {
     self.weights = weights
     self.settings = settings
@@ -67,53 +62,29 @@ actor LlamaConversation {
 
     // 2. Sample until the model ends its turn, a stop sequence, the token limit, or a full context.
     let sampler = LlamaSampler(options: options, vocabularySize: weights.vocabularySize)
-    var decoder = UTF8StreamDecoder()
-    var stops = StopSequenceMatcher(stopSequences: options.stopSequences)
+    var text = GeneratedTextEmitter(stopSequences: options.stopSequences)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?
     var finishReason = FinishReason.maxTokens
-    var pending = ""                 // text not yet handed on: deltas are coalesced (see emitInterval)
-    var lastEmit = ContinuousClock.now
-    var metStopSequence = false
-    generation: while generated < limit {
+    while generated < limit {
       if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
       guard cachedTokens.count < settings.contextSize else { finishReason = .contextWindowFull; break }
       let token = sampler.sample(context)
       if firstToken == nil { firstToken = .now }
       if weights.isEndOfGeneration(token) { finishReason = .stop; break }
       generated += 1
-      switch stops.append(decoder.append(weights.bytes(of: token))) {
-      case .emit(let text):
-        pending += text
-        if !pending.isEmpty, generated == 1 || ContinuousClock.now - lastEmit >= Self.emitInterval {
-          emit(pending)
-          pending = ""
-          lastEmit = .now
-        }
-      case .stop(let text):
-        if !(pending + text).isEmpty { emit(pending + text) }
-        pending = ""
-        finishReason = .stop
-        metStopSequence = true
-        break generation
-      }
+      if text.append(weights.bytes(of: token), emit: emit) { finishReason = .stop; break }
       if generated < limit {
         try evaluate([token], in: context, cancellation: cancellation)
       }
     }
-    if !metStopSequence {   // release what was held back: a partial character or a partial stop sequence
-      let tail: String
-      switch stops.append(decoder.finish()) {
-      case .emit(let text): tail = text + stops.finish()
-      case .stop(let text): tail = text
-      }
-      if !(pending + tail).isEmpty { emit(pending + tail) }
-    }
+    text.finish(emit: emit)   // release what was held back: a partial character or a partial stop sequence
 
     let finished = ContinuousClock.now
     return RawResponse(
       modelVersion: modelVersion,
+      source: .onDevice,
       usage: Usage(promptTokens: promptTokens.count, cachedPromptTokens: reused, outputTokens: generated),
       finishReason: finishReason,
       timings: GenerationTimings(

@@ -38,9 +38,10 @@ final class LlamaSampler {
 
   deinit { llama_sampler_free(chain) }
 
-  /// Picks the next token from the logits of the last evaluated token (and accepts it).
-  func sample(_ context: OpaquePointer) -> llama_token {
-    if isGreedy, vocabularySize > 0, let logits = llama_get_logits_ith(context, -1) {
+  /// Picks the next token (and accepts it) from the logits of the batch's token at `index`;
+  /// `-1`, the default, is the last evaluated token.
+  func sample(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
+    if isGreedy, vocabularySize > 0, let logits = llama_get_logits_ith(context, index) {
       var best = 0
       var bestLogit = logits[0]
       for index in 1..<vocabularySize where logits[index] > bestLogit {
@@ -49,7 +50,7 @@ final class LlamaSampler {
       }
       return llama_token(best)
     }
-    return llama_sampler_sample(chain, context, -1)
+    return llama_sampler_sample(chain, context, index)
   }
 
   private func add(_ sampler: UnsafeMutablePointer<llama_sampler>?) {

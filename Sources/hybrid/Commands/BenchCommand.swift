@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self],
+    subcommands: [OnDevice.self, Hybrid.self],
     defaultSubcommand: OnDevice.self)
 
   struct OnDevice: AsyncParsableCommand {
@@ -44,6 +44,39 @@ struct BenchCommand: AsyncParsableCommand {
       settings.repetitions = repetitions
       settings.turns = max(2, turns)
       let report = try await OnDeviceBenchmark(settings: settings, progress: { Terminal.status("… \($0)") }).run()
+      Terminal.write(report.markdown + "\n")
+      if let output {
+        try report.markdown.write(toFile: output, atomically: true, encoding: .utf8)
+      }
+    }
+  }
+
+  struct Hybrid: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "hybrid",
+      abstract: "Fallback latency (prefer-cloud with the cloud refusing) and `hybrid serve` aggregate tokens/s at 1/2/4/8 streams vs llama-batched-bench.")
+
+    @Option(name: .long, help: "llama.cpp's llama-batched-bench for the side-by-side reference.")
+    var reference: String?
+
+    @Option(name: .long, help: "Repetitions (the median is reported).")
+    var repetitions = 5
+
+    @Option(name: .long, help: "Output tokens per server stream.")
+    var streamTokens = 64
+
+    @Option(name: .long, help: "Also write the Markdown report to this file.")
+    var output: String?
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+      logging.bootstrap()
+      var settings = HybridInferenceBenchmark.Settings(model: modelOptions.makeModel(), batchedBenchPath: reference)
+      settings.repetitions = repetitions
+      settings.streamTokens = streamTokens
+      let report = try await HybridInferenceBenchmark(settings: settings, progress: { Terminal.status("… \($0)") }).run()
       Terminal.write(report.markdown + "\n")
       if let output {
         try report.markdown.write(toFile: output, atomically: true, encoding: .utf8)

@@ -9,19 +9,19 @@ import Synchronization
 struct ChatCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "chat",
-    abstract: "Chat with the on-device model.",
+    abstract: "Chat on-device, in the cloud, or hybrid (--mode).",
     discussion: "Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer.")
 
   @OptionGroup var conversation: ConversationOptions
 
   func run() async throws {
     conversation.logging.bootstrap()
-    let model = conversation.model.makeModel()
+    let model = conversation.makeSessionModel()
     if case .unavailable(let reason) = model.availability {
-      Terminal.status("error: the on-device model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
+      Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure
     }
-    Terminal.status("Chatting with \(model.modelIdentifier). /reset starts over, /exit quits, Ctrl-C stops an answer.")
+    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.mode.rawValue)). /reset starts over, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
     var session = GenerativeModelSession(model: model, instructions: conversation.instructions)
     while true {
@@ -37,7 +37,7 @@ struct ChatCommand: AsyncParsableCommand {
         continue
       default: break
       }
-      Terminal.write("\(model.modelIdentifier)> ")
+      Terminal.write("ai> ")
       let current = session
       let options = conversation.sampling.generationOptions
       let answer = Task {

@@ -1,8 +1,11 @@
 import ArgumentParser
+import Foundation
 import HybridAI
+import HybridAIGemini
 import HybridAIOnDevice
 
-/// `hybrid demo` — the guided tour: a short scripted on-device conversation, streamed.
+/// `hybrid demo` — the guided tour: the on-device model, a streamed conversation, then the four
+/// inference modes against a `hybrid serve` started on a free loopback port, with fallbacks.
 struct DemoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
@@ -13,7 +16,6 @@ struct DemoCommand: AsyncParsableCommand {
 
   static let script = [
     "Hi! In one sentence, what is Swift?",
-    "Name two things it is good for.",
     "Thanks! Say goodbye in French.",
   ]
 
@@ -30,7 +32,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     heading("2. A conversation, streamed (greedy sampling; each turn reuses the cached prefix)")
     let session = GenerativeModelSession(model: model, instructions: "You are a concise, friendly assistant.")
-    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 80)
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 60)
     for prompt in Self.script {
       Terminal.write("\n  you> \(prompt)\n  \(model.modelIdentifier)> ")
       let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
@@ -47,6 +49,72 @@ struct DemoCommand: AsyncParsableCommand {
     Terminal.write("  \(session.transcript.count) entries, \(json.count) bytes of JSON\n")
     let reopened = GenerativeModelSession(model: model, transcript: try Transcript(jsonData: json))
     Terminal.write("  reopened session has \(reopened.transcript.count) entries\n")
+
+    try await tourInferenceModes(onDevice: model, history: session.transcript)
+  }
+
+  // MARK: - Hybrid inference
+
+  private func tourInferenceModes(onDevice: SystemLanguageModel, history: Transcript) async throws {
+    heading("4. Our own Gemini-compatible cloud: `hybrid serve` on a free loopback port")
+    let server = try await ServerProcess(
+      executable: ServerProcess.currentExecutable,
+      arguments: ["--model", "smollm2=\(onDevice.modelPath)", "--api-key", "demo-key", "--max-concurrent-requests", "2",
+                  "--context-size", "2048"])
+    Terminal.write("  listening on \(server.baseURL.absoluteString) (API key required: demo-key)\n")
+    let cloud = GeminiModel(name: "smollm2", apiKey: "demo-key", baseURL: server.baseURL)
+    let offDevice = SystemLanguageModel(
+      modelPath: onDevice.modelPath, configuration: .init(contextSize: onDevice.configuration.contextSize, isEnabled: false))
+
+    heading("5. The four inference modes (each request is routed afresh)")
+    let options = GenerationOptions.hybrid(
+      gemini: GenerationConfig(temperature: 0, maxOutputTokens: 24),
+      onDevice: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24))
+    let prompt = "In a few words: why is the sky blue?"
+    let modes: [(String, any LanguageModel)] = [
+      ("prefer on-device", HybridModel(primary: onDevice, secondary: cloud)),
+      ("prefer cloud", HybridModel(primary: cloud, secondary: onDevice)),
+      ("only on-device", onDevice),
+      ("only cloud", cloud),
+      ("prefer on-device, on-device switched off", HybridModel(primary: offDevice, secondary: cloud)),
+    ]
+    var allAsExpected = true
+    for (name, sessionModel) in modes {
+      allAsExpected = await ask(prompt, mode: name, model: sessionModel, options: options) && allAsExpected
+    }
+
+    heading("6. A conversation moves between models: the on-device chat from step 2 continues in the cloud")
+    allAsExpected = await ask("What did I ask you first?", mode: "only cloud, with the on-device history", model: cloud,
+                              options: options, history: history) && allAsExpected
+
+    heading("7. The cloud goes away: the server is stopped (SIGTERM, graceful)")
+    server.stop()
+    Terminal.write("  server exited with status \(server.process.terminationStatus)\n")
+    allAsExpected = await ask(prompt, mode: "prefer cloud", model: HybridModel(primary: cloud, secondary: onDevice),
+                              options: options) && allAsExpected
+    allAsExpected = await ask(prompt, mode: "only cloud (no fallback: a typed offline error)", model: cloud,
+                              options: options, expectsError: true) && allAsExpected
+    guard allAsExpected else {
+      Terminal.status("error: some step of the tour did not go as described above")
+      throw ExitCode.failure
+    }
+  }
+
+  /// Asks one question in a fresh session and prints who answered; `false` if the outcome was not the expected one.
+  private func ask(_ prompt: String, mode: String, model: any LanguageModel, options: GenerationOptions,
+                   history: Transcript = Transcript(), expectsError: Bool = false) async -> Bool {
+    Terminal.write("\n  [\(mode)] you> \(prompt)\n  ai> ")
+    let session = GenerativeModelSession(model: model, transcript: history)
+    do {
+      let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
+      let raw = response.rawResponse
+      Terminal.write("\n    ↳ answered \(raw.source) by \(raw.modelVersion)"
+        + (raw.fallback.map { " · fallback: \($0)" } ?? " · no fallback") + "\n")
+      return !expectsError
+    } catch {
+      Terminal.write("\n    ↳ error: \(error)\n")
+      return expectsError
+    }
   }
 
   private func heading(_ text: String) {

@@ -6,19 +6,19 @@ import HybridAIOnDevice
 struct GenerateCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "generate",
-    abstract: "Answer one prompt with the on-device model.")
+    abstract: "Answer one prompt, on-device, in the cloud, or hybrid (--mode).")
 
   @Option(name: .long, help: "The prompt.")
   var prompt: String
 
-  @Flag(name: .long, help: "Print one JSON object: text, modelVersion, usage, finishReason, timings.")
+  @Flag(name: .long, help: "Print one JSON object: text, modelVersion, source, fallbackReason, usage, finishReason, timings.")
   var json = false
 
   @OptionGroup var conversation: ConversationOptions
 
   func run() async throws {
     conversation.logging.bootstrap()
-    let model = conversation.model.makeModel()
+    let model = conversation.makeSessionModel()
     let session = GenerativeModelSession(model: model, instructions: conversation.instructions)
     do {
       if json {

@@ -75,12 +75,18 @@ struct LoggingOptions: ParsableArguments {
   func bootstrap() { LogSetup.bootstrap(level: logLevel) }
 }
 
-/// Everything that sets up a conversation: instructions, model, sampling, logging.
+/// Everything that sets up a conversation: instructions, models and mode, sampling, logging.
 struct ConversationOptions: ParsableArguments {
   @Option(name: .long, help: "Instructions (system prompt) for the model.")
   var instructions: String?
 
   @OptionGroup var model: ModelOptions
+  @OptionGroup var routing: RoutingOptions
   @OptionGroup var sampling: SamplingOptions
   @OptionGroup var logging: LoggingOptions
+
+  /// The session's model: the on-device model, the cloud model, or a hybrid of both, per `--mode`.
+  func makeSessionModel() -> any LanguageModel {
+    routing.makeModel(onDevice: model.makeModel())
+  }
 }

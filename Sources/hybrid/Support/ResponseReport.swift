@@ -19,6 +19,10 @@ struct ResponseReport: Encodable {
 
   var text: String
   var modelVersion: String
+  /// `on-device` or `cloud`.
+  var source: String
+  /// Why the hybrid's primary model did not answer; `nil` when it did.
+  var fallbackReason: String?
   var usage: UsageReport
   var finishReason: String
   var timings: Timings?
@@ -27,6 +31,8 @@ struct ResponseReport: Encodable {
     let raw = response.rawResponse
     text = response.content
     modelVersion = raw.modelVersion
+    source = raw.source.rawValue
+    fallbackReason = raw.fallback?.description
     usage = UsageReport(promptTokens: raw.usage.promptTokens, cachedPromptTokens: raw.usage.cachedPromptTokens,
                         outputTokens: raw.usage.outputTokens, totalTokens: raw.usage.totalTokens)
     finishReason = raw.finishReason.description
@@ -42,12 +48,13 @@ struct ResponseReport: Encodable {
   /// One line for people: tokens and speed.
   static func summary(_ response: GenerativeModelSession.Response<String>) -> String {
     let usage = response.usage
-    var parts = ["\(response.rawResponse.modelVersion)",
+    var parts = ["\(response.rawResponse.modelVersion) (\(response.rawResponse.source))",
                  "prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached)",
                  "output \(usage.outputTokens) tokens", "finish: \(response.finishReason)"]
     if let rate = response.rawResponse.timings?.generationTokensPerSecond {
       parts.append(String(format: "%.0f tok/s", rate))
     }
+    if let fallback = response.rawResponse.fallback { parts.append("fallback: \(fallback)") }
     return parts.joined(separator: " · ")
   }
 }

@@ -1,0 +1,38 @@
+import Foundation
+
+/// Runs llama.cpp's own `llama-batched-bench` (built by `scripts/bootstrap --bench`): decode speed
+/// of N parallel sequences in one batch, the ceiling for our server's aggregate tokens/s.
+struct LlamaBatchedBenchReference: Sendable {
+  let executable: String
+
+  /// Aggregate generation tokens/s for each parallel level.
+  func run(model: String, promptTokens: Int, generatedTokens: Int, parallel: [Int], threads: Int) throws -> [Int: Double] {
+    guard FileManager.default.isExecutableFile(atPath: executable) else {
+      throw BenchmarkError.referenceFailed("\(executable) is not an executable (run scripts/bootstrap --bench)")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    let contextSize = (parallel.max() ?? 1) * (promptTokens + generatedTokens) + 64
+    process.arguments = ["-m", model, "-c", "\(contextSize)", "-b", "512", "-ub", "512", "-t", "\(threads)",
+                         "-npp", "\(promptTokens)", "-ntg", "\(generatedTokens)",
+                         "-npl", parallel.map(String.init).joined(separator: ","), "--output-format", "jsonl"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw BenchmarkError.referenceFailed("llama-batched-bench exit status \(process.terminationStatus)") }
+
+    struct Line: Decodable {
+      let pl: Int
+      let speed_tg: Double
+    }
+    var rates: [Int: Double] = [:]
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where line.hasPrefix("{") {
+      if let entry = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) { rates[entry.pl] = entry.speed_tg }
+    }
+    guard !rates.isEmpty else { throw BenchmarkError.referenceFailed("llama-batched-bench printed no results") }
+    return rates
+  }
+}

@@ -1,0 +1,80 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+extension GeminiClient {
+  /// `POST models/{model}:streamGenerateContent?alt=sse`: the answer in chunks as it is generated.
+  ///
+  /// Each element is one chunk as the API sent it (fold them with
+  /// ``GenerateContentResponse/Accumulator``). The stream throws ``GeminiError``s: before the
+  /// first chunk as ``generateContent(model:_:)`` does; a blocked prompt or an answer stopped by a
+  /// filter as soon as the chunk saying so arrives (that chunk is not yielded; the error carries
+  /// the whole response so far); ``GeminiError/connectionLost(_:)`` when the connection fails or
+  /// the stream ends before a finish reason. Cancelling the consuming task, or dropping the
+  /// stream, cancels the HTTP request.
+  public func streamGenerateContent(model: String, _ request: GenerateContentRequest)
+    -> AsyncThrowingStream<GenerateContentResponse, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerateContentResponse.self)
+    let task = Task {
+      do {
+        try await runStream(model: model, request) { continuation.yield($0) }
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: Self.isCancellation(error) ? CancellationError() : error)
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  private func runStream(model: String, _ request: GenerateContentRequest,
+                         yield: (GenerateContentResponse) -> Void) async throws {
+    let body = try encode(request)
+    let response = try await send(.POST, Endpoint.model(model, method: "streamGenerateContent", query: [("alt", "sse")]),
+                                  body: body, accept: "text/event-stream", operation: "streamGenerateContent")
+    var accumulator = GenerateContentResponse.Accumulator()
+    func handle(_ chunk: GenerateContentResponse) throws {
+      accumulator.add(chunk)
+      if let failure = accumulator.response.validationFailure(complete: false) { throw failure }
+      yield(chunk)
+    }
+
+    let contentType = response.headers.first(name: "content-type")?.lowercased() ?? ""
+    if contentType.hasPrefix("application/json") {
+      // A server that ignored `alt=sse` sends a JSON array of chunks (or one response).
+      let data = try await collectBody(response)
+      let chunks = try (try? Gemini.JSON.decode([GenerateContentResponse].self, from: data)) ?? [decodeChunk(data)]
+      for chunk in chunks { try handle(chunk) }
+    } else {
+      var parser = ServerSentEventParser()
+      do {
+        for try await buffer in response.body {
+          for event in parser.parse(buffer.readableBytesView) { try handle(try decodeChunk(event)) }
+        }
+      } catch {
+        throw bodyError(error)
+      }
+      if let event = parser.finish() { try handle(try decodeChunk(event)) }
+    }
+
+    guard accumulator.chunkCount > 0 else {
+      throw GeminiError.invalidResponse("the stream ended without any chunk")
+    }
+    if let failure = accumulator.response.validationFailure(complete: true) { throw failure }
+    if accumulator.response.candidates.first?.finishReason == nil {
+      throw GeminiError.connectionLost("the stream ended before the answer finished")
+    }
+  }
+
+  private func decodeChunk(_ event: ServerSentEvent) throws -> GenerateContentResponse {
+    try decodeChunk(Data(event.data.utf8))
+  }
+
+  /// A chunk, or the error an in-stream Google error envelope stands for.
+  private func decodeChunk(_ data: Data) throws -> GenerateContentResponse {
+    if let envelope = try? Gemini.JSON.decode(GoogleErrorEnvelope.self, from: data) {
+      throw GeminiError.http(status: envelope.error.code, body: data)
+    }
+    return try decode(GenerateContentResponse.self, from: data)
+  }
+}

@@ -1,0 +1,74 @@
+import HybridAI
+
+extension GenerationConfig {
+  /// The configuration a Gemini request uses for `options`: the attached ``GenerationConfig``
+  /// (`options[GenerationConfig.self]`, set by `.gemini(…)` or `.hybrid(gemini:onDevice:)`) as it
+  /// is, or else the generic options meant for cloud models mapped onto Gemini's fields; `nil`
+  /// when nothing is set.
+  ///
+  /// | generic option | Gemini field |
+  /// |---|---|
+  /// | `temperature` | `temperature` |
+  /// | `sampling: .greedy` | `temperature: 0`, `topK: 1` |
+  /// | `sampling: .random(top: k, seed:)` | `topK: k`, `seed` |
+  /// | `sampling: .random(probabilityThreshold: p, seed:)` | `topP: p`, `seed` |
+  /// | `maximumResponseTokens` | `maxOutputTokens` |
+  /// | `stopSequences` | `stopSequences` |
+  ///
+  /// Seeds are 64-bit in HybridAI and 32-bit in Gemini: the low 32 bits are sent.
+  public static func forRequest(_ options: GenerationOptions) -> GenerationConfig? {
+    if let config = options[GenerationConfig.self] { return config }
+    let config = GenerationConfig(generic: options.genericOptions(for: .cloud))
+    return config == GenerationConfig() ? nil : config
+  }
+
+  /// Gemini's fields for HybridAI's generic options (see ``forRequest(_:)``).
+  public init(generic options: GenerationOptions) {
+    self.init(temperature: options.temperature, maxOutputTokens: options.maximumResponseTokens,
+              stopSequences: options.stopSequences.isEmpty ? nil : options.stopSequences)
+    switch options.sampling?.strategy {
+    case .greedy?:
+      temperature = 0
+      topK = 1
+    case .topK(let k, let seed)?:
+      topK = k
+      self.seed = seed.map { Int(Int32(truncatingIfNeeded: $0)) }
+    case .nucleus(let threshold, let seed)?:
+      topP = threshold
+      self.seed = seed.map { Int(Int32(truncatingIfNeeded: $0)) }
+    case nil:
+      break
+    }
+  }
+}
+
+extension GenerationOptions {
+  /// HybridAI's generic options for a Gemini configuration (what a Gemini-compatible server
+  /// hands its on-device model), with the configuration itself attached
+  /// (`options[GenerationConfig.self]`) for the fields that have no generic counterpart
+  /// (`responseMimeType`, `responseJsonSchema`, `thinkingConfig`, …).
+  ///
+  /// `topK` becomes `.random(top:)`, else `topP` becomes `.random(probabilityThreshold:)` (with
+  /// `seed`); `topK: 1` is greedy. The options apply to every model (`appliesTo` is `nil`).
+  ///
+  /// - Throws: ``GeminiConversionError/invalidOption(_:)`` for out-of-range values.
+  public init(geminiConfig config: GenerationConfig) throws {
+    self.init(temperature: config.temperature, maximumResponseTokens: config.maxOutputTokens,
+              stopSequences: config.stopSequences ?? [])
+    if let temperature = config.temperature, !(0...2).contains(temperature) {
+      throw GeminiConversionError.invalidOption("temperature \(temperature) is outside 0…2")
+    }
+    if let maxOutputTokens = config.maxOutputTokens, maxOutputTokens < 1 {
+      throw GeminiConversionError.invalidOption("maxOutputTokens must be positive, got \(maxOutputTokens)")
+    }
+    let seed = config.seed.map { UInt64(bitPattern: Int64($0)) }
+    if let topK = config.topK {
+      guard topK >= 1 else { throw GeminiConversionError.invalidOption("topK must be positive, got \(topK)") }
+      sampling = topK == 1 ? .greedy : .random(top: topK, seed: seed)
+    } else if let topP = config.topP {
+      guard (0...1).contains(topP) else { throw GeminiConversionError.invalidOption("topP \(topP) is outside 0…1") }
+      sampling = .random(probabilityThreshold: topP, seed: seed)
+    }
+    self[GenerationConfig.self] = config
+  }
+}

@@ -1,0 +1,51 @@
+extension GenerateContentResponse {
+  /// The error a response stands for, or `nil` when it is a usable answer.
+  ///
+  /// - The prompt was blocked (`promptFeedback.blockReason`, or feedback and no candidates):
+  ///   ``GeminiError/promptBlocked(reason:message:response:)``.
+  /// - The first candidate stopped for a policy reason (`SAFETY`, `RECITATION`, `BLOCKLIST`,
+  ///   `PROHIBITED_CONTENT`, `SPII`, `IMAGE_SAFETY`, …), even with some text, or for any other
+  ///   reason but `STOP`/`MAX_TOKENS` with no usable content (non-thought text or non-text data):
+  ///   ``GeminiError/responseStopped(reason:message:response:)``.
+  /// - No candidates at all, or (when `complete`) no finish reason and nothing usable:
+  ///   ``GeminiError/invalidResponse(_:)``.
+  ///
+  /// - Parameter complete: whether this is the whole answer (a unary response, or a stream that
+  ///   ended); a stream still running is only checked for blocks.
+  public func validationFailure(complete: Bool) -> GeminiError? {
+    if let reason = promptFeedback?.blockReason {
+      return .promptBlocked(reason: reason, message: promptFeedback?.blockReasonMessage, response: self)
+    }
+    guard let candidate = candidates.first else {
+      if let feedback = promptFeedback {
+        return .promptBlocked(reason: nil, message: feedback.blockReasonMessage, response: self)
+      }
+      return complete ? .invalidResponse("the response has no candidates") : nil
+    }
+    guard let reason = candidate.finishReason else {
+      if complete, !candidate.hasUsableContent {
+        return .invalidResponse("the answer has no content and no finish reason")
+      }
+      return nil
+    }
+    if reason.isSuccess { return nil }
+    if Gemini.FinishReason.blockingReasons.contains(reason) || !candidate.hasUsableContent {
+      return .responseStopped(reason: reason, message: candidate.finishMessage, response: self)
+    }
+    return nil
+  }
+}
+
+extension Gemini.Candidate {
+  /// Whether the candidate holds something besides thoughts: answer text, or non-text data
+  /// (a function call, inline data, code, …).
+  public var hasUsableContent: Bool {
+    content?.parts.contains { part in
+      switch part.data {
+      case .text(let text): !part.isThought && !text.isEmpty
+      case nil: false
+      default: true
+      }
+    } ?? false
+  }
+}

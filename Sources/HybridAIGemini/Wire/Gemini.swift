@@ -1,0 +1,12 @@
+/// The namespace of the Gemini REST API's wire types whose plain names would be too generic at the
+/// top level (`Content`, `Part`, `Candidate`, `Tool`, …).
+///
+/// The request and response envelopes and the configuration types keep their API names at the top
+/// level: ``GenerateContentRequest``, ``GenerateContentResponse``, ``GenerationConfig``,
+/// ``ThinkingConfig``, ``SafetySetting``, ``SafetyRating``, ``UsageMetadata``, ``PromptFeedback``,
+/// ``CountTokensRequest``, ``CountTokensResponse``, ``ListModelsResponse`` and ``GoogleErrorEnvelope``.
+///
+/// Every wire type is `Codable` both ways with the API's JSON names: `nil` fields are left out when
+/// encoding and unknown fields are ignored when decoding, so the same types serve the client
+/// (``GeminiModel``) and a Gemini-compatible server.
+public enum Gemini {}

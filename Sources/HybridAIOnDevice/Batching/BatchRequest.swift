@@ -1,0 +1,19 @@
+import CLlama
+import HybridAI
+
+/// One generation handed to a ``BatchScheduler``: a tokenized prompt, how to answer it, and
+/// where the answer goes.
+struct BatchRequest: Sendable {
+  /// The prompt, chat template applied.
+  let promptTokens: [llama_token]
+  /// Sampling, limits and stop sequences (already scoped to the on-device model).
+  let options: GenerationOptions
+  /// Reported as ``RawResponse/modelVersion``.
+  let modelVersion: String
+  /// When the caller asked, for ``GenerationTimings/timeToFirstToken``.
+  let requestStarted: ContinuousClock.Instant
+  /// Set when the consumer goes away; the scheduler drops the request at its next step.
+  let cancellation: CancellationFlag
+  /// Receives the text deltas and the final ``GenerationEvent/completed(_:)`` event, or the error.
+  let continuation: AsyncThrowingStream<GenerationEvent, any Error>.Continuation
+}

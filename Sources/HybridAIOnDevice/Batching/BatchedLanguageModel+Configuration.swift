@@ -1,0 +1,31 @@
+import Foundation
+
+extension BatchedLanguageModel {
+  /// How a ``BatchedLanguageModel`` runs: how many requests decode together and how much context
+  /// each one gets.
+  public struct Configuration: Sendable, Hashable {
+    /// Requests decoded together, each in its own llama.cpp sequence. Further requests wait in a
+    /// first-in, first-out queue until a sequence is free.
+    public var maxConcurrentSequences: Int
+    /// Tokens (prompt and answer) each request may use, capped at the model's training context.
+    /// The KV cache holds `maxConcurrentSequences × contextSizePerSequence` tokens.
+    public var contextSizePerSequence: Int
+    /// The most tokens evaluated in one llama.cpp batch (one decode step), at least
+    /// ``maxConcurrentSequences``.
+    public var batchSize: Int
+    /// CPU threads; defaults to the number of cores.
+    public var threads: Int
+    /// The chat template; `nil` uses the one stored in the GGUF file.
+    public var chatTemplate: ChatTemplate?
+
+    /// A configuration; every value is clamped to at least 1.
+    public init(maxConcurrentSequences: Int = 8, contextSizePerSequence: Int = 4096, batchSize: Int = 512,
+                threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil) {
+      self.maxConcurrentSequences = max(1, maxConcurrentSequences)
+      self.contextSizePerSequence = max(1, contextSizePerSequence)
+      self.batchSize = max(1, batchSize)
+      self.threads = max(1, threads)
+      self.chatTemplate = chatTemplate
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import CLlama
+import Foundation
+import HybridAI
+import Logging
+import Synchronization
+
+/// An on-device model that serves many requests at once by decoding them together: continuous
+/// batching on one llama.cpp context, for servers.
+///
+/// ```swift
+/// let model = BatchedLanguageModel(modelPath: path, configuration: .init(maxConcurrentSequences: 8))
+/// // Requests from different tasks share each decode step.
+/// for try await event in model.generate(request) { … }
+/// ```
+///
+/// Every request is a llama.cpp sequence of one shared context; each step evaluates one token of
+/// every decoding request (plus prompt chunks of new ones) in a single batch, so a pass over the
+/// weights serves them all. Requests beyond
+/// ``Configuration/maxConcurrentSequences`` wait in a first-in, first-out queue. With greedy
+/// sampling a request gets the same text as from ``SystemLanguageModel``.
+///
+/// Unlike ``SystemLanguageModel`` it keeps no KV cache between requests: each request evaluates
+/// its whole prompt (``Usage/cachedPromptTokens`` is 0), as suits a stateless API.
+public final class BatchedLanguageModel: LanguageModel {
+  /// The GGUF file.
+  public let modelPath: String
+  /// How the model runs.
+  public let configuration: Configuration
+
+  /// Availability checks and prompt preparation (weights, chat template, tokenizer) are the same
+  /// as the single-session model's; its context size is the batched KV cache's, for the memory check.
+  private let singleSession: SystemLanguageModel
+  /// The scheduler for the weights now loaded; replaced when the model file changes.
+  private let currentScheduler = Mutex<BatchScheduler?>(nil)
+  private let logger: Logger
+
+  /// A batched model from any GGUF file.
+  public init(modelPath: String, configuration: Configuration = Configuration()) {
+    self.modelPath = modelPath
+    self.configuration = configuration
+    singleSession = SystemLanguageModel(modelPath: modelPath, configuration: .init(
+      contextSize: configuration.maxConcurrentSequences * configuration.contextSizePerSequence,
+      batchSize: configuration.batchSize, threads: configuration.threads, chatTemplate: configuration.chatTemplate))
+    var logger = Logger(label: "HybridAI.onDevice.batched")
+    logger[metadataKey: "model"] = "\(URL(fileURLWithPath: modelPath).lastPathComponent)"
+    self.logger = logger
+  }
+
+  /// The file name without `.gguf`, e.g. `SmolLM2-135M-Instruct.Q4_1`; reported as `modelVersion`.
+  public var modelIdentifier: String { singleSession.modelIdentifier }
+
+  /// Always ``ModelSource/onDevice``.
+  public var source: ModelSource { .onDevice }
+
+  /// Whether the model can run now; the same checks as ``SystemLanguageModel/availability``, with
+  /// memory for the whole batched KV cache.
+  public var availability: ModelAvailability { singleSession.availability }
+
+  /// ``availability`` with a human-readable explanation when unavailable.
+  public var availabilityDetail: String? { singleSession.availabilityDetail }
+
+  /// Whether the rendered prompt fits one sequence's context (``Configuration/contextSizePerSequence``,
+  /// capped at the model's training context). Other problems are reported by ``generate(_:)``.
+  public func supports(_ request: GenerationRequest) async -> RequestSupport {
+    guard let prepared = try? await singleSession.prepare(request) else { return .supported }
+    let contextSize = contextSizePerSequence(for: prepared.weights)
+    guard prepared.tokens.count < contextSize else {
+      logger.debug("request does not fit a sequence's context", metadata: [
+        "promptTokens": "\(prepared.tokens.count)", "contextSize": "\(contextSize)",
+      ])
+      return .unsupported(.exceedsContextWindow(promptTokens: prepared.tokens.count, contextSize: contextSize))
+    }
+    return .supported
+  }
+
+  /// Generates the answer, decoding it together with the other requests in flight.
+  ///
+  /// Stopping the iteration (or cancelling its task) ends the request within one decode step.
+  /// A prompt that does not fit throws ``GenerationError/exceededContextWindowSize(promptTokens:contextSize:)``.
+  public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
+    let cancellation = CancellationFlag()
+    let task = Task {
+      do {
+        let started = ContinuousClock.now
+        let prepared = try await singleSession.prepare(request)
+        let contextSize = contextSizePerSequence(for: prepared.weights)
+        guard prepared.tokens.count < contextSize else {
+          throw GenerationError.exceededContextWindowSize(promptTokens: prepared.tokens.count, contextSize: contextSize)
+        }
+        try Task.checkCancellation()
+        await scheduler(for: prepared.weights).submit(BatchRequest(
+          promptTokens: prepared.tokens, options: request.options.genericOptions(for: .onDevice),
+          modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
+          continuation: continuation))
+      } catch {
+        continuation.finish(throwing: error)
+      }
+    }
+    continuation.onTermination = { _ in
+      cancellation.cancel()
+      task.cancel()
+    }
+    return stream
+  }
+
+  /// The number of tokens of `transcript` rendered with the chat template: the prompt tokens a
+  /// request with this transcript reports in ``Usage/promptTokens``.
+  public func tokenCount(for transcript: Transcript) async throws -> Int {
+    try await singleSession.prepare(GenerationRequest(transcript: transcript, options: GenerationOptions())).tokens.count
+  }
+
+  // MARK: - Internals
+
+  /// The scheduler serving these weights (made on first use).
+  func scheduler(for weights: LlamaModelWeights) -> BatchScheduler {
+    currentScheduler.withLock { current in
+      if let current, current.weights === weights { return current }
+      let made = BatchScheduler(weights: weights, settings: schedulerSettings(for: weights), logger: logger)
+      current = made
+      return made
+    }
+  }
+
+  private func schedulerSettings(for weights: LlamaModelWeights) -> BatchScheduler.Settings {
+    let sequences = min(configuration.maxConcurrentSequences, BatchScheduler.maximumSequences)
+    return BatchScheduler.Settings(
+      maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
+      batchSize: max(configuration.batchSize, sequences), threads: configuration.threads)
+  }
+
+  private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {
+    let configured = configuration.contextSizePerSequence
+    return weights.trainingContextLength > 0 ? min(configured, weights.trainingContextLength) : configured
+  }
+}

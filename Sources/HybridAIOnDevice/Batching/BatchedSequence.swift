@@ -1,0 +1,53 @@
+import CLlama
+import HybridAI
+
+/// A request being served in one llama.cpp sequence of a ``BatchScheduler``'s context: first its
+/// prompt is evaluated (in chunks, between other sequences' decode tokens), then it decodes one
+/// token per step until it finishes.
+///
+/// Owned and mutated only by the scheduler (on the llama thread).
+final class BatchedSequence {
+  /// The llama.cpp sequence id: its slot in the shared KV cache.
+  let id: llama_seq_id
+  let request: BatchRequest
+  let sampler: LlamaSampler
+  var text: GeneratedTextEmitter
+  /// `maximumResponseTokens`, or no limit.
+  let limit: Int
+
+  /// Tokens of this sequence in the KV cache (prompt and evaluated answer tokens); the position
+  /// of the next token.
+  var position = 0
+  /// The sampled token to evaluate in the next step, once the prompt is done.
+  var nextToken: llama_token?
+  /// Answer tokens generated so far.
+  var generated = 0
+  /// Where this sequence's logits are in the batch being decoded, if it asked for them.
+  var logitsIndex: Int32?
+  /// Tokens this sequence added to the batch being decoded.
+  var tokensInBatch = 0
+
+  let admitted: ContinuousClock.Instant
+  var promptEvaluated: ContinuousClock.Instant?
+  var firstToken: ContinuousClock.Instant?
+
+  init(id: llama_seq_id, request: BatchRequest, vocabularySize: Int) {
+    self.id = id
+    self.request = request
+    sampler = LlamaSampler(options: request.options, vocabularySize: vocabularySize)
+    text = GeneratedTextEmitter(stopSequences: request.options.stopSequences)
+    limit = request.options.maximumResponseTokens ?? Int.max
+    admitted = .now
+  }
+
+  /// Prompt tokens already in the KV cache.
+  var evaluatedPromptTokens: Int { min(position, request.promptTokens.count) }
+
+  /// Whether prompt tokens are still to be evaluated.
+  var isEvaluatingPrompt: Bool { position < request.promptTokens.count }
+
+  /// Hands text to the consumer.
+  func emit(_ delta: String) {
+    request.continuation.yield(.textDelta(delta))
+  }
+}

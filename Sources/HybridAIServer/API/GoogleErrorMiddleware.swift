@@ -1,0 +1,56 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Turns every error — ours, Hummingbird's (unknown route, body too large) or a model's — into
+/// Google's error envelope with the matching HTTP status, so clients never see a bare error page.
+struct GoogleErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+  let maxRequestBytes: Int
+
+  func handle(_ request: Request, context: Context,
+              next: (Request, Context) async throws -> Response) async throws -> Response {
+    do {
+      return try await next(request, context)
+    } catch {
+      let apiError = translate(error, path: request.uri.path)
+      context.logger.info("request failed", metadata: [
+        "path": "\(request.uri.path)", "status": "\(apiError.status.code)", "error": "\(apiError.message)",
+      ])
+      return apiError.response
+    }
+  }
+
+  private func translate(_ error: any Error, path: String) -> GoogleAPIError {
+    if let error = error as? GoogleAPIError { return error }
+    if let error = error as? HTTPError {
+      switch error.status {
+      case .contentTooLarge: return .payloadTooLarge(limit: maxRequestBytes)
+      case .notFound: return GoogleAPIError(status: .notFound, statusName: "NOT_FOUND",
+                                            message: "The requested URL \(path) was not found on this server.", reason: nil)
+      case .methodNotAllowed: return GoogleAPIError(status: .methodNotAllowed, statusName: "UNIMPLEMENTED",
+                                                    message: "Method not allowed for \(path).", reason: nil)
+      default: return GoogleAPIError(status: error.status, statusName: "INVALID_ARGUMENT",
+                                     message: error.body ?? error.status.reasonPhrase, reason: nil)
+      }
+    }
+    return .from(generationError: error)
+  }
+}
+
+extension GoogleAPIError {
+  /// The HTTP response: Google's envelope as JSON.
+  var response: Response {
+    let data = (try? JSONEncoder.api.encode(envelope)) ?? Data()
+    return Response(status: status, headers: [.contentType: "application/json; charset=UTF-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+}
+
+extension JSONEncoder {
+  /// The encoder for API responses.
+  static var api: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    return encoder
+  }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HybridAI
+import HybridAIGemini
+import Hummingbird
+import Logging
+
+/// A self-hosted, Gemini-compatible cloud: the Gemini REST API (`v1beta`) answered by local models.
+///
+/// ```swift
+/// let model = BatchedLanguageModel(modelPath: "/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+/// let server = GeminiCompatibleServer(models: [ServedModel(name: "smollm2", batched: model)])
+/// try await server.run { port in print("listening on \(port)") }   // until SIGINT/SIGTERM
+/// ```
+///
+/// Endpoints: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
+/// `:countTokens`; `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`). Errors use
+/// Google's envelope and status names, so `GeminiModel` and Google's own clients handle them as
+/// they would Google's.
+public struct GeminiCompatibleServer: Sendable {
+  public let configuration: ServerConfiguration
+  /// The models offered, by name.
+  public let models: [String: ServedModel]
+  /// Called with each generation request as decoded, before it is answered (for logs and tests).
+  public let onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)?
+
+  private let logger: Logger
+
+  public init(configuration: ServerConfiguration = ServerConfiguration(), models: [ServedModel],
+              logger: Logger = Logger(label: "HybridAI.server"),
+              onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)? = nil) {
+    precondition(!models.isEmpty, "a server needs at least one model")
+    self.configuration = configuration
+    self.models = Dictionary(models.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    self.onGenerateRequest = onGenerateRequest
+    self.logger = logger
+  }
+
+  /// Serves until the process gets SIGINT or SIGTERM (then finishes the requests in flight and
+  /// returns) or the calling task is cancelled. `onListening` receives the bound port, which is
+  /// useful with port `0`.
+  public func run(onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws {
+    let configuration = self.configuration
+    let app = Application(
+      router: makeRouter(),
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.host, port: configuration.port), serverName: "hybrid-serve"),
+      onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+      logger: logger)
+    try await app.runService()
+  }
+
+  func makeRouter() -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: GoogleErrorMiddleware(maxRequestBytes: configuration.maxRequestBytes))
+    router.add(middleware: APIKeyMiddleware(keys: configuration.apiKeys))
+    let endpoints = GeminiEndpoints(server: self)
+    for version in ["v1beta", "v1"] {
+      router.get("/\(version)/models") { _, _ in try endpoints.listModels() }
+      router.get("/\(version)/models/{model}") { _, context in
+        try endpoints.describeModel(try context.parameters.require("model"))
+      }
+      // `{model}` holds `name:method` here (Hummingbird matches whole path components).
+      router.post("/\(version)/models/{model}") { request, context in
+        try await endpoints.perform(try context.parameters.require("model"), request: request, context: context)
+      }
+    }
+    return router
+  }
+
+  func servedModel(named name: String, method: String) throws -> ServedModel {
+    let bare = name.hasPrefix("models/") ? String(name.dropFirst("models/".count)) : name
+    guard let model = models[bare] else { throw GoogleAPIError.modelNotFound(bare, method: method) }
+    return model
+  }
+}

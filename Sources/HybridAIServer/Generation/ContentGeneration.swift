@@ -1,0 +1,96 @@
+import Foundation
+import HybridAI
+import HybridAIGemini
+import Hummingbird
+import Logging
+
+/// Answers one `generateContent`, `streamGenerateContent` or `countTokens` call with a served model.
+struct ContentGeneration: Sendable {
+  let model: ServedModel
+  let logger: Logger
+
+  func countTokens(_ request: CountTokensRequest) async throws -> CountTokensResponse {
+    let wire = request.generateContentRequest ?? GenerateContentRequest(contents: request.contents ?? [])
+    let transcript = try makeGenerationRequest(from: wire).transcript
+    return CountTokensResponse(totalTokens: try await model.countTokens(transcript))
+  }
+
+  /// `generateContent`: the whole answer in one response.
+  func generate(_ wire: GenerateContentRequest) async throws -> GenerateContentResponse {
+    let request = try await checkedGenerationRequest(from: wire)
+    let chunks = ResponseChunks(modelVersion: model.modelVersion)
+    var text = ""
+    var completion: RawResponse?
+    for try await event in model.model.generate(request) {
+      switch event {
+      case .textDelta(let delta): text += delta
+      case .completed(let raw): completion = raw
+      }
+    }
+    guard let completion else { throw GoogleAPIError.internal("The model ended its answer without completing it.") }
+    return chunks.final(text: text, completion: completion)
+  }
+
+  /// `streamGenerateContent?alt=sse`: one server-sent event per text delta, the last one with the
+  /// finish reason and usage. Errors before the first delta get a normal error response; when the
+  /// client goes away, the write fails and generation is cancelled.
+  func stream(_ wire: GenerateContentRequest) async throws -> Response {
+    let request = try await checkedGenerationRequest(from: wire)
+    let events = GenerationEvents(model.model.generate(request))
+    let first = try await events.next()     // failures before the first chunk become HTTP errors
+    let modelVersion = model.modelVersion
+    let logger = self.logger
+    let body = ResponseBody { writer in
+      let chunks = ResponseChunks(modelVersion: modelVersion)
+      var event = first
+      do {
+        while let current = event {
+          switch current {
+          case .textDelta(let delta):
+            try await writer.write(ServerSentEvents.event(chunks.delta(delta)))
+          case .completed(let raw):
+            try await writer.write(ServerSentEvents.event(chunks.final(text: "", completion: raw)))
+          }
+          event = try await events.next()
+        }
+      } catch {
+        events.cancel()
+        logger.info("stream ended early", metadata: ["error": "\(error)"])
+        // Headers are gone already: end the stream with Google's error envelope as the last event.
+        if !(error is CancellationError) {
+          try? await writer.write(ServerSentEvents.event(GoogleAPIError.from(generationError: error).envelope))
+        }
+      }
+      try await writer.finish(nil)
+    }
+    return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+  }
+
+  // MARK: - Requests
+
+  private func makeGenerationRequest(from wire: GenerateContentRequest) throws -> GenerationRequest {
+    do {
+      let (transcript, options) = try wire.transcriptAndOptions()
+      guard case .prompt = transcript.last else {
+        throw GoogleAPIError.invalidArgument("contents must end with a user turn.")
+      }
+      return GenerationRequest(transcript: transcript, options: options)
+    } catch let error as GoogleAPIError {
+      throw error
+    } catch {
+      throw GoogleAPIError.invalidArgument("\(error)")
+    }
+  }
+
+  private func checkedGenerationRequest(from wire: GenerateContentRequest) async throws -> GenerationRequest {
+    let request = try makeGenerationRequest(from: wire)
+    if case .unavailable(let reason) = model.model.availability {
+      throw GenerationError.modelUnavailable(reason, detail: model.model.availabilityDetail ?? model.name)
+    }
+    if case .unsupported(let reason) = await model.model.supports(request) {
+      throw GenerationError.unsupported(reason)
+    }
+    logger.debug("generating", metadata: ["model": "\(model.name)", "turns": "\(request.transcript.count)"])
+    return request
+  }
+}

@@ -1,0 +1,36 @@
+import HybridAI
+import HybridAIOnDevice
+
+/// A model the server offers under a name, e.g. `models/smollm2`.
+public struct ServedModel: Sendable {
+  /// The name in URLs (`/v1beta/models/{name}:generateContent`), without `models/`.
+  public let name: String
+  /// The model that answers.
+  public let model: any LanguageModel
+  /// Counts the prompt tokens of a transcript, for `:countTokens` and usage.
+  public let countTokens: @Sendable (Transcript) async throws -> Int
+  /// The most prompt tokens a request may have.
+  public let inputTokenLimit: Int
+  /// The most tokens an answer may have.
+  public let outputTokenLimit: Int
+
+  public init(name: String, model: any LanguageModel, inputTokenLimit: Int, outputTokenLimit: Int,
+              countTokens: @escaping @Sendable (Transcript) async throws -> Int) {
+    self.name = name
+    self.model = model
+    self.inputTokenLimit = inputTokenLimit
+    self.outputTokenLimit = outputTokenLimit
+    self.countTokens = countTokens
+  }
+
+  /// A GGUF model served with continuous batching: concurrent requests decode together.
+  public init(name: String, batched model: BatchedLanguageModel) {
+    self.init(name: name, model: model,
+              inputTokenLimit: model.configuration.contextSizePerSequence,
+              outputTokenLimit: model.configuration.contextSizePerSequence,
+              countTokens: { try await model.tokenCount(for: $0) })
+  }
+
+  /// The `modelVersion` reported to clients: the served name, so answers say which server model replied.
+  var modelVersion: String { name }
+}

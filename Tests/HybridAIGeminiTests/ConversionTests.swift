@@ -1,0 +1,104 @@
+import Foundation
+import HybridAI
+import HybridAIGemini
+import Testing
+
+/// The server's direction: a Gemini request becomes a HybridAI transcript and options.
+@Suite("Request to transcript")
+struct ConversionTests {
+  private func decode(_ text: String) throws -> GenerateContentRequest {
+    try Gemini.JSON.decode(GenerateContentRequest.self, from: Data(text.utf8))
+  }
+
+  @Test("instructions, turns, thoughts and options")
+  func conversation() throws {
+    let request = try decode("""
+      {"systemInstruction": {"parts": [{"text": "Be brief."}]},
+       "contents": [
+         {"role": "user", "parts": [{"text": "Hi"}]},
+         {"role": "model", "parts": [{"text": "pondering", "thought": true}, {"text": "Hello!", "thoughtSignature": "c2ln"}]},
+         {"parts": [{"text": "Why is the sky "}, {"text": "blue?"}]}],
+       "generationConfig": {"temperature": 0.5, "topK": 40, "seed": 3, "maxOutputTokens": 20,
+                            "stopSequences": ["\\n\\n"], "responseMimeType": "application/json"}}
+      """)
+    let (transcript, options) = try request.transcriptAndOptions()
+    #expect(transcript.count == 4)
+    guard case .instructions(let instructions) = transcript[0], case .prompt(let first) = transcript[1],
+          case .response(let answer) = transcript[2], case .prompt(let second) = transcript[3] else {
+      Issue.record("unexpected entries: \(transcript.entries)")
+      return
+    }
+    #expect(transcript[0].text == "Be brief.")
+    _ = instructions
+    #expect(first.segments.count == 1 && transcript[1].text == "Hi")
+    #expect(transcript[2].text == "Hello!")
+    #expect(answer.providerContent?.provider == "gemini")
+    #expect(try answer.providerContent?.content.decode(as: Gemini.Content.self) == request.contents[1])
+    #expect(transcript[3].text == "Why is the sky blue?")
+    #expect(second.options == options)
+    #expect(options.temperature == 0.5)
+    #expect(options.sampling == .random(top: 40, seed: 3))
+    #expect(options.maximumResponseTokens == 20)
+    #expect(options.stopSequences == ["\n\n"])
+    #expect(options.appliesTo == nil)
+    #expect(options[GenerationConfig.self]?.responseMimeType == "application/json")
+  }
+
+  @Test("topP becomes nucleus sampling; topK 1 is greedy")
+  func sampling() throws {
+    let nucleus = try GenerationOptions(geminiConfig: GenerationConfig(topP: 0.9))
+    #expect(nucleus.sampling == .random(probabilityThreshold: 0.9))
+    let greedy = try GenerationOptions(geminiConfig: GenerationConfig(topK: 1))
+    #expect(greedy.sampling == .greedy)
+  }
+
+  @Test("inputs the on-device model cannot take are typed errors",
+        arguments: [
+          (#"{"inlineData": {"mimeType": "image/png", "data": "iVBO"}}"#, "inlineData (image/png)"),
+          (#"{"fileData": {"fileUri": "gs://b/f"}}"#, "fileData"),
+          (#"{"functionResponse": {"name": "now", "response": {}}}"#, "functionResponse"),
+        ])
+  func unsupportedInput(_ part: String, _ kind: String) throws {
+    let request = try decode(#"{"contents": [{"role": "user", "parts": [\#(part)]}]}"#)
+    #expect(throws: GeminiConversionError.unsupportedInput(kind)) { try request.transcriptAndOptions() }
+    #expect(GeminiConversionError.unsupportedInput(kind).unsupportedReason == .unsupportedInput(kind))
+  }
+
+  @Test("unknown roles and out-of-range options are typed errors")
+  func invalid() throws {
+    let function = try decode(#"{"contents": [{"role": "function", "parts": [{"text": "x"}]}]}"#)
+    #expect(throws: GeminiConversionError.unsupportedRole("function")) { try function.transcriptAndOptions() }
+    let badTopP = try decode(#"{"contents": [], "generationConfig": {"topP": 1.5}}"#)
+    #expect(throws: GeminiConversionError.self) { try badTopP.transcriptAndOptions() }
+  }
+
+  @Test("a transcript survives the trip to a request and back")
+  func roundTrip() throws {
+    let transcript = Transcript(entries: [
+      .instructions(Transcript.Instructions(text: "Rules")),
+      .prompt(Transcript.Prompt(text: "Q1")),
+      .response(Transcript.Response(text: "A1")),
+      .prompt(Transcript.Prompt(text: "Q2")),
+    ])
+    let request = GenerateContentRequest(transcript: transcript, options: GenerationOptions(temperature: 0.4))
+    let (back, options) = try request.transcriptAndOptions()
+    #expect(back.map(\.text) == transcript.map(\.text))
+    #expect(options.temperature == 0.4)
+  }
+
+  @Test("usage and finish reasons convert both ways")
+  func responseConversions() {
+    let usage = Usage(gemini: UsageMetadata(promptTokenCount: 10, cachedContentTokenCount: 4, candidatesTokenCount: 20,
+                                            thoughtsTokenCount: 5))
+    #expect(usage == Usage(promptTokens: 10, cachedPromptTokens: 4, outputTokens: 25))
+    let back = UsageMetadata(Usage(promptTokens: 7, outputTokens: 3))
+    #expect(back.promptTokenCount == 7 && back.candidatesTokenCount == 3 && back.totalTokenCount == 10)
+    #expect(back.cachedContentTokenCount == nil)
+    #expect(FinishReason(gemini: .stop) == .stop)
+    #expect(FinishReason(gemini: .maxTokens) == .maxTokens)
+    #expect(FinishReason(gemini: .safety) == .other("SAFETY"))
+    #expect(Gemini.FinishReason(FinishReason.maxTokens) == .maxTokens)
+    #expect(Gemini.FinishReason(FinishReason.contextWindowFull) == .maxTokens)
+    #expect(Gemini.FinishReason(FinishReason.stop) == .stop)
+  }
+}

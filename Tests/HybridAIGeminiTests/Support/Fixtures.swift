@@ -1,0 +1,128 @@
+import Foundation
+import HybridAI
+import Testing
+
+/// The recorded Gemini responses in `shared/fixtures/gemini-mock-responses`, found from this
+/// file's path by walking up to a directory that contains `shared/fixtures/gemini-mock-responses`,
+/// or from `$HYBRIDAI_GEMINI_FIXTURES`.
+enum Fixtures {
+  struct NotFound: Error, CustomStringConvertible {
+    var description: String {
+      "the Gemini fixtures were not found: no ancestor of \(Fixtures.sourceFile) contains "
+        + "shared/fixtures/gemini-mock-responses, and HYBRIDAI_GEMINI_FIXTURES is not set. "
+        + "Clone the shared directory beside the repository or set HYBRIDAI_GEMINI_FIXTURES."
+    }
+  }
+
+  static let sourceFile = #filePath
+
+  static func directory() throws -> URL {
+    if let path = ProcessInfo.processInfo.environment["HYBRIDAI_GEMINI_FIXTURES"], !path.isEmpty {
+      return URL(fileURLWithPath: path, isDirectory: true)
+    }
+    var directory = URL(fileURLWithPath: sourceFile).deletingLastPathComponent()
+    while directory.path != "/" {
+      let candidate = directory.appendingPathComponent("shared/fixtures/gemini-mock-responses", isDirectory: true)
+      if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+      directory = directory.deletingLastPathComponent()
+    }
+    throw NotFound()
+  }
+
+  static func data(_ name: String) throws -> Data {
+    try Data(contentsOf: directory().appendingPathComponent(name))
+  }
+
+  /// Every response file (everything but the licence).
+  static func allFileNames() throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory().path)
+      .filter { $0.hasSuffix(".json") || $0.hasSuffix(".txt") }
+      .sorted()
+  }
+}
+
+/// What a fixture says, read with the core's `JSONValue` and plain string handling only — not
+/// with the module under test — so tests compare the client's results with independent values.
+struct FixtureFacts {
+  /// The JSON objects: one for a unary body, one per `data:` line for a stream.
+  var chunks: [JSONValue]
+
+  init(_ data: Data, streaming: Bool) throws {
+    let text = String(decoding: data, as: UTF8.self)
+    if streaming, text.contains("data:") {
+      chunks = try text.split(whereSeparator: \.isNewline)
+        .filter { $0.hasPrefix("data:") }
+        .map { try JSONDecoder().decode(JSONValue.self, from: Data($0.dropFirst(5).utf8)) }
+    } else {
+      chunks = [try JSONDecoder().decode(JSONValue.self, from: data)]
+    }
+  }
+
+  private var firstCandidates: [JSONValue] {
+    chunks.compactMap { chunk in
+      if case .array(let candidates)? = chunk["candidates"] { return candidates.first }
+      return nil
+    }
+  }
+
+  private var parts: [JSONValue] {
+    firstCandidates.flatMap { candidate -> [JSONValue] in
+      if case .array(let parts)? = candidate["content"]?["parts"] { return parts }
+      return []
+    }
+  }
+
+  private func isThought(_ part: JSONValue) -> Bool { part["thought"] == .bool(true) }
+
+  /// The answer's text (thoughts excluded).
+  var text: String { parts.filter { !isThought($0) }.compactMap { $0["text"]?.string }.joined() }
+  /// The thoughts' text.
+  var thoughtText: String { parts.filter(isThought).compactMap { $0["text"]?.string }.joined() }
+  /// Every thought signature, in order.
+  var signatures: [String] { parts.compactMap { $0["thoughtSignature"]?.string } }
+  /// The kinds of non-text parts, in order.
+  var dataKinds: [String] {
+    parts.compactMap { part in
+      ["inlineData", "functionCall", "executableCode", "codeExecutionResult"].first { part[$0] != nil }
+    }
+  }
+  var finishReason: String? { firstCandidates.compactMap { $0["finishReason"]?.string }.last }
+  var finishMessage: String? { firstCandidates.compactMap { $0["finishMessage"]?.string }.last }
+  var modelVersion: String? { chunks.compactMap { $0["modelVersion"]?.string }.last }
+  var responseId: String? { chunks.compactMap { $0["responseId"]?.string }.last }
+  var usage: JSONValue? { chunks.compactMap { $0["usageMetadata"] }.last }
+  func usage(_ field: String) -> Int { usage?[field]?.int ?? 0 }
+  /// The last non-empty grounding metadata.
+  var grounding: JSONValue? {
+    firstCandidates.compactMap { $0["groundingMetadata"] }.last { $0 != .object([:]) }
+      ?? firstCandidates.compactMap { $0["groundingMetadata"] }.last
+  }
+  var urlContext: JSONValue? { firstCandidates.compactMap { $0["urlContextMetadata"] }.last }
+  /// All citation sources, duplicates dropped.
+  var citationSources: [JSONValue] {
+    var sources: [JSONValue] = []
+    for candidate in firstCandidates {
+      if case .array(let list)? = candidate["citationMetadata"]?["citationSources"] {
+        for source in list where !sources.contains(source) { sources.append(source) }
+      }
+    }
+    return sources
+  }
+  var safetyRatings: JSONValue? { firstCandidates.compactMap { $0["safetyRatings"] }.last }
+  var blockReason: String? { chunks.compactMap { $0["promptFeedback"]?["blockReason"]?.string }.last }
+  var blockReasonMessage: String? { chunks.compactMap { $0["promptFeedback"]?["blockReasonMessage"]?.string }.last }
+  /// The HTTP status of an error body (`error.code`), or `nil`.
+  var errorCode: Int? { chunks.first?["error"]?["code"]?.int }
+}
+
+extension JSONValue {
+  var string: String? {
+    if case .string(let value) = self { return value }
+    return nil
+  }
+
+  var int: Int? {
+    if case .number(let value) = self { return Int(value) }
+    return nil
+  }
+}

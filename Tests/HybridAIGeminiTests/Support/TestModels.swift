@@ -1,0 +1,73 @@
+import Foundation
+import HybridAI
+import HybridAIGemini
+import Synchronization
+
+/// Retries fast enough for tests.
+let fastRetries = GeminiModel.RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(2), maxBackoff: .milliseconds(10))
+
+/// A Gemini model pointed at a test server.
+func testModel(_ server: TestHTTPServer, name: String = "test-model", apiKey: String? = "test-key",
+               retryPolicy: GeminiModel.RetryPolicy = fastRetries) -> GeminiModel {
+  GeminiModel(name: name, apiKey: apiKey, baseURL: server.baseURL,
+              configuration: GeminiModel.Configuration(connectTimeout: .seconds(5), readTimeout: .seconds(20),
+                                                       retryPolicy: retryPolicy))
+}
+
+/// A Gemini model pointed at `url`.
+func testModel(url: String, connectTimeout: Duration = .seconds(5)) -> GeminiModel {
+  GeminiModel(name: "test-model", apiKey: nil, baseURL: URL(string: url)!,
+              configuration: GeminiModel.Configuration(connectTimeout: connectTimeout, retryPolicy: .none))
+}
+
+/// A one-prompt generation request.
+func request(_ prompt: String = "Hello", options: GenerationOptions = GenerationOptions()) -> GenerationRequest {
+  GenerationRequest(transcript: Transcript(entries: [.prompt(Transcript.Prompt(text: prompt))]), options: options)
+}
+
+/// What a generation produced: its text deltas, then its completion or error.
+struct Outcome: Sendable {
+  var deltas: [String] = []
+  var raw: RawResponse?
+  var error: (any Error)?
+
+  var text: String { deltas.joined() }
+  var geminiError: GeminiError? { error as? GeminiError }
+}
+
+/// Runs a generation to its end.
+func run(_ model: some LanguageModel, _ request: GenerationRequest) async -> Outcome {
+  var outcome = Outcome()
+  do {
+    for try await event in model.generate(request) {
+      switch event {
+      case .textDelta(let text): outcome.deltas.append(text)
+      case .completed(let raw): outcome.raw = raw
+      }
+    }
+  } catch {
+    outcome.error = error
+  }
+  return outcome
+}
+
+/// The JSON body of a recorded request, read with the core's `JSONValue`.
+func jsonBody(_ request: TestHTTPServer.Request) throws -> JSONValue {
+  try JSONDecoder().decode(JSONValue.self, from: request.body)
+}
+
+/// A stand-in on-device model for hybrid-routing tests: answers "on-device answer".
+struct StubOnDeviceModel: LanguageModel {
+  var modelIdentifier: String { "stub-on-device" }
+  var source: ModelSource { .onDevice }
+  var availability: ModelAvailability { .available }
+  func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
+  func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
+    AsyncThrowingStream { continuation in
+      continuation.yield(.textDelta("on-device answer"))
+      continuation.yield(.completed(RawResponse(modelVersion: modelIdentifier, source: .onDevice,
+                                                usage: Usage(promptTokens: 1, outputTokens: 3), finishReason: .stop)))
+      continuation.finish()
+    }
+  }
+}

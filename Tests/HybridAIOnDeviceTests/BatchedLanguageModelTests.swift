@@ -1,0 +1,285 @@
+import Foundation
+import HybridAI
+@testable import HybridAIOnDevice
+import Synchronization
+import Testing
+
+/// Real-model tests of continuous batching: SmolLM2-135M, greedy, short answers. Serialized to
+/// keep 2 cores uncontended.
+@Suite("BatchedLanguageModel: continuous batching on llama.cpp", .serialized)
+struct BatchedLanguageModelTests {
+  static let prompts = [
+    "Name three colors.",
+    "What is the capital of France? Answer in one sentence.",
+    "Write a haiku about the sea.",
+    "Explain in two sentences why the sky is blue, for a child who is five years old.",
+    "List four animals that live on a farm.",
+  ]
+
+  func batchedModel(sequences: Int = 4, contextSizePerSequence: Int = 2048) throws -> BatchedLanguageModel {
+    _ = try TestModel.requireModel()
+    return BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: sequences, contextSizePerSequence: contextSizePerSequence))
+  }
+
+  @Test("identity, availability and source")
+  func identity() throws {
+    let model = try batchedModel()
+    #expect(model.modelIdentifier == "SmolLM2-135M-Instruct.Q4_1")
+    #expect(model.source == .onDevice)
+    #expect(model.availability == .available, "\(model.availabilityDetail ?? "")")
+  }
+
+  @Test("a single greedy request gives exactly SystemLanguageModel's text")
+  func singleRequestMatchesSystemModel() async throws {
+    let system = try TestModel.requireModel()
+    let batched = try batchedModel()
+    for prompt in Self.prompts.prefix(3) {
+      let expected = try await Answer.collect(system, prompt, TestModel.greedy)
+      let actual = try await Answer.collect(batched, prompt, TestModel.greedy)
+      #expect(!actual.text.isEmpty)
+      #expect(actual.text == expected.text, "prompt: \(prompt)")
+      #expect(actual.response.usage.promptTokens == expected.response.usage.promptTokens)
+      #expect(actual.response.usage.outputTokens == expected.response.usage.outputTokens)
+      #expect(actual.response.finishReason == expected.response.finishReason)
+      #expect(actual.response.modelVersion == "SmolLM2-135M-Instruct.Q4_1")
+      #expect(actual.response.source == .onDevice)
+    }
+  }
+
+  @Test("4 concurrent greedy requests each give the text they give alone")
+  func concurrentRequestsMatchSolo() async throws {
+    let model = try batchedModel(sequences: 4)
+    let prompts = Array(Self.prompts.prefix(4))
+    var solo: [String] = []
+    for prompt in prompts { solo.append(try await Answer.collect(model, prompt, TestModel.greedy).text) }
+
+    // All four at once: their prompts are evaluated in one batch, then they decode together.
+    let together = try await Answer.collectConcurrently(model, prompts, TestModel.greedy)
+    #expect(together.map(\.text) == solo)
+
+    // Staggered: three prompts are evaluated while the first one is decoding.
+    let first = Answer.Recorder()
+    let firstTask = Task { try await Answer.collect(model, prompts[0], TestModel.greedy, recorder: first) }
+    while first.deltas == 0 { try await Task.sleep(for: .milliseconds(2)) }
+    let others = try await Answer.collectConcurrently(model, Array(prompts.dropFirst()), TestModel.greedy)
+    #expect(try await firstTask.value.text == solo[0])
+    #expect(others.map(\.text) == Array(solo.dropFirst()))
+  }
+
+  @Test("more requests than sequences wait their turn and all complete correctly")
+  func queueBeyondMaxSequences() async throws {
+    let model = try batchedModel(sequences: 2)
+    var solo: [String] = []
+    for prompt in Self.prompts { solo.append(try await Answer.collect(model, prompt, TestModel.greedy).text) }
+    let together = try await Answer.collectConcurrently(model, Self.prompts, TestModel.greedy)
+    #expect(together.map(\.text) == solo)
+    #expect(together.allSatisfy { $0.response.usage.outputTokens > 0 })
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path)
+    let load = await model.scheduler(for: weights).load
+    #expect(load.active == 0 && load.waiting == 0)
+  }
+
+  @Test("cancelling one stream stops it promptly and frees its sequence; the others complete")
+  func cancelOneStream() async throws {
+    let model = try batchedModel(sequences: 4)
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path)
+    let scheduler = model.scheduler(for: weights)
+    let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 160)
+    let prompt = "Write a very long essay about the history of computing."
+    let expected = try await Answer.collect(model, "Write a long story about a dragon.", long)
+
+    let cancelled = Answer.Recorder()
+    let victim = Task { try await Answer.collect(model, prompt, long, recorder: cancelled) }
+    let survivors = Task {
+      try await Answer.collectConcurrently(model, Array(repeating: "Write a long story about a dragon.", count: 2), long)
+    }
+    while cancelled.deltas < 3 { try await Task.sleep(for: .milliseconds(2)) }
+    victim.cancel()
+    // Its sequence leaves at the next step, long before the survivors' 160 tokens are done.
+    var polls = 0
+    while await scheduler.load.active > 2, polls < 5000 {
+      try await Task.sleep(for: .milliseconds(1))
+      polls += 1
+    }
+    #expect(await scheduler.load.active <= 2)
+    let deltasAtCancel = cancelled.deltas
+    _ = try? await victim.value
+    #expect(cancelled.deltas <= deltasAtCancel + 1)
+    #expect(cancelled.completed == false)
+
+    let finished = try await survivors.value
+    for answer in finished {
+      #expect(answer.text == expected.text)
+      #expect(answer.response.usage.outputTokens == expected.response.usage.outputTokens)
+    }
+    #expect(await scheduler.load.active == 0)
+    // The freed sequence is clean: a new request there gives the usual answer.
+    #expect(try await Answer.collect(model, Self.prompts[0], TestModel.greedy).text
+              == Answer.collect(try TestModel.requireModel(), Self.prompts[0], TestModel.greedy).text)
+  }
+
+  @Test("maximumResponseTokens ends with maxTokens and the exact token count")
+  func maxTokens() async throws {
+    let model = try batchedModel()
+    let answer = try await Answer.collect(
+      model, "Write a long story about a dragon.", GenerationOptions(sampling: .greedy, maximumResponseTokens: 5))
+    #expect(answer.response.usage.outputTokens == 5)
+    #expect(answer.response.finishReason == .maxTokens)
+    #expect(answer.response.timings?.generatedTokens == 5)
+    #expect(answer.response.usage.cachedPromptTokens == 0)
+  }
+
+  @Test("the model ending its turn gives finishReason stop")
+  func endOfTurn() async throws {
+    let model = try batchedModel()
+    let answer = try await Answer.collect(
+      model, Self.prompts[0], GenerationOptions(sampling: .greedy, maximumResponseTokens: 64))
+    #expect(answer.response.finishReason == .stop)
+    #expect(answer.response.usage.outputTokens < 64)
+    #expect(!answer.text.isEmpty)
+  }
+
+  @Test("a stop sequence ends the answer before it, as with SystemLanguageModel")
+  func stopSequence() async throws {
+    let model = try batchedModel()
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 40)
+    let prompt = "Write two sentences about the sea."
+    let full = try await Answer.collect(model, prompt, options).text
+    let words = full.split(separator: " ")
+    try #require(words.count >= 4, "need a longer answer to pick a stop word from: \(full)")
+    let stopWord = String(words[words.count / 2])
+    var stopping = options
+    stopping.stopSequences = [stopWord]
+    let stopped = try await Answer.collect(model, prompt, stopping)
+    #expect(stopped.text == String(full[..<full.range(of: stopWord)!.lowerBound]))
+    #expect(stopped.response.finishReason == .stop)
+    let system = try await Answer.collect(try TestModel.requireModel(), prompt, stopping)
+    #expect(stopped.text == system.text)
+    #expect(stopped.response.usage.outputTokens == system.response.usage.outputTokens)
+  }
+
+  @Test("seeded random sampling gives SystemLanguageModel's text")
+  func seededSampling() async throws {
+    let model = try batchedModel()
+    let system = try TestModel.requireModel()
+    for sampling in [GenerationOptions.SamplingMode.random(top: 20, seed: 7), .random(probabilityThreshold: 0.9, seed: 7)] {
+      let options = GenerationOptions(sampling: sampling, temperature: 0.9, maximumResponseTokens: 24)
+      let batched = try await Answer.collect(model, "Tell me about cats.", options)
+      #expect(batched.text == (try await Answer.collect(system, "Tell me about cats.", options)).text, "\(sampling)")
+    }
+  }
+
+  @Test("a full sequence context ends with contextWindowFull")
+  func contextWindowFull() async throws {
+    let prompt = "Write a long story about a dragon."
+    let promptTokens = try await batchedModel().tokenCount(for: Answer.transcript(prompt))
+    let model = try batchedModel(contextSizePerSequence: promptTokens + 6)
+    let answer = try await Answer.collect(model, prompt, GenerationOptions(sampling: .greedy, maximumResponseTokens: 100))
+    #expect(answer.response.finishReason == .contextWindowFull)
+    #expect(answer.response.usage.outputTokens == 6)
+  }
+
+  @Test("tokenCount is the prompt token count a request reports")
+  func tokenCountMatchesUsage() async throws {
+    let model = try batchedModel()
+    var transcript = Answer.transcript(Self.prompts[1])
+    transcript.append(.response(.init(text: "Paris is the capital of France.")))
+    transcript.append(.prompt(.init(text: "And of Italy?")))
+    let count = try await model.tokenCount(for: transcript)
+    var reported: RawResponse?
+    for try await event in model.generate(GenerationRequest(transcript: transcript, options: TestModel.greedy)) {
+      if case .completed(let response) = event { reported = response }
+    }
+    #expect(count > 0)
+    #expect(reported?.usage.promptTokens == count)
+  }
+
+  @Test("a prompt longer than a sequence's context: supports() refuses and generate throws")
+  func contextOverflow() async throws {
+    let model = try batchedModel(contextSizePerSequence: 128)
+    let prompt = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 60)
+    let request = GenerationRequest(transcript: Answer.transcript(prompt), options: TestModel.greedy)
+    guard case .unsupported(.exceedsContextWindow(let tokens, let context)) = await model.supports(request) else {
+      Issue.record("supports() should report the overflow")
+      return
+    }
+    #expect(tokens > 128 && context == 128)
+    var thrown: (any Error)?
+    do { for try await _ in model.generate(request) {} } catch { thrown = error }
+    #expect(thrown as? GenerationError == .exceededContextWindowSize(promptTokens: tokens, contextSize: 128))
+    #expect(await model.supports(GenerationRequest(transcript: Answer.transcript("Hi"), options: TestModel.greedy)) == .supported)
+  }
+
+  @Test("a failed llama_decode fails the requests in that batch with a typed error; later requests work")
+  func decodeFailure() async throws {
+    let model = try batchedModel()
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path)
+    let scheduler = model.scheduler(for: weights)
+    let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 200)
+    let recorders = [Answer.Recorder(), Answer.Recorder()]
+    let tasks = recorders.map { recorder in
+      Task { try await Answer.collect(model, "Write a long story about a dragon.", long, recorder: recorder) }
+    }
+    while recorders.contains(where: { $0.deltas == 0 }) { try await Task.sleep(for: .milliseconds(2)) }
+    await scheduler.injectDecodeFailure(code: -3)
+    for task in tasks {
+      await #expect(throws: OnDeviceModelError.decodeFailed(code: -3)) { try await task.value }
+    }
+    #expect(await scheduler.load.active == 0)
+    let after = try await Answer.collect(model, Self.prompts[0], TestModel.greedy)
+    #expect(after.text == (try await Answer.collect(try TestModel.requireModel(), Self.prompts[0], TestModel.greedy)).text)
+  }
+}
+
+/// A collected answer stream.
+struct Answer: Sendable {
+  var text: String
+  var response: RawResponse
+
+  /// Counts what a stream delivered so far, readable from another task.
+  final class Recorder: Sendable {
+    private let state = Mutex((deltas: 0, completed: false))
+    var deltas: Int { state.withLock { $0.deltas } }
+    var completed: Bool { state.withLock { $0.completed } }
+    func delta() { state.withLock { $0.deltas += 1 } }
+    func complete() { state.withLock { $0.completed = true } }
+  }
+
+  static func transcript(_ prompt: String) -> Transcript {
+    Transcript(entries: [.prompt(.init(text: prompt))])
+  }
+
+  static func collect(_ model: some LanguageModel, _ prompt: String, _ options: GenerationOptions,
+                      recorder: Recorder = Recorder()) async throws -> Answer {
+    var text = ""
+    var response: RawResponse?
+    for try await event in model.generate(GenerationRequest(transcript: transcript(prompt), options: options)) {
+      if case .textDelta(let delta) = event {
+        #expect(response == nil, "text after the completed event")
+        text += delta
+        recorder.delta()
+      }
+      if case .completed(let completed) = event {
+        #expect(response == nil, "two completed events")
+        response = completed
+        recorder.complete()
+      }
+    }
+    try Task.checkCancellation()
+    return Answer(text: text, response: try #require(response))
+  }
+
+  /// Runs the prompts at the same time; answers in the prompts' order.
+  static func collectConcurrently(_ model: some LanguageModel, _ prompts: [String],
+                                  _ options: GenerationOptions) async throws -> [Answer] {
+    try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
+      for (index, prompt) in prompts.enumerated() {
+        group.addTask { (index, try await collect(model, prompt, options)) }
+      }
+      var answers = [Answer?](repeating: nil, count: prompts.count)
+      for try await (index, answer) in group { answers[index] = answer }
+      return answers.map { $0! }
+    }
+  }
+}

@@ -1,0 +1,98 @@
+"""Drives `hybrid serve` with Google's official `google-genai` client and prints what it observed.
+
+Run by HybridAIServerTests (GoogleGenAIConformanceTests) with the bootstrap's venv:
+    .deps/venv/bin/python genai_conformance.py BASE_URL MODEL API_KEY
+Prints one JSON object; the Swift test asserts on it. Every call that fails records its error
+instead of stopping the script, so one broken endpoint does not hide the others.
+"""
+import json
+import sys
+import time
+import traceback
+
+from google import genai
+from google.genai import errors, types
+
+base_url, model, api_key = sys.argv[1], sys.argv[2], sys.argv[3]
+observed = {"genai_version": genai.__version__}
+timings = {}
+observed["seconds"] = timings
+
+
+def client(key):
+    return genai.Client(api_key=key, http_options=types.HttpOptions(base_url=base_url, api_version="v1beta"))
+
+
+def record(name, action):
+    started = time.monotonic()
+    try:
+        observed[name] = action()
+    except errors.APIError as error:
+        observed[name] = {"api_error": {"code": error.code, "status": error.status, "message": error.message}}
+    except Exception as error:  # noqa: BLE001 - reported to the Swift test, which fails on it
+        observed[name] = {"exception": repr(error), "traceback": traceback.format_exc()}
+    timings[name] = round(time.monotonic() - started, 3)
+
+
+def usage(response):
+    meta = response.usage_metadata
+    return {"prompt": meta.prompt_token_count, "candidates": meta.candidates_token_count, "total": meta.total_token_count}
+
+
+greedy = types.GenerateContentConfig(temperature=0, top_k=1, max_output_tokens=12)
+good = client(api_key)
+prompt = "Name a colour."
+
+
+def generate():
+    response = good.models.generate_content(model=model, contents=prompt, config=greedy)
+    return {"text": response.text, "usage": usage(response), "model_version": response.model_version,
+            "finish_reason": str(response.candidates[0].finish_reason), "response_id": response.response_id}
+
+
+def stream():
+    chunks = list(good.models.generate_content_stream(model=model, contents=prompt, config=greedy))
+    return {"chunks": len(chunks), "text": "".join(chunk.text or "" for chunk in chunks), "usage": usage(chunks[-1]),
+            "finish_reason": str(chunks[-1].candidates[0].finish_reason)}
+
+
+def system_instruction():
+    config = types.GenerateContentConfig(temperature=0, top_k=1, max_output_tokens=12,
+                                         system_instruction="You are a pirate. Answer like a pirate.")
+    response = good.models.generate_content(model=model, contents=prompt, config=config)
+    return {"text": response.text, "usage": usage(response)}
+
+
+def chat():
+    session = good.chats.create(model=model, config=greedy, history=[
+        types.Content(role="user", parts=[types.Part(text="My name is Ada.")]),
+        types.Content(role="model", parts=[types.Part(text="Nice to meet you, Ada.")]),
+    ])
+    first = session.send_message("What is my name?")
+    second = session.send_message("Say it again.")
+    return {"first": {"text": first.text, "usage": usage(first)},
+            "second": {"text": second.text, "usage": usage(second)},
+            "history_length": len(session.get_history())}
+
+
+def count_tokens():
+    return {"total_tokens": good.models.count_tokens(model=model, contents=prompt).total_tokens}
+
+
+def list_and_get():
+    names = [entry.name for entry in good.models.list()]
+    info = good.models.get(model=model)
+    return {"names": names, "name": info.name, "input_token_limit": info.input_token_limit,
+            "supported_actions": info.supported_actions}
+
+
+record("generate", generate)
+record("stream", stream)
+record("system_instruction", system_instruction)
+record("chat", chat)
+record("count_tokens", count_tokens)
+record("models", list_and_get)
+wrong = client("not-the-key")
+record("wrong_key", lambda: wrong.models.generate_content(model=model, contents=prompt, config=greedy).text)
+record("unknown_model", lambda: good.models.generate_content(model="no-such-model", contents=prompt, config=greedy).text)
+print(json.dumps(observed))

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+
+/// `hybrid serve`'s Gemini-compatible API over real HTTP on loopback, with the real model.
+@Suite("Gemini-compatible server API", .serialized)
+struct ServerAPITests {
+  func url(_ server: RunningTestServer, _ path: String) -> URL {
+    URL(string: "\(server.baseURL.absoluteString)/v1beta/\(path)")!
+  }
+
+  @Test("generateContent answers with text, true usage, finish reason and the model version")
+  func generateContent() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let reply = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody("Name a colour."))
+    #expect(reply.status == 200)
+    let json = try reply.json
+    let candidate = try #require((json["candidates"] as? [[String: Any]])?.first)
+    let parts = try #require((candidate["content"] as? [String: Any])?["parts"] as? [[String: Any]])
+    let text = parts.compactMap { $0["text"] as? String }.joined()
+    #expect(!text.isEmpty)
+    #expect(json["modelVersion"] as? String == "smollm2")
+    #expect((json["responseId"] as? String)?.isEmpty == false)
+    let usage = try #require(json["usageMetadata"] as? [String: Any])
+    let candidates = try #require(usage["candidatesTokenCount"] as? Int)
+    let prompt = try #require(usage["promptTokenCount"] as? Int)
+    #expect((1...12).contains(candidates))
+    #expect(usage["totalTokenCount"] as? Int == prompt + candidates)
+    #expect(["STOP", "MAX_TOKENS"].contains(candidate["finishReason"] as? String))
+
+    // countTokens counts the same rendered prompt the answer's usage reports.
+    let count = try await HTTP.send(.POST, url(server, "models/smollm2:countTokens"),
+                                    json: ["contents": [["role": "user", "parts": [["text": "Name a colour."]]]]])
+    #expect(try count.json["totalTokens"] as? Int == prompt)
+  }
+
+  @Test("streamGenerateContent sends SSE chunks whose text adds up to the unary answer")
+  func streamMatchesUnary() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let body = HTTP.generateBody("Write one sentence about the sea.", maxOutputTokens: 20)
+    let unary = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: body)
+    let streamURL = URL(string: url(server, "models/smollm2:streamGenerateContent").absoluteString + "?alt=sse")!
+    let streamed = try await HTTP.send(.POST, streamURL, json: body)
+    #expect(streamed.status == 200)
+    #expect(streamed.contentType?.hasPrefix("text/event-stream") == true)
+    let events = try streamed.events
+    #expect(events.count >= 2)
+    func text(_ json: [String: Any]) -> String {
+      let candidate = (json["candidates"] as? [[String: Any]])?.first
+      let parts = (candidate?["content"] as? [String: Any])?["parts"] as? [[String: Any]] ?? []
+      return parts.compactMap { $0["text"] as? String }.joined()
+    }
+    #expect(events.map(text).joined() == text(try unary.json))
+    let last = try #require(events.last)
+    #expect(((last["candidates"] as? [[String: Any]])?.first?["finishReason"] as? String) != nil)
+    #expect((last["usageMetadata"] as? [String: Any])?["candidatesTokenCount"] as? Int
+            == (try unary.json["usageMetadata"] as? [String: Any])?["candidatesTokenCount"] as? Int)
+  }
+
+  @Test("systemInstruction, multi-turn contents and generationConfig are honoured")
+  func requestFieldsAreHonoured() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let plain = try await HTTP.send(.POST, url(server, "models/smollm2:countTokens"),
+                                    json: ["contents": [["role": "user", "parts": [["text": "Hello"]]]]])
+    let withSystem = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody(
+      "Hello", maxOutputTokens: 3, extra: [
+        "systemInstruction": ["parts": [["text": "You are a pirate."]]],
+      ]))
+    let plainCount = try #require(try plain.json["totalTokens"] as? Int)
+    let usage = try #require(try withSystem.json["usageMetadata"] as? [String: Any])
+    #expect(try #require(usage["promptTokenCount"] as? Int) > plainCount)
+    #expect(usage["candidatesTokenCount"] as? Int == 3)
+    let candidate = try #require((try withSystem.json["candidates"] as? [[String: Any]])?.first)
+    #expect(candidate["finishReason"] as? String == "MAX_TOKENS")
+    #expect(server.lastRequest?.systemInstruction != nil)
+
+    let multiTurn = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
+      "contents": [
+        ["role": "user", "parts": [["text": "My name is Ada."]]],
+        ["role": "model", "parts": [["text": "Hello Ada!"]]],
+        ["role": "user", "parts": [["text": "What is my name?"]]],
+      ],
+      "generationConfig": ["temperature": 0, "maxOutputTokens": 6, "stopSequences": ["\n"]],
+    ])
+    #expect(multiTurn.status == 200)
+    let multiUsage = try #require(try multiTurn.json["usageMetadata"] as? [String: Any])
+    #expect(try #require(multiUsage["promptTokenCount"] as? Int) > plainCount + 8)
+  }
+
+  @Test("models can be listed and described")
+  func listAndDescribeModels() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let list = try await HTTP.send(.GET, url(server, "models"))
+    let models = try #require(try list.json["models"] as? [[String: Any]])
+    #expect(models.compactMap { $0["name"] as? String } == ["models/smollm2"])
+    let one = try await HTTP.send(.GET, url(server, "models/smollm2"))
+    #expect(try one.json["inputTokenLimit"] as? Int == 1024)
+    #expect(try (one.json["supportedGenerationMethods"] as? [String])?.contains("streamGenerateContent") == true)
+    let missing = try await HTTP.send(.GET, url(server, "models/nope"))
+    #expect(missing.status == 404 && missing.errorStatus == "NOT_FOUND")
+  }
+
+  @Test("bad requests get Google's error envelope and status names")
+  func badRequests() async throws {
+    let server = try await RunningTestServer.start(maxRequestBytes: 4096)
+    defer { Task { await server.stop() } }
+    let unknownModel = try await HTTP.send(.POST, url(server, "models/gemini-9:generateContent"), json: HTTP.generateBody("hi"))
+    #expect(unknownModel.status == 404 && unknownModel.errorStatus == "NOT_FOUND")
+    #expect(try (unknownModel.json["error"] as? [String: Any])?["code"] as? Int == 404)
+
+    let invalidJSON = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), rawBody: Data("{\"contents\": [".utf8))
+    #expect(invalidJSON.status == 400 && invalidJSON.errorStatus == "INVALID_ARGUMENT")
+
+    let noContents = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: ["contents": []])
+    #expect(noContents.status == 400 && noContents.errorStatus == "INVALID_ARGUMENT")
+
+    let endsWithModel = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
+      "contents": [["role": "model", "parts": [["text": "hi"]]]]])
+    #expect(endsWithModel.status == 400 && endsWithModel.errorStatus == "INVALID_ARGUMENT")
+
+    let tooLarge = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"),
+                                       json: HTTP.generateBody(String(repeating: "x", count: 10_000)))
+    #expect(tooLarge.status == 413 && tooLarge.errorStatus == "INVALID_ARGUMENT")
+
+    let unknownMethod = try await HTTP.send(.POST, url(server, "models/smollm2:embedContent"), json: HTTP.generateBody("hi"))
+    #expect(unknownMethod.status == 404 && unknownMethod.errorStatus == "NOT_FOUND")
+
+    let unknownPath = try await HTTP.send(.GET, URL(string: "\(server.baseURL.absoluteString)/v2/whatever")!)
+    #expect(unknownPath.status == 404 && unknownPath.errorStatus == "NOT_FOUND")
+
+    // The server still answers after all that.
+    let good = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody("hi", maxOutputTokens: 2))
+    #expect(good.status == 200)
+  }
+
+  @Test("API keys: required when configured, accepted by header or ?key=")
+  func apiKeys() async throws {
+    let server = try await RunningTestServer.start(apiKeys: ["sesame"])
+    defer { Task { await server.stop() } }
+    let endpoint = url(server, "models/smollm2:generateContent")
+    let body = HTTP.generateBody("hi", maxOutputTokens: 2)
+    let missing = try await HTTP.send(.POST, endpoint, json: body)
+    #expect(missing.status == 403 && missing.errorStatus == "PERMISSION_DENIED")
+    let wrong = try await HTTP.send(.POST, endpoint, json: body, headers: ["x-goog-api-key": "open"])
+    #expect(wrong.status == 400 && wrong.errorStatus == "INVALID_ARGUMENT")
+    #expect(wrong.text.contains("API_KEY_INVALID"))
+    let header = try await HTTP.send(.POST, endpoint, json: body, headers: ["x-goog-api-key": "sesame"])
+    #expect(header.status == 200)
+    let query = try await HTTP.send(.POST, URL(string: endpoint.absoluteString + "?key=sesame")!, json: body)
+    #expect(query.status == 200)
+    let listWithoutKey = try await HTTP.send(.GET, url(server, "models"))
+    #expect(listWithoutKey.status == 403)
+  }
+}

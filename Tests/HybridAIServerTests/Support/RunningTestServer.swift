@@ -1,0 +1,64 @@
+import Foundation
+import HybridAI
+import HybridAIGemini
+import HybridAIOnDevice
+import HybridAIServer
+import Synchronization
+import Testing
+
+/// A real `GeminiCompatibleServer` on 127.0.0.1 (a free port) serving the bootstrap's SmolLM2 with
+/// continuous batching, recording every generation request it decodes.
+final class RunningTestServer: Sendable {
+  static let modelName = "smollm2"
+  static let modelPath = ModelLocator.defaultModelPath()
+
+  let port: Int
+  let log: RequestLog
+  private let task: Task<Void, any Error>
+
+  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+  private init(port: Int, log: RequestLog, task: Task<Void, any Error>) {
+    self.port = port
+    self.log = log
+    self.task = task
+  }
+
+  /// Starts a server; `apiKeys` non-empty makes keys required.
+  static func start(apiKeys: Set<String> = [], maxRequestBytes: Int = 1 << 20,
+                    maxConcurrentSequences: Int = 4) async throws -> RunningTestServer {
+    try #require(FileManager.default.fileExists(atPath: modelPath),
+                 "the test model is missing at \(modelPath): run scripts/bootstrap (make test does)")
+    var configuration = BatchedLanguageModel.Configuration()
+    configuration.maxConcurrentSequences = maxConcurrentSequences
+    configuration.contextSizePerSequence = 1024
+    let model = BatchedLanguageModel(modelPath: modelPath, configuration: configuration)
+    let log = RequestLog()
+    let server = GeminiCompatibleServer(
+      configuration: ServerConfiguration(host: "127.0.0.1", port: 0, apiKeys: apiKeys, maxRequestBytes: maxRequestBytes),
+      models: [ServedModel(name: modelName, batched: model)],
+      onGenerateRequest: { _, request in log.append(request) })
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let task = Task {
+      try await server.run { port in portContinuation.yield(port) }
+    }
+    var iterator = ports.makeAsyncIterator()
+    guard let port = await iterator.next() else { throw CancellationError() }
+    return RunningTestServer(port: port, log: log, task: task)
+  }
+
+  /// Stops the server and waits until it no longer listens.
+  func stop() async {
+    task.cancel()
+    _ = try? await task.value
+  }
+
+  /// The last generation request the server decoded.
+  var lastRequest: GenerateContentRequest? { log.requests.withLock { $0.last } }
+}
+
+/// The generation requests a server decoded, in order.
+final class RequestLog: Sendable {
+  let requests = Mutex<[GenerateContentRequest]>([])
+  func append(_ request: GenerateContentRequest) { requests.withLock { $0.append(request) } }
+}
