@@ -64,6 +64,7 @@ let package = Package(
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
@@ -107,6 +108,9 @@ let package = Package(
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
       swiftSettings: strictSwift),
     .testTarget(

@@ -73,4 +73,18 @@ struct InvalidResponseTests {
     #expect(outcome.text == "ab")
     #expect(outcome.raw?.modelVersion == "array-model")
   }
+
+  @Test("a request that cannot be encoded is a typed error and is not sent")
+  func unencodableRequest() async throws {
+    let server = try await TestHTTPServer.start(replying: .json("{}"))
+    defer { Task { await server.stop() } }
+    let unencodable = GenerateContentRequest(contents: [.user("Hi")],
+                                             generationConfig: GenerationConfig(temperature: .nan))
+    await #expect {
+      _ = try await testModel(server).generateContent(unencodable)
+    } throws: { error in
+      if case .invalidRequest = error as? GeminiError { true } else { false }
+    }
+    #expect(server.requests.isEmpty)
+  }
 }

@@ -73,7 +73,7 @@ struct GenerativeModelSessionTests {
   @Test("an unavailable model throws modelUnavailable with its reason")
   func unavailableModel() async {
     let session = GenerativeModelSession(model: ScriptedLanguageModel(availability: .unavailable(.modelNotReady)))
-    await #expect(throws: GenerationError.modelUnavailable(.modelNotReady, detail: "scripted-model")) {
+    await #expect(throws: GenerationError.modelUnavailable(.modelNotReady, detail: "scripted")) {
       try await session.respond(to: "hi")
     }
   }
@@ -91,7 +91,7 @@ struct GenerativeModelSessionTests {
   @Test("a model stream that ends without completing throws incompleteResponse")
   func incompleteStream() async {
     let session = GenerativeModelSession(model: ScriptedLanguageModel(completes: false))
-    await #expect(throws: GenerationError.incompleteResponse(modelVersion: "scripted-model")) {
+    await #expect(throws: GenerationError.incompleteResponse(modelVersion: "scripted")) {
       try await session.respond(to: "hi")
     }
     #expect(session.transcript.isEmpty)

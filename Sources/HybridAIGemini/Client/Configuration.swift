@@ -15,6 +15,7 @@ extension GeminiClient {
     /// Retries after 429 and 5xx responses.
     public var retryPolicy: RetryPolicy
 
+    /// A configuration; every parameter has a production default.
     public init(apiVersion: String = "v1beta", connectTimeout: Duration = .seconds(10),
                 readTimeout: Duration? = .seconds(300), requestTimeout: Duration? = nil,
                 retryPolicy: RetryPolicy = .default) {

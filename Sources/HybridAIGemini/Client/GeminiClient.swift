@@ -114,8 +114,7 @@ public struct GeminiClient: Sendable {
     do {
       return try Gemini.JSON.encode(value)
     } catch {
-      throw GeminiError.invalidArgument(GeminiError.APIError(
-        httpStatus: 0, error: nil, rawBody: "the request could not be encoded: \(error)"))
+      throw GeminiError.invalidRequest("the request could not be encoded: \(error)")
     }
   }
 

@@ -22,6 +22,7 @@ extension GeminiClient {
     /// The longest delay a server may ask for and still be waited for.
     public var maxRetryAfter: Duration
 
+    /// A policy; tests use millisecond backoffs.
     public init(maxAttempts: Int = 3, initialBackoff: Duration = .milliseconds(500), maxBackoff: Duration = .seconds(8),
                 maxRetryAfter: Duration = .seconds(60)) {
       precondition(maxAttempts >= 1, "maxAttempts must be at least 1")

@@ -34,6 +34,8 @@ public enum GeminiError: Error, Sendable, Hashable, CustomStringConvertible {
   /// (`SAFETY`, `RECITATION`, …), or any other reason when nothing usable came back.
   /// `response` holds what did come back.
   case responseStopped(reason: Gemini.FinishReason, message: String?, response: GenerateContentResponse)
+  /// The request could not be sent as it is (it could not be encoded, e.g. a non-finite number).
+  case invalidRequest(String)
   /// The response could not be understood (invalid JSON, an unexpected shape, an empty answer).
   case invalidResponse(String)
   /// The connection failed after the server had started answering (a stream cut short).
@@ -50,6 +52,7 @@ public enum GeminiError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The start of the response body, when it was not a Google error body.
     public var rawBody: String?
 
+    /// An HTTP error from its status and body.
     public init(httpStatus: Int, error: GoogleErrorEnvelope.Body?, rawBody: String? = nil) {
       self.httpStatus = httpStatus
       self.error = error
@@ -110,6 +113,7 @@ public enum GeminiError: Error, Sendable, Hashable, CustomStringConvertible {
       "the prompt was blocked" + (reason.map { ": \($0)" } ?? "") + (message.map { " (\($0))" } ?? "")
     case .responseStopped(let reason, let message, _):
       "the answer stopped: \(reason)" + (message.map { " (\($0))" } ?? "")
+    case .invalidRequest(let detail): "invalid request: \(detail)"
     case .invalidResponse(let detail): "invalid response from Gemini: \(detail)"
     case .connectionLost(let detail): "the connection to Gemini was lost mid-answer: \(detail)"
     case .transportFailure(let detail): "the request to Gemini failed: \(detail)"

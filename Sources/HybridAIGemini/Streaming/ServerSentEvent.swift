@@ -9,6 +9,7 @@ public struct ServerSentEvent: Sendable, Hashable {
   /// The reconnection time the server asked for (`retry:` field), in milliseconds.
   public var retry: Int?
 
+  /// An event from its fields.
   public init(event: String? = nil, data: String, id: String? = nil, retry: Int? = nil) {
     self.event = event
     self.data = data

@@ -29,6 +29,7 @@ extension Gemini {
     /// The candidate's index in the response.
     public var index: Int?
 
+    /// A candidate from its fields.
     public init(content: Content? = nil, finishReason: FinishReason? = nil, finishMessage: String? = nil,
                 safetyRatings: [SafetyRating]? = nil, citationMetadata: JSONValue? = nil,
                 groundingMetadata: JSONValue? = nil, urlContextMetadata: JSONValue? = nil,

@@ -6,6 +6,7 @@ extension Gemini {
     /// The turn's parts, in order. Left out of the JSON when empty.
     public var parts: [Part]
 
+    /// A content from its role and parts.
     public init(role: String?, parts: [Part]) {
       self.role = role
       self.parts = parts

@@ -34,6 +34,7 @@ public struct CountTokensResponse: Sendable, Hashable, Codable {
   /// ``totalTokens`` by modality.
   public var promptTokensDetails: [Gemini.ModalityTokenCount]?
 
+  /// A count from its fields.
   public init(totalTokens: Int, cachedContentTokenCount: Int? = nil,
               promptTokensDetails: [Gemini.ModalityTokenCount]? = nil) {
     self.totalTokens = totalTokens

@@ -20,6 +20,7 @@ public struct GenerateContentRequest: Sendable, Hashable, Codable {
   /// The name of cached content to use as context (`cachedContents/…`).
   public var cachedContent: String?
 
+  /// A request from its fields.
   public init(contents: [Gemini.Content], systemInstruction: Gemini.Content? = nil,
               generationConfig: GenerationConfig? = nil, safetySettings: [SafetySetting]? = nil,
               tools: [Gemini.Tool]? = nil, toolConfig: JSONValue? = nil, cachedContent: String? = nil) {

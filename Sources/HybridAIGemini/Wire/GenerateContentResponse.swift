@@ -13,6 +13,7 @@ public struct GenerateContentResponse: Sendable, Hashable, Codable {
   /// When the response was created (RFC 3339), Vertex AI only.
   public var createTime: String?
 
+  /// A response from its fields.
   public init(candidates: [Gemini.Candidate] = [], promptFeedback: PromptFeedback? = nil,
               usageMetadata: UsageMetadata? = nil, modelVersion: String? = nil, responseId: String? = nil,
               createTime: String? = nil) {

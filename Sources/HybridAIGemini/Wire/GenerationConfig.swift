@@ -49,6 +49,7 @@ public struct GenerationConfig: Sendable, Hashable, Codable {
   /// Thinking settings.
   public var thinkingConfig: ThinkingConfig?
 
+  /// A configuration; every field left `nil` uses the model's default.
   public init(temperature: Double? = nil, topP: Double? = nil, topK: Int? = nil, candidateCount: Int? = nil,
               maxOutputTokens: Int? = nil, presencePenalty: Double? = nil, frequencyPenalty: Double? = nil,
               stopSequences: [String]? = nil, seed: Int? = nil, responseMimeType: String? = nil,

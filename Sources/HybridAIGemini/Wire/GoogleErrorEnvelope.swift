@@ -5,6 +5,7 @@ public struct GoogleErrorEnvelope: Sendable, Hashable, Codable, Error {
   /// The error.
   public var error: Body
 
+  /// An envelope around `error`.
   public init(error: Body) { self.error = error }
 
   /// An error body from its parts.
@@ -23,6 +24,7 @@ public struct GoogleErrorEnvelope: Sendable, Hashable, Codable, Error {
     /// Typed details (`google.rpc.ErrorInfo`, `RetryInfo`, `Help`, …), as data.
     public var details: [JSONValue]?
 
+    /// An error body from its fields.
     public init(code: Int, message: String, status: String?, details: [JSONValue]? = nil) {
       self.code = code
       self.message = message

@@ -28,6 +28,7 @@ extension Gemini {
     /// The default `topK`.
     public var topK: Int?
 
+    /// A model description from its fields.
     public init(name: String, baseModelId: String? = nil, version: String? = nil, displayName: String? = nil,
                 description: String? = nil, inputTokenLimit: Int? = nil, outputTokenLimit: Int? = nil,
                 supportedGenerationMethods: [String]? = nil, thinking: Bool? = nil, temperature: Double? = nil,
@@ -61,6 +62,7 @@ public struct ListModelsResponse: Sendable, Hashable, Codable {
   /// The token of the next page, or `nil` on the last page.
   public var nextPageToken: String?
 
+  /// A page of models.
   public init(models: [Gemini.ModelInfo], nextPageToken: String? = nil) {
     self.models = models
     self.nextPageToken = nextPageToken

@@ -22,6 +22,7 @@ extension Gemini {
     /// Members this library does not know, written back unchanged.
     public var otherFields: [String: JSONValue]
 
+    /// A part from its data and flags.
     public init(_ data: PartData?, thought: Bool? = nil, thoughtSignature: String? = nil,
                 videoMetadata: JSONValue? = nil, partMetadata: JSONValue? = nil, mediaResolution: JSONValue? = nil,
                 otherFields: [String: JSONValue] = [:]) {

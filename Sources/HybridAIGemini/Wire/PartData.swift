@@ -68,6 +68,7 @@ extension Gemini {
     /// The file's URI.
     public var fileUri: String
 
+    /// A file reference.
     public init(mimeType: String? = nil, fileUri: String) {
       self.mimeType = mimeType
       self.fileUri = fileUri
@@ -89,6 +90,7 @@ extension Gemini {
     /// The arguments, a JSON object.
     public var args: JSONValue?
 
+    /// A function call.
     public init(id: String? = nil, name: String, args: JSONValue? = nil) {
       self.id = id
       self.name = name
@@ -107,6 +109,7 @@ extension Gemini {
     /// Whether more responses to the same call follow (non-blocking calls).
     public var willContinue: Bool?
 
+    /// A function result.
     public init(id: String? = nil, name: String, response: JSONValue, willContinue: Bool? = nil) {
       self.id = id
       self.name = name
@@ -129,6 +132,7 @@ extension Gemini {
     /// The code.
     public var code: String
 
+    /// Code in `language`.
     public init(language: String, code: String) {
       self.language = language
       self.code = code
@@ -142,6 +146,7 @@ extension Gemini {
     /// Standard output, or the error.
     public var output: String?
 
+    /// A code execution result.
     public init(outcome: String, output: String? = nil) {
       self.outcome = outcome
       self.output = output

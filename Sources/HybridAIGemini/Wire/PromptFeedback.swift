@@ -8,6 +8,7 @@ public struct PromptFeedback: Sendable, Hashable, Codable {
   /// The prompt's safety ratings.
   public var safetyRatings: [SafetyRating]?
 
+  /// Feedback from its fields.
   public init(blockReason: Gemini.BlockReason? = nil, blockReasonMessage: String? = nil,
               safetyRatings: [SafetyRating]? = nil) {
     self.blockReason = blockReason

@@ -13,6 +13,7 @@ public struct SafetyRating: Sendable, Hashable, Codable {
   /// Whether this rating caused the content to be blocked.
   public var blocked: Bool?
 
+  /// A rating from its fields.
   public init(category: Gemini.HarmCategory, probability: Gemini.HarmProbability?, probabilityScore: Double? = nil,
               severity: String? = nil, severityScore: Double? = nil, blocked: Bool? = nil) {
     self.category = category

@@ -12,6 +12,7 @@ public struct SafetySetting: Sendable, Hashable, Codable {
   /// Whether the threshold applies to probability or severity (`PROBABILITY`, `SEVERITY`); Vertex AI only.
   public var method: String?
 
+  /// A filter that blocks `harmCategory` from `threshold` on.
   public init(harmCategory: Gemini.HarmCategory, threshold: Gemini.HarmBlockThreshold, method: String? = nil) {
     self.category = harmCategory
     self.threshold = threshold

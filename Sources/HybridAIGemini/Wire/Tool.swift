@@ -9,6 +9,7 @@ extension Gemini {
     /// Built-in tools and anything else, by member name, kept as data (e.g. `"googleSearch": {}`).
     public var otherTools: [String: JSONValue]
 
+    /// A tool from declared functions and built-in tools.
     public init(functionDeclarations: [FunctionDeclaration]? = nil, otherTools: [String: JSONValue] = [:]) {
       self.functionDeclarations = functionDeclarations
       self.otherTools = otherTools
@@ -58,6 +59,7 @@ extension Gemini {
     /// `BLOCKING` (default) or `NON_BLOCKING`.
     public var behavior: String?
 
+    /// A declaration from its fields.
     public init(name: String, description: String? = nil, parameters: JSONValue? = nil,
                 parametersJsonSchema: JSONValue? = nil, response: JSONValue? = nil,
                 responseJsonSchema: JSONValue? = nil, behavior: String? = nil) {

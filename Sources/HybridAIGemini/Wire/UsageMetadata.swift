@@ -23,6 +23,7 @@ public struct UsageMetadata: Sendable, Hashable, Codable {
   /// ``toolUsePromptTokenCount`` by modality.
   public var toolUsePromptTokensDetails: [Gemini.ModalityTokenCount]?
 
+  /// Token counts from their fields.
   public init(promptTokenCount: Int? = nil, cachedContentTokenCount: Int? = nil, candidatesTokenCount: Int? = nil,
               toolUsePromptTokenCount: Int? = nil, thoughtsTokenCount: Int? = nil, totalTokenCount: Int? = nil,
               promptTokensDetails: [Gemini.ModalityTokenCount]? = nil,
@@ -50,6 +51,7 @@ extension Gemini {
     /// Its tokens.
     public var tokenCount: Int?
 
+    /// A count for one modality.
     public init(modality: String, tokenCount: Int?) {
       self.modality = modality
       self.tokenCount = tokenCount

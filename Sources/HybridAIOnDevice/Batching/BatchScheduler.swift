@@ -1,7 +1,6 @@
 import CLlama
 import HybridAI
 import Logging
-import Glibc
 
 /// Continuous batching on one llama.cpp context: every active request is a llama.cpp sequence,
 /// and each step evaluates one token of every decoding sequence plus prompt chunks of newly
@@ -32,6 +31,8 @@ actor BatchScheduler {
     var batchSize: Int
     /// CPU threads for llama.cpp.
     var threads: Int
+    /// One KV buffer shared by all sequences (`true`), or one per sequence.
+    var kvUnified: Bool
   }
 
   /// llama.cpp's limit on sequences per context (`LLAMA_MAX_SEQ`).
@@ -61,7 +62,7 @@ actor BatchScheduler {
   private var waiting: [BatchRequest] = []
   /// Requests being served, oldest first (prompt chunks go to the oldest first).
   private var active: [BatchedSequence] = []
-  /// Sequence ids not in use.
+  /// Sequence ids not in use, ascending.
   private var freeSequenceIDs: [llama_seq_id]
   /// Whether a task is running steps.
   private var isStepping = false
@@ -72,7 +73,7 @@ actor BatchScheduler {
     self.weights = weights
     self.settings = settings
     self.logger = logger
-    freeSequenceIDs = (0..<settings.maxSequences).reversed().map { llama_seq_id($0) }
+    freeSequenceIDs = (0..<settings.maxSequences).map { llama_seq_id($0) }
   }
 
   isolated deinit {
@@ -181,7 +182,7 @@ actor BatchScheduler {
         request.continuation.finish(throwing: error)
         continue
       }
-      let id = freeSequenceIDs.removeLast()
+      let id = freeSequenceIDs.removeFirst()   // the lowest: keeps the ids in use consecutive
       active.append(BatchedSequence(id: id, request: request, vocabularySize: weights.vocabularySize))
       logger.debug("sequence started", metadata: [
         "seq": "\(id)", "promptTokens": "\(promptTokens)", "active": "\(active.count)", "waiting": "\(waiting.count)",
@@ -192,7 +193,8 @@ actor BatchScheduler {
   /// One token of every decoding sequence, then prompt chunks, oldest request first.
   private func fill(_ batch: LlamaBatch) {
     batch.removeAll()
-    for sequence in active {
+    // By sequence id: llama.cpp puts runs of consecutive ids in one pass (see Settings.kvUnified).
+    for sequence in active.sorted(by: { $0.id < $1.id }) {
       sequence.tokensInBatch = 0
       sequence.logitsIndex = nil
       if let token = sequence.nextToken {
@@ -274,7 +276,7 @@ actor BatchScheduler {
   private func release(_ sequence: BatchedSequence) {
     if let context { llama_memory_seq_rm(llama_get_memory(context), sequence.id, -1, -1) }
     active.removeAll { $0 === sequence }
-    freeSequenceIDs.append(sequence.id)
+    freeSequenceIDs.insert(sequence.id, at: freeSequenceIDs.firstIndex { $0 > sequence.id } ?? freeSequenceIDs.endIndex)
   }
 
   // MARK: - Context
@@ -287,7 +289,7 @@ actor BatchScheduler {
     params.n_batch = UInt32(settings.batchSize)
     params.n_ubatch = UInt32(min(settings.batchSize, Self.microBatchSize))
     params.n_seq_max = UInt32(settings.maxSequences)
-    params.kv_unified = getenv("KVU").map { String(cString: $0) != "0" } ?? true
+    params.kv_unified = settings.kvUnified
     params.n_threads = Int32(settings.threads)
     params.n_threads_batch = Int32(settings.threads)
     params.no_perf = true

@@ -126,7 +126,8 @@ public final class BatchedLanguageModel: LanguageModel {
     let sequences = min(configuration.maxConcurrentSequences, BatchScheduler.maximumSequences)
     return BatchScheduler.Settings(
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
-      batchSize: max(configuration.batchSize, sequences), threads: configuration.threads)
+      batchSize: max(configuration.batchSize, sequences), threads: configuration.threads,
+      kvUnified: ProcessInfo.processInfo.environment["KVU"] != "0")
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {

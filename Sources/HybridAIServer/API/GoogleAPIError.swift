@@ -23,7 +23,8 @@ struct GoogleAPIError: Error, Sendable {
         "metadata": .object(["service": .string("generativelanguage.googleapis.com")]),
       ]))
     }
-    return GoogleErrorEnvelope(code: Int(status.code), message: message, status: statusName, details: details)
+    return GoogleErrorEnvelope(code: Int(status.code), message: message, status: statusName,
+                               details: details.isEmpty ? nil : details)
   }
 
   static func invalidArgument(_ message: String) -> GoogleAPIError {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Turns every error — ours, Hummingbird's (unknown route, body too large) or a model's — into
 /// Google's error envelope with the matching HTTP status, so clients never see a bare error page.
@@ -22,6 +23,7 @@ struct GoogleErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
   private func translate(_ error: any Error, path: String) -> GoogleAPIError {
     if let error = error as? GoogleAPIError { return error }
+    if error is NIOTooManyBytesError { return .payloadTooLarge(limit: maxRequestBytes) }
     if let error = error as? HTTPError {
       switch error.status {
       case .contentTooLarge: return .payloadTooLarge(limit: maxRequestBytes)
