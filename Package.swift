@@ -54,6 +54,7 @@ let package = Package(
         "HybridAI",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -115,7 +116,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid"],
+      dependencies: ["hybrid", "HybridAIOnDevice"],
       swiftSettings: strictSwift),
   ]
 )

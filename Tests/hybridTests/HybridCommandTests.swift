@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIOnDevice
 @testable import hybrid
 import Testing
 
@@ -90,7 +91,45 @@ struct HybridCommandTests {
     let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     #expect(process.terminationStatus == 0)
-    #expect(stdout.components(separatedBy: "SmolLM2-135M-Instruct.Q4_1> ").count == 3)
+    #expect(stdout.components(separatedBy: "ai> ").count == 3)
+  }
+
+  @Test("--mode against a `hybrid serve`: the cloud answers; after SIGTERM the server exits cleanly and prefer-cloud falls back")
+  func modesAgainstServe() async throws {
+    let server = try await ServerProcess(executable: Self.executable, arguments: ["--model", "smollm2=\(ModelLocatorPath.path)"])
+    let url = server.baseURL.absoluteString
+    let cloudArguments = ["--cloud-url", url, "--cloud-model", "smollm2", "--greedy", "--max-tokens", "6", "--json"]
+
+    let viaCloud = try run(["generate", "--prompt", "Hi", "--mode", "prefer-cloud"] + cloudArguments)
+    #expect(viaCloud.status == 0, "\(viaCloud.stderr)")
+    let cloudJSON = try json(viaCloud.stdout)
+    #expect(cloudJSON["source"] as? String == "cloud" && cloudJSON["modelVersion"] as? String == "smollm2")
+    #expect(cloudJSON.keys.contains("fallbackReason") && cloudJSON["fallbackReason"] is NSNull)
+
+    let onDevice = try run(["generate", "--prompt", "Hi", "--mode", "prefer-on-device"] + cloudArguments)
+    #expect(try json(onDevice.stdout)["source"] as? String == "on-device")
+
+    server.stop()   // SIGTERM: graceful shutdown
+    #expect(server.process.terminationStatus == 0)
+
+    let fallback = try run(["generate", "--prompt", "Hi", "--mode", "prefer-cloud"] + cloudArguments)
+    #expect(fallback.status == 0, "\(fallback.stderr)")
+    let fallbackJSON = try json(fallback.stdout)
+    #expect(fallbackJSON["source"] as? String == "on-device")
+    #expect((fallbackJSON["fallbackReason"] as? String)?.contains("offline") == true)
+    #expect(fallback.stderr.contains("falling back"))   // logged at warning level
+
+    let onlyCloud = try run(["generate", "--prompt", "Hi", "--mode", "cloud"] + cloudArguments)
+    #expect(onlyCloud.status == 1)
+    let error = try #require(try json(onlyCloud.stdout)["error"] as? [String: Any])
+    #expect(error["kind"] as? String == "gemini.offline.connectionRefused")
+  }
+
+  @Test("serve rejects bad --model specs and ports before starting")
+  func serveValidation() {
+    #expect(throws: (any Error).self) { try ServeCommand.parse(["--model", "bad name=/x.gguf"]) }
+    #expect(throws: (any Error).self) { try ServeCommand.parse(["--port", "70000"]) }
+    #expect((try? ServeCommand.parse(["--model", "/models/My Model.Q4.gguf"]).modelSpecs().first?.0) == "my-model.q4")
   }
 
   @Test("conflicting sampling flags are rejected before anything runs")
@@ -107,4 +146,9 @@ struct HybridCommandTests {
     #expect(options.sampling == .random(top: 5, seed: 3))
     #expect(options.temperature == 0.4 && options.maximumResponseTokens == 9 && options.stopSequences == ["END"])
   }
+}
+
+/// The bootstrap's model file, as the CLI finds it.
+enum ModelLocatorPath {
+  static var path: String { HybridAIOnDevice.ModelLocator.defaultModelPath() }
 }

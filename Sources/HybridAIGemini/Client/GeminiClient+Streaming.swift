@@ -60,10 +60,10 @@ extension GeminiClient {
     guard accumulator.chunkCount > 0 else {
       throw GeminiError.invalidResponse("the stream ended without any chunk")
     }
-    if let failure = accumulator.response.validationFailure(complete: true) { throw failure }
-    if accumulator.response.candidates.first?.finishReason == nil {
+    if let candidate = accumulator.response.candidates.first, candidate.finishReason == nil {
       throw GeminiError.connectionLost("the stream ended before the answer finished")
     }
+    if let failure = accumulator.response.validationFailure(complete: true) { throw failure }
   }
 
   private func decodeChunk(_ event: ServerSentEvent) throws -> GenerateContentResponse {

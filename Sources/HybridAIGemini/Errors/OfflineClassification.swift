@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HybridAI
 import NIOCore
+import NIOPosix
 
 /// Decides whether a transport error raised *before any response head arrived* means that the
 /// service could not be reached (offline), and why.
@@ -15,10 +16,6 @@ import NIOCore
 /// | `SocketAddressError.UnknownHost` (getaddrinfo failed) | ``OfflineReason/dnsFailure(host:)`` |
 /// | `NIOConnectionError` (happy-eyeballs connect): its connection errors, classified as above; with none, its DNS errors | as its parts |
 /// | anything else (TLS errors, read timeouts, cancellation, invalid URLs, …) | `nil`: not offline |
-///
-/// `NIOConnectionError` lives in NIOPosix, which this module does not import; it is recognised by
-/// its type name and read through `Mirror` (its `host`, `dnsAError`, `dnsAAAAError` and
-/// `connectionErrors` members).
 enum OfflineClassification {
   /// The offline reason of `error`, a failure before any response arrived from `host`; `nil` when
   /// the error does not mean the service was unreachable.
@@ -54,39 +51,19 @@ enum OfflineClassification {
       if case .unknown(let unknownHost, _) = error { return .dnsFailure(host: unknownHost) }
       return nil
     }
-    if String(describing: type(of: error)) == "NIOConnectionError" {
-      return classifyConnectionError(error, host: host, depth: depth)
+    if let error = error as? NIOConnectionError {
+      return classifyConnectionError(error, depth: depth)
     }
     return nil
   }
 
-  /// Reads a `NIOPosix.NIOConnectionError` through `Mirror`.
-  private static func classifyConnectionError(_ error: any Error, host: String, depth: Int) -> OfflineReason? {
-    let mirror = Mirror(reflecting: error)
-    let failedHost = mirror.descendant("host") as? String ?? host
-    var sawConnectionError = false
-    if let failures = mirror.descendant("connectionErrors") {
-      for failure in Mirror(reflecting: failures).children {
-        guard let underlying = Mirror(reflecting: failure.value).descendant("error") as? any Error else { continue }
-        sawConnectionError = true
-        if let reason = classify(underlying, host: failedHost, depth: depth + 1) { return reason }
-      }
+  /// A happy-eyeballs connect failure: the first classifiable per-address error; with none, a DNS failure.
+  private static func classifyConnectionError(_ error: NIOConnectionError, depth: Int) -> OfflineReason? {
+    if !error.connectionErrors.isEmpty {
+      return error.connectionErrors.lazy.compactMap { classify($0.error, host: error.host, depth: depth + 1) }.first
     }
-    if sawConnectionError { return nil }
-    for label in ["dnsAError", "dnsAAAAError"] where unwrap(mirror.descendant(label)) != nil {
-      return .dnsFailure(host: failedHost)
-    }
+    if error.dnsAError != nil || error.dnsAAAAError != nil { return .dnsFailure(host: error.host) }
     return nil
-  }
-
-  /// The error inside an `Optional<any Error>` read through `Mirror`.
-  private static func unwrap(_ value: Any?) -> (any Error)? {
-    guard let value else { return nil }
-    let mirror = Mirror(reflecting: value)
-    if mirror.displayStyle == .optional {
-      return mirror.children.first.flatMap { $0.value as? any Error }
-    }
-    return value as? any Error
   }
 
   /// The offline reason of a socket `errno`, or `nil`.

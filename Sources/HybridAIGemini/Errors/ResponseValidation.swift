@@ -1,8 +1,8 @@
 extension GenerateContentResponse {
   /// The error a response stands for, or `nil` when it is a usable answer.
   ///
-  /// - The prompt was blocked (`promptFeedback.blockReason`, or feedback and no candidates):
-  ///   ``GeminiError/promptBlocked(reason:message:response:)``.
+  /// - The prompt was blocked (`promptFeedback.blockReason`, or — once complete — feedback and
+  ///   no candidates): ``GeminiError/promptBlocked(reason:message:response:)``.
   /// - The first candidate stopped for a policy reason (`SAFETY`, `RECITATION`, `BLOCKLIST`,
   ///   `PROHIBITED_CONTENT`, `SPII`, `IMAGE_SAFETY`, …), even with some text, or for any other
   ///   reason but `STOP`/`MAX_TOKENS` with no usable content (non-thought text or non-text data):
@@ -17,10 +17,11 @@ extension GenerateContentResponse {
       return .promptBlocked(reason: reason, message: promptFeedback?.blockReasonMessage, response: self)
     }
     guard let candidate = candidates.first else {
+      guard complete else { return nil }  // a stream may send feedback before its first candidate
       if let feedback = promptFeedback {
         return .promptBlocked(reason: nil, message: feedback.blockReasonMessage, response: self)
       }
-      return complete ? .invalidResponse("the response has no candidates") : nil
+      return .invalidResponse("the response has no candidates")
     }
     guard let reason = candidate.finishReason else {
       if complete, !candidate.hasUsableContent {

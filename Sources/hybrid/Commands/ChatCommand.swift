@@ -21,7 +21,7 @@ struct ChatCommand: AsyncParsableCommand {
       Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure
     }
-    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.mode.rawValue)). /reset starts over, /exit quits, Ctrl-C stops an answer.")
+    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /reset starts over, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
     var session = GenerativeModelSession(model: model, instructions: conversation.instructions)
     while true {

@@ -103,16 +103,16 @@ struct DemoCommand: AsyncParsableCommand {
   /// Asks one question in a fresh session and prints who answered; `false` if the outcome was not the expected one.
   private func ask(_ prompt: String, mode: String, model: any LanguageModel, options: GenerationOptions,
                    history: Transcript = Transcript(), expectsError: Bool = false) async -> Bool {
-    Terminal.write("\n  [\(mode)] you> \(prompt)\n  ai> ")
+    Terminal.write("\n  [\(mode)] you> \(prompt)\n")
     let session = GenerativeModelSession(model: model, transcript: history)
     do {
-      let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
+      let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options), prefix: "  ai> ")
       let raw = response.rawResponse
       Terminal.write("\n    ↳ answered \(raw.source) by \(raw.modelVersion)"
         + (raw.fallback.map { " · fallback: \($0)" } ?? " · no fallback") + "\n")
       return !expectsError
     } catch {
-      Terminal.write("\n    ↳ error: \(error)\n")
+      Terminal.write("    ↳ error: \(error)\n")
       return expectsError
     }
   }

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAIGemini
 
 /// The machine-readable form of an answer, printed by `--json`.
 struct ResponseReport: Encodable {
@@ -45,6 +46,22 @@ struct ResponseReport: Encodable {
     }
   }
 
+  private enum CodingKeys: String, CodingKey {
+    case text, modelVersion, source, fallbackReason, usage, finishReason, timings
+  }
+
+  /// Like the synthesized encoding, but `fallbackReason` is always present (`null` when none).
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(text, forKey: .text)
+    try container.encode(modelVersion, forKey: .modelVersion)
+    try container.encode(source, forKey: .source)
+    try container.encode(fallbackReason, forKey: .fallbackReason)
+    try container.encode(usage, forKey: .usage)
+    try container.encode(finishReason, forKey: .finishReason)
+    try container.encodeIfPresent(timings, forKey: .timings)
+  }
+
   /// One line for people: tokens and speed.
   static func summary(_ response: GenerativeModelSession.Response<String>) -> String {
     let usage = response.usage
@@ -70,10 +87,38 @@ struct ErrorReport: Encodable {
   init(_ error: any Error) {
     let kind: String = switch error {
     case let error as GenerationError: Self.caseName(error)
+    case let error as GeminiError: "gemini." + Self.caseName(error)
     case is CancellationError: "cancelled"
     default: String(describing: type(of: error))
     }
     self.error = Body(kind: kind, message: String(describing: error))
+  }
+
+  private static func caseName(_ error: GeminiError) -> String {
+    switch error {
+    case .offline(let reason, _):
+      switch reason {
+      case .dnsFailure: "offline.dnsFailure"
+      case .connectionRefused: "offline.connectionRefused"
+      case .connectionReset: "offline.connectionReset"
+      case .connectTimeout: "offline.connectTimeout"
+      case .networkUnreachable: "offline.networkUnreachable"
+      }
+    case .invalidAPIKey: "invalidAPIKey"
+    case .apiNotEnabled: "apiNotEnabled"
+    case .unknownModel: "unknownModel"
+    case .invalidArgument: "invalidArgument"
+    case .permissionDenied: "permissionDenied"
+    case .quotaExceeded: "quotaExceeded"
+    case .serverError: "serverError"
+    case .httpError: "httpError"
+    case .promptBlocked: "promptBlocked"
+    case .responseStopped: "responseStopped"
+    case .invalidRequest: "invalidRequest"
+    case .invalidResponse: "invalidResponse"
+    case .connectionLost: "connectionLost"
+    case .transportFailure: "transportFailure"
+    }
   }
 
   private static func caseName(_ error: GenerationError) -> String {

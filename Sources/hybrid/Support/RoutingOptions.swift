@@ -24,8 +24,10 @@ enum InferenceMode: String, ExpressibleByArgument, CaseIterable, Sendable {
 
 /// Options that choose the inference mode and the cloud model.
 struct RoutingOptions: ParsableArguments {
-  @Option(name: .long, help: "Inference mode: prefer-on-device, prefer-cloud, on-device, cloud.")
-  var mode: InferenceMode = .preferOnDevice
+  @Option(name: .long, help: ArgumentHelp(
+    "Inference mode: prefer-on-device, prefer-cloud, on-device, cloud.",
+    discussion: "Default: prefer-on-device when a cloud is configured (--cloud-url, --api-key, $GEMINI_BASE_URL or $GEMINI_API_KEY), else on-device."))
+  var mode: InferenceMode?
 
   @Option(name: .long, help: "Gemini API base URL, e.g. a `hybrid serve` (default: $GEMINI_BASE_URL, else Google's).")
   var cloudURL: String?
@@ -44,6 +46,15 @@ struct RoutingOptions: ParsableArguments {
     }
   }
 
+  /// The mode in effect: `--mode`, or the default described in its help.
+  var effectiveMode: InferenceMode {
+    if let mode { return mode }
+    let environment = ProcessInfo.processInfo.environment
+    let cloudConfigured = cloudURL != nil || apiKey != nil
+      || environment["GEMINI_BASE_URL"] != nil || environment["GEMINI_API_KEY"] != nil
+    return cloudConfigured ? .preferOnDevice : .onDevice
+  }
+
   func makeCloudModel() -> GeminiModel {
     let environment = ProcessInfo.processInfo.environment
     return GeminiModel(
@@ -52,6 +63,6 @@ struct RoutingOptions: ParsableArguments {
   }
 
   func makeModel(onDevice: SystemLanguageModel) -> any LanguageModel {
-    mode.model(onDevice: onDevice, cloud: makeCloudModel())
+    effectiveMode.model(onDevice: onDevice, cloud: makeCloudModel())
   }
 }

@@ -11,11 +11,19 @@ enum Terminal {
     FileHandle.standardError.write(Data((text + "\n").utf8))
   }
 
-  /// Prints an answer to standard output as it grows and returns the final response.
-  static func printStreaming(_ stream: GenerativeModelSession.ResponseStream<String>) async throws
+  /// Prints an answer to standard output as it grows and returns the final response. `prefix` is
+  /// printed just before the first text (so log lines about routing come before it, not inside it).
+  static func printStreaming(_ stream: GenerativeModelSession.ResponseStream<String>, prefix: String = "") async throws
     -> GenerativeModelSession.Response<String> {
     var printer = SnapshotPrinter()
-    for try await snapshot in stream { printer.printNew(of: snapshot.content) }
+    var printedPrefix = false
+    for try await snapshot in stream {
+      if !printedPrefix {
+        write(prefix)
+        printedPrefix = true
+      }
+      printer.printNew(of: snapshot.content)
+    }
     return try await stream.collect()
   }
 
