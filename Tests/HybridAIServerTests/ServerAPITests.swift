@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Testing
 
 /// `hybrid serve`'s Gemini-compatible API over real HTTP on loopback, with the real model.
@@ -153,5 +155,38 @@ struct ServerAPITests {
     #expect(query.status == 200)
     let listWithoutKey = try await HTTP.send(.GET, url(server, "models"))
     #expect(listWithoutKey.status == 403)
+  }
+}
+
+@Suite("Gemini-compatible server lifecycle", .serialized)
+struct ServerLifecycleTests {
+  @Test("a client that disconnects mid-stream stops its generation")
+  func disconnectStopsGeneration() async throws {
+    let server = try await RunningTestServer.start(maxConcurrentSequences: 1)
+    defer { Task { await server.stop() } }
+    let url = "\(server.baseURL.absoluteString)/v1beta/models/smollm2:streamGenerateContent?alt=sse"
+    let body = HTTP.generateBody("Write a very long story about the sea, with many chapters.", maxOutputTokens: 900)
+    let reader = Task {
+      var request = HTTPClientRequest(url: url)
+      request.method = .POST
+      request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+      let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+      for try await _ in response.body {}
+    }
+    func generation() -> ObservedModel.Generation? { server.model.generations.withLock { $0.first } }
+    while (generation()?.deltas ?? 0) < 3 { try await Task.sleep(for: .milliseconds(5)) }
+    reader.cancel()                       // the client goes away
+    _ = await reader.result
+
+    let deadline = ContinuousClock.now + .seconds(60)
+    while generation()?.ended != true, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    let ended = try #require(generation())
+    #expect(ended.cancelled && !ended.completed, "the server kept generating after the client left")
+    #expect(ended.deltas < 900)
+
+    // The only sequence is free again: the next request is answered.
+    let next = try await HTTP.send(.POST, URL(string: "\(server.baseURL.absoluteString)/v1beta/models/smollm2:generateContent")!,
+                                   json: HTTP.generateBody("Hi", maxOutputTokens: 2))
+    #expect(next.status == 200)
   }
 }

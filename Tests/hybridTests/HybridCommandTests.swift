@@ -125,6 +125,14 @@ struct HybridCommandTests {
     #expect(error["kind"] as? String == "gemini.offline.connectionRefused")
   }
 
+  @Test("serve shuts down gracefully on SIGINT: exit status 0")
+  func serveStopsOnSIGINT() async throws {
+    let server = try await ServerProcess(executable: Self.executable, arguments: ["--model", "smollm2=\(ModelLocatorPath.path)"])
+    kill(server.process.processIdentifier, SIGINT)
+    server.process.waitUntilExit()
+    #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
+  }
+
   @Test("serve rejects bad --model specs and ports before starting")
   func serveValidation() {
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--model", "bad name=/x.gguf"]) }

@@ -3,23 +3,38 @@ import HybridAI
 import Logging
 
 /// Continuous batching on one llama.cpp context: every active request is a llama.cpp sequence,
-/// and each step evaluates one token of every decoding sequence plus prompt chunks of newly
-/// admitted ones in a single `llama_decode`, so concurrent requests share each pass over the weights.
+/// and each step evaluates the next token of every decoding sequence in a single `llama_decode`,
+/// so concurrent requests share each pass over the weights.
 ///
 /// - Requests beyond ``Settings/maxSequences`` wait in a first-in, first-out queue.
-/// - While sequences are decoding, at most ``promptTokensPerStepWhileDecoding`` prompt tokens join
-///   a step, so a long prompt delays the running streams only a little per step.
+/// - Prompts are evaluated between decode passes, in chunks: while sequences are decoding, about
+///   ``promptTokensPerStepWhileDecoding`` prompt tokens per step, so a long prompt delays the
+///   running streams only a little per step.
 /// - Each step is one job of this actor, on the shared llama thread
 ///   (``LlamaConversation/sharedExecutor``), so other llama.cpp work interleaves between steps and
 ///   a single OpenMP team serves them all. Steps stop when nothing is left to do.
 /// - A cancelled request leaves at the next step and its KV entries are removed; a failed
-///   `llama_decode` fails the requests in that batch (``OnDeviceModelError/decodeFailed(code:)``)
-///   and clears their sequences, while queued requests go on.
+///   `llama_decode` fails the requests it held (``OnDeviceModelError/decodeFailed(code:)``) and
+///   clears their sequences, while the others go on.
 ///
-/// The KV cache is unified (`kv_unified`): all sequences share one buffer of
-/// `maxSequences × contextSizePerSequence` cells. With separate per-sequence buffers llama.cpp
-/// splits a batch into one micro-batch per run of consecutive sequence ids, which loses the
-/// batching as soon as sequences finish out of order.
+/// Batching does not change answers: a request's logits are bit for bit those it gets alone, and
+/// those ``SystemLanguageModel`` computes (so greedy text is the same whatever else runs), because
+/// - each sequence has its own KV buffer (`kv_unified = false`): its cells stay in position order
+///   and its attention sees only them. (With one shared buffer, cells freed by a finished request
+///   are reused by the running ones out of order, which changes the rounding of attention.)
+/// - ggml's CPU flash attention rounds differently in a pass holding 64 or more tokens of a
+///   sequence (a tiled kernel) than in one holding fewer, but is otherwise independent of what else
+///   the pass holds. So a prompt chunk is decoded in a call of its own, and chunks follow
+///   ``SystemLanguageModel``'s passes (multiples of the batch size): each chunk of a segment of 64
+///   or more tokens has at least 64 (see ``nextPromptChunk(of:budget:)``).
+///
+/// The exception: once a sequence holds more than 256 tokens, a decode pass in which it is the
+/// only sequence splits its attention across threads, which rounds slightly differently from a
+/// pass shared with other sequences. A long greedy answer can then depend on the load.
+///
+/// With separate KV buffers llama.cpp evaluates one run of consecutive sequence ids per pass, so
+/// new requests take the lowest free id and decode batches list sequences in id order; a gap left
+/// by a finished request costs an extra pass per step until a new request fills it.
 actor BatchScheduler {
   /// The shape of the context.
   struct Settings: Sendable, Hashable {
@@ -27,25 +42,23 @@ actor BatchScheduler {
     var maxSequences: Int
     /// Tokens each sequence may hold.
     var contextSizePerSequence: Int
-    /// The most tokens in one step's batch; at least `maxSequences`.
+    /// The most tokens in one `llama_decode` and one pass; at least `maxSequences`. Prompts are
+    /// evaluated in segments of this size, like ``SystemLanguageModel``'s batch size.
     var batchSize: Int
     /// CPU threads for llama.cpp.
     var threads: Int
-    /// One KV buffer shared by all sequences (`true`), or one per sequence.
-    var kvUnified: Bool
   }
 
   /// llama.cpp's limit on sequences per context (`LLAMA_MAX_SEQ`).
   static let maximumSequences = 256
 
-  /// The most tokens llama.cpp evaluates in one pass (`n_ubatch`); a step's batch is split into
-  /// passes of this size. Below 64 because from 64 query rows on, ggml's CPU flash attention
-  /// switches to a tiled kernel whose rounding differs: a sequence's logits would then depend on
-  /// how many other tokens share its pass, and greedy answers would change with the load.
-  static let microBatchSize = 63
+  /// A pass holding at least this many tokens of one sequence uses ggml's tiled flash-attention
+  /// kernel (`GGML_FA_TILE_Q`), which rounds differently from the row-by-row one.
+  static let tiledAttentionRows = 64
 
-  /// The most prompt tokens added to a step in which other sequences decode. A step of 128
-  /// prompt tokens costs a 135M model on 2 cores about as much as a few decode steps.
+  /// Prompt tokens evaluated per step while other sequences decode (a chunk may be up to 63
+  /// tokens longer, see ``nextPromptChunk(of:budget:)``). 128 prompt tokens cost a 135M model on
+  /// 2 cores about as much as three decode steps.
   static let promptTokensPerStepWhileDecoding = 128
 
   nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -93,7 +106,7 @@ actor BatchScheduler {
     Task { await runSteps() }
   }
 
-  /// Makes the next step fail as if `llama_decode` had returned `code`. For tests.
+  /// Makes the next `llama_decode` fail as if it had returned `code`. For tests.
   func injectDecodeFailure(code: Int32) {
     injectedDecodeResult = code
   }
@@ -110,15 +123,66 @@ actor BatchScheduler {
     isStepping = false
   }
 
-  /// Drops cancelled requests, admits waiting ones, evaluates one batch and samples from it.
-  /// Returns whether there is more to do.
+  /// Drops cancelled requests, admits waiting ones, decodes one token of every decoding sequence,
+  /// then evaluates prompt chunks. Returns whether there is more to do.
   private func step() -> Bool {
     dropCancelledRequests()
     admitWaitingRequests()
     guard let context, let batch, !active.isEmpty else { return !waiting.isEmpty }
-    fill(batch)
-    guard batch.count > 0 else { return false }
 
+    // 1. One pass for every decoding sequence, in id order (llama.cpp evaluates a run of
+    //    consecutive ids in one pass).
+    let decoding = active.filter { $0.nextToken != nil }.sorted { $0.id < $1.id }
+    if !decoding.isEmpty {
+      batch.removeAll()
+      let indices = decoding.map { sequence in
+        batch.append(sequence.nextToken ?? 0, position: sequence.position, sequence: sequence.id, wantsLogits: true)
+      }
+      if decode(batch, of: decoding, in: context) {
+        for (sequence, index) in zip(decoding, indices) {
+          sequence.position += 1
+          sequence.nextToken = nil
+          advance(sequence, logitsAt: index, in: context)
+        }
+      }
+    }
+
+    // 2. Prompt chunks, oldest request first, each in a call of its own.
+    var budget = decoding.isEmpty ? settings.batchSize : Self.promptTokensPerStepWhileDecoding
+    for sequence in active where sequence.isEvaluatingPrompt {
+      guard budget > 0 else { break }
+      let prompt = sequence.request.promptTokens
+      let chunk = nextPromptChunk(of: sequence, budget: budget)
+      batch.removeAll()
+      for index in chunk {
+        batch.append(prompt[index], position: index, sequence: sequence.id, wantsLogits: index == prompt.count - 1)
+      }
+      guard decode(batch, of: [sequence], in: context) else { continue }
+      sequence.position = chunk.upperBound
+      budget -= chunk.count
+      if !sequence.isEvaluatingPrompt {
+        sequence.promptEvaluated = .now
+        advance(sequence, logitsAt: Int32(batch.count - 1), in: context)
+      }
+    }
+    return !active.isEmpty || !waiting.isEmpty
+  }
+
+  /// The prompt tokens of `sequence` to evaluate next. The prompt is cut into segments of
+  /// ``Settings/batchSize`` tokens, as ``SystemLanguageModel`` evaluates it; a segment of
+  /// ``tiledAttentionRows`` or more tokens is cut into chunks of at least that many (about `budget`),
+  /// a shorter one is evaluated whole. Every token thus meets the same attention kernel as there.
+  func nextPromptChunk(of sequence: BatchedSequence, budget: Int) -> Range<Int> {
+    let start = sequence.position
+    let segmentEnd = min(sequence.request.promptTokens.count, (start / settings.batchSize + 1) * settings.batchSize)
+    let rest = segmentEnd - start
+    var size = min(rest, max(budget, Self.tiledAttentionRows))
+    if rest - size < Self.tiledAttentionRows { size = rest }
+    return start..<(start + size)
+  }
+
+  /// Calls `llama_decode`; on failure fails `sequences` (the ones the batch holds) and returns `false`.
+  private func decode(_ batch: LlamaBatch, of sequences: [BatchedSequence], in context: OpaquePointer) -> Bool {
     let result: Int32
     if let injected = injectedDecodeResult {
       injectedDecodeResult = nil
@@ -126,24 +190,15 @@ actor BatchScheduler {
     } else {
       result = llama_decode(context, batch.raw)
     }
-    let inBatch = active.filter { $0.tokensInBatch > 0 }
     guard result == 0 else {
       logger.error("llama_decode failed; failing the requests in the batch", metadata: [
-        "code": "\(result)", "sequences": "\(inBatch.map(\.id))", "batchTokens": "\(batch.count)",
+        "code": "\(result)", "sequences": "\(sequences.map(\.id))", "batchTokens": "\(batch.count)",
       ])
-      for sequence in inBatch { finish(sequence, throwing: OnDeviceModelError.decodeFailed(code: result)) }
-      return !active.isEmpty || !waiting.isEmpty
+      for sequence in sequences { finish(sequence, throwing: OnDeviceModelError.decodeFailed(code: result)) }
+      return false
     }
-    logger.trace("decoded a batch", metadata: ["batchTokens": "\(batch.count)", "sequences": "\(inBatch.count)"])
-
-    let now = ContinuousClock.now
-    for sequence in inBatch {
-      sequence.position += sequence.tokensInBatch
-      sequence.nextToken = nil
-      if sequence.promptEvaluated == nil, !sequence.isEvaluatingPrompt { sequence.promptEvaluated = now }
-      if let index = sequence.logitsIndex { advance(sequence, logitsAt: index, in: context) }
-    }
-    return !active.isEmpty || !waiting.isEmpty
+    logger.trace("decoded a batch", metadata: ["batchTokens": "\(batch.count)", "sequences": "\(sequences.count)"])
+    return true
   }
 
   /// Ends requests whose consumer went away, active or waiting.
@@ -187,34 +242,6 @@ actor BatchScheduler {
       logger.debug("sequence started", metadata: [
         "seq": "\(id)", "promptTokens": "\(promptTokens)", "active": "\(active.count)", "waiting": "\(waiting.count)",
       ])
-    }
-  }
-
-  /// One token of every decoding sequence, then prompt chunks, oldest request first.
-  private func fill(_ batch: LlamaBatch) {
-    batch.removeAll()
-    // By sequence id: llama.cpp puts runs of consecutive ids in one pass (see Settings.kvUnified).
-    for sequence in active.sorted(by: { $0.id < $1.id }) {
-      sequence.tokensInBatch = 0
-      sequence.logitsIndex = nil
-      if let token = sequence.nextToken {
-        sequence.logitsIndex = batch.append(token, position: sequence.position, sequence: sequence.id, wantsLogits: true)
-        sequence.tokensInBatch = 1
-      }
-    }
-    var budget = batch.remaining
-    if batch.count > 0 { budget = min(budget, Self.promptTokensPerStepWhileDecoding) }
-    for sequence in active where sequence.isEvaluatingPrompt {
-      guard budget > 0 else { break }
-      let prompt = sequence.request.promptTokens
-      let chunk = sequence.position..<min(prompt.count, sequence.position + budget)
-      for index in chunk {
-        let isLast = index == prompt.count - 1
-        let batchIndex = batch.append(prompt[index], position: index, sequence: sequence.id, wantsLogits: isLast)
-        if isLast { sequence.logitsIndex = batchIndex }
-      }
-      sequence.tokensInBatch = chunk.count
-      budget -= chunk.count
     }
   }
 
@@ -283,13 +310,13 @@ actor BatchScheduler {
 
   private func makeContextIfNeeded() throws(OnDeviceModelError) {
     guard context == nil else { return }
-    let cells = settings.maxSequences * settings.contextSizePerSequence
+    let cells = settings.maxSequences.multipliedReportingOverflow(by: settings.contextSizePerSequence).partialValue
     var params = llama_context_default_params()
-    params.n_ctx = UInt32(cells)
+    params.n_ctx = UInt32(clamping: cells)
     params.n_batch = UInt32(settings.batchSize)
-    params.n_ubatch = UInt32(min(settings.batchSize, Self.microBatchSize))
+    params.n_ubatch = UInt32(settings.batchSize)   // a prompt chunk is one pass (see nextPromptChunk)
     params.n_seq_max = UInt32(settings.maxSequences)
-    params.kv_unified = settings.kvUnified
+    params.kv_unified = false   // one KV buffer per sequence (see the type's documentation)
     params.n_threads = Int32(settings.threads)
     params.n_threads_batch = Int32(settings.threads)
     params.no_perf = true

@@ -13,11 +13,16 @@ import Synchronization
 /// for try await event in model.generate(request) { … }
 /// ```
 ///
-/// Every request is a llama.cpp sequence of one shared context; each step evaluates one token of
-/// every decoding request (plus prompt chunks of new ones) in a single batch, so a pass over the
-/// weights serves them all. Requests beyond
-/// ``Configuration/maxConcurrentSequences`` wait in a first-in, first-out queue. With greedy
-/// sampling a request gets the same text as from ``SystemLanguageModel``.
+/// Every request is a llama.cpp sequence of one shared context; each step evaluates the next token
+/// of every decoding request in a single batch, so a pass over the weights serves them all, and
+/// evaluates new requests' prompts in chunks between these passes. Requests beyond
+/// ``Configuration/maxConcurrentSequences`` wait in a first-in, first-out queue.
+///
+/// Answers do not depend on what else is being decoded: with greedy sampling (or a seed) a request
+/// gets the same text alone or under load, and the same as from a ``SystemLanguageModel`` with the
+/// same batch size. The exception: once a request holds more than 256 tokens, a step in which it
+/// decodes alone rounds its attention slightly differently (llama.cpp splits the work across
+/// threads), so a long greedy answer can depend on whether others were decoding alongside.
 ///
 /// Unlike ``SystemLanguageModel`` it keeps no KV cache between requests: each request evaluates
 /// its whole prompt (``Usage/cachedPromptTokens`` is 0), as suits a stateless API.
@@ -38,8 +43,10 @@ public final class BatchedLanguageModel: LanguageModel {
   public init(modelPath: String, configuration: Configuration = Configuration()) {
     self.modelPath = modelPath
     self.configuration = configuration
+    let (cells, overflow) = configuration.maxConcurrentSequences.multipliedReportingOverflow(
+      by: configuration.contextSizePerSequence)
     singleSession = SystemLanguageModel(modelPath: modelPath, configuration: .init(
-      contextSize: configuration.maxConcurrentSequences * configuration.contextSizePerSequence,
+      contextSize: overflow ? Int(Int32.max) : min(cells, Int(Int32.max)),
       batchSize: configuration.batchSize, threads: configuration.threads, chatTemplate: configuration.chatTemplate))
     var logger = Logger(label: "HybridAI.onDevice.batched")
     logger[metadataKey: "model"] = "\(URL(fileURLWithPath: modelPath).lastPathComponent)"
@@ -126,8 +133,7 @@ public final class BatchedLanguageModel: LanguageModel {
     let sequences = min(configuration.maxConcurrentSequences, BatchScheduler.maximumSequences)
     return BatchScheduler.Settings(
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
-      batchSize: max(configuration.batchSize, sequences), threads: configuration.threads,
-      kvUnified: ProcessInfo.processInfo.environment["KVU"] != "0")
+      batchSize: max(configuration.batchSize, sequences), threads: configuration.threads)
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {

@@ -2,12 +2,12 @@ import CLlama
 import HybridAI
 
 /// A request being served in one llama.cpp sequence of a ``BatchScheduler``'s context: first its
-/// prompt is evaluated (in chunks, between other sequences' decode tokens), then it decodes one
-/// token per step until it finishes.
+/// prompt is evaluated (in chunks, between the other sequences' decode passes), then it decodes
+/// one token per step, together with the others, until it finishes.
 ///
 /// Owned and mutated only by the scheduler (on the llama thread).
 final class BatchedSequence {
-  /// The llama.cpp sequence id: its slot in the shared KV cache.
+  /// The llama.cpp sequence id, which also names its KV buffer in the shared context.
   let id: llama_seq_id
   let request: BatchRequest
   let sampler: LlamaSampler
@@ -22,10 +22,6 @@ final class BatchedSequence {
   var nextToken: llama_token?
   /// Answer tokens generated so far.
   var generated = 0
-  /// Where this sequence's logits are in the batch being decoded, if it asked for them.
-  var logitsIndex: Int32?
-  /// Tokens this sequence added to the batch being decoded.
-  var tokensInBatch = 0
 
   let admitted: ContinuousClock.Instant
   var promptEvaluated: ContinuousClock.Instant?
@@ -40,14 +36,6 @@ final class BatchedSequence {
     admitted = .now
   }
 
-  /// Prompt tokens already in the KV cache.
-  var evaluatedPromptTokens: Int { min(position, request.promptTokens.count) }
-
   /// Whether prompt tokens are still to be evaluated.
   var isEvaluatingPrompt: Bool { position < request.promptTokens.count }
-
-  /// Hands text to the consumer.
-  func emit(_ delta: String) {
-    request.continuation.yield(.textDelta(delta))
-  }
 }

@@ -14,13 +14,16 @@ final class RunningTestServer: Sendable {
 
   let port: Int
   let log: RequestLog
+  /// The served model, wrapped so tests can see how its generations ended.
+  let model: ObservedModel
   private let task: Task<Void, any Error>
 
   var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-  private init(port: Int, log: RequestLog, task: Task<Void, any Error>) {
+  private init(port: Int, log: RequestLog, model: ObservedModel, task: Task<Void, any Error>) {
     self.port = port
     self.log = log
+    self.model = model
     self.task = task
   }
 
@@ -32,11 +35,14 @@ final class RunningTestServer: Sendable {
     var configuration = BatchedLanguageModel.Configuration()
     configuration.maxConcurrentSequences = maxConcurrentSequences
     configuration.contextSizePerSequence = 1024
-    let model = BatchedLanguageModel(modelPath: modelPath, configuration: configuration)
+    let batched = BatchedLanguageModel(modelPath: modelPath, configuration: configuration)
+    let model = ObservedModel(batched)
     let log = RequestLog()
     let server = GeminiCompatibleServer(
       configuration: ServerConfiguration(host: "127.0.0.1", port: 0, apiKeys: apiKeys, maxRequestBytes: maxRequestBytes),
-      models: [ServedModel(name: modelName, batched: model)],
+      models: [ServedModel(name: modelName, model: model, inputTokenLimit: configuration.contextSizePerSequence,
+                           outputTokenLimit: configuration.contextSizePerSequence,
+                           countTokens: { try await batched.tokenCount(for: $0) })],
       onGenerateRequest: { _, request in log.append(request) })
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let task = Task {
@@ -44,7 +50,7 @@ final class RunningTestServer: Sendable {
     }
     var iterator = ports.makeAsyncIterator()
     guard let port = await iterator.next() else { throw CancellationError() }
-    return RunningTestServer(port: port, log: log, task: task)
+    return RunningTestServer(port: port, log: log, model: model, task: task)
   }
 
   /// Stops the server and waits until it no longer listens.
