@@ -24,9 +24,10 @@ import Logging
 ///   are reused by the running ones out of order, which changes the rounding of attention.)
 /// - ggml's CPU flash attention rounds differently in a pass holding 64 or more tokens of a
 ///   sequence (a tiled kernel) than in one holding fewer, but is otherwise independent of what else
-///   the pass holds. So a prompt chunk is decoded in a call of its own, and chunks follow
-///   ``SystemLanguageModel``'s passes (multiples of the batch size): each chunk of a segment of 64
-///   or more tokens has at least 64 (see ``nextPromptChunk(of:budget:)``).
+///   the pass holds. So prompts of 64 tokens or more are decoded in calls of their own, in chunks
+///   that follow ``SystemLanguageModel``'s passes (multiples of the batch size): each chunk of a
+///   segment of 64 or more tokens has at least 64 (see ``nextPromptChunk(of:budget:)``). Shorter
+///   prompts share one call.
 ///
 /// The exception: once a sequence holds more than 256 tokens, a decode pass in which it is the
 /// only sequence splits its attention across threads, which rounds slightly differently from a
@@ -147,8 +148,40 @@ actor BatchScheduler {
       }
     }
 
-    // 2. Prompt chunks, oldest request first, each in a call of its own.
+    // 2. Prompts within the step's budget: short ones together, then chunks of long ones, oldest first.
     var budget = decoding.isEmpty ? settings.batchSize : Self.promptTokensPerStepWhileDecoding
+    evaluateShortPrompts(budget: &budget, batch: batch, in: context)
+    evaluateLongPromptChunks(budget: &budget, batch: batch, in: context)
+    return !active.isEmpty || !waiting.isEmpty
+  }
+
+  /// Prompts shorter than ``tiledAttentionRows`` tokens, whole and together in one call: every
+  /// pass then holds fewer than that many tokens of each, and none of them holds 256 tokens, so
+  /// each token meets the row-by-row attention kernel whatever else the pass holds.
+  private func evaluateShortPrompts(budget: inout Int, batch: LlamaBatch, in context: OpaquePointer) {
+    batch.removeAll()
+    var included: [(sequence: BatchedSequence, logitsIndex: Int32)] = []
+    for sequence in active where sequence.position == 0 {
+      let prompt = sequence.request.promptTokens
+      guard budget > 0, prompt.count < Self.tiledAttentionRows, prompt.count <= batch.remaining else { continue }
+      var logitsIndex: Int32 = 0
+      for (index, token) in prompt.enumerated() {
+        logitsIndex = batch.append(token, position: index, sequence: sequence.id, wantsLogits: index == prompt.count - 1)
+      }
+      included.append((sequence, logitsIndex))
+      budget -= prompt.count
+    }
+    guard !included.isEmpty, decode(batch, of: included.map(\.sequence), in: context) else { return }
+    let now = ContinuousClock.now
+    for (sequence, logitsIndex) in included {
+      sequence.position = sequence.request.promptTokens.count
+      sequence.promptEvaluated = now
+      advance(sequence, logitsAt: logitsIndex, in: context)
+    }
+  }
+
+  /// The next chunk of other prompts, each in a call of its own (see ``nextPromptChunk(of:budget:)``).
+  private func evaluateLongPromptChunks(budget: inout Int, batch: LlamaBatch, in context: OpaquePointer) {
     for sequence in active where sequence.isEvaluatingPrompt {
       guard budget > 0 else { break }
       let prompt = sequence.request.promptTokens
@@ -165,7 +198,6 @@ actor BatchScheduler {
         advance(sequence, logitsAt: Int32(batch.count - 1), in: context)
       }
     }
-    return !active.isEmpty || !waiting.isEmpty
   }
 
   /// The prompt tokens of `sequence` to evaluate next. The prompt is cut into segments of

@@ -10,8 +10,9 @@ extension BatchedLanguageModel {
     /// Tokens (prompt and answer) each request may use, capped at the model's training context.
     /// The KV cache holds `maxConcurrentSequences × contextSizePerSequence` tokens.
     public var contextSizePerSequence: Int
-    /// The most tokens evaluated in one llama.cpp batch (one decode step), at least
-    /// ``maxConcurrentSequences``.
+    /// The most tokens evaluated in one llama.cpp call; at least ``maxConcurrentSequences``.
+    /// Prompts are evaluated in segments of this size, as ``SystemLanguageModel`` does with the
+    /// same value, which keeps the two models' answers identical.
     public var batchSize: Int
     /// CPU threads; defaults to the number of cores.
     public var threads: Int

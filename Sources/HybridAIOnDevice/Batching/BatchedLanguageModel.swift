@@ -130,10 +130,11 @@ public final class BatchedLanguageModel: LanguageModel {
   }
 
   private func schedulerSettings(for weights: LlamaModelWeights) -> BatchScheduler.Settings {
-    let sequences = min(configuration.maxConcurrentSequences, BatchScheduler.maximumSequences)
+    // The properties are settable, so clamp again.
+    let sequences = min(max(1, configuration.maxConcurrentSequences), BatchScheduler.maximumSequences)
     return BatchScheduler.Settings(
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
-      batchSize: max(configuration.batchSize, sequences), threads: configuration.threads)
+      batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads))
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {
