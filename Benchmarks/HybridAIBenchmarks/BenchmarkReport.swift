@@ -9,12 +9,15 @@ public struct BenchmarkReport: Sendable {
     case atMost(Double)
     /// ours − reference at most this many units (e.g. milliseconds of extra latency).
     case excessAtMost(Double, unit: String)
+    /// No target: shown for comparison only.
+    case informational
 
     var text: String {
       switch self {
       case .atLeast(let bound): String(format: "≥ %.2f×", bound)
       case .atMost(let bound): String(format: "≤ %.2f×", bound)
-      case .excessAtMost(let bound, let unit): String(format: "≤ +%.0f %@", bound, unit)
+      case .excessAtMost(let bound, let unit): String(format: "≤ +%.0f ", bound) + unit
+      case .informational: "—"
       }
     }
   }
@@ -32,13 +35,14 @@ public struct BenchmarkReport: Sendable {
       case .atLeast(let bound): ratio.map { $0 >= bound }
       case .atMost(let bound): ratio.map { $0 <= bound }
       case .excessAtMost(let bound, _): reference.map { ours - $0 <= bound }
+      case .informational: nil
       }
     }
 
     /// The comparison column: the ratio, or the difference for excess targets.
     var comparison: String {
       if case .excessAtMost(_, let unit) = target, let reference {
-        return String(format: "%+.1f %@", ours - reference, unit)
+        return String(format: "%+.1f ", ours - reference) + unit
       }
       return ratio.map { String(format: "%.2f×", $0) } ?? "—"
     }

@@ -134,7 +134,7 @@ public struct HybridInferenceBenchmark: Sendable {
     }
     for level in settings.concurrency {
       report.rows.append(.init(metric: "server aggregate tokens/s, \(level) stream(s) (vs llama-batched-bench)",
-                               ours: aggregate[level] ?? 0, reference: reference[level], target: .atLeast(0.5)))
+                               ours: aggregate[level] ?? 0, reference: reference[level], target: .informational))
     }
     if let one = aggregate[1], let four = aggregate[4] {
       report.rows.append(.init(metric: "server aggregate tokens/s, 4 streams vs 1 stream", ours: four, reference: one,
