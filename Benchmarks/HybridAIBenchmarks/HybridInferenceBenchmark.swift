@@ -57,11 +57,11 @@ public struct HybridInferenceBenchmark: Sendable {
       let hybrid = GenerativeModelSession(model: .hybrid(primary: offlineCloud, secondary: settings.model))
       fallback.append(try await Self.timeToFirstToken(hybrid, prompt, options))
     }
-    let ours = Self.median(fallback) * 1000, reference = Self.median(direct) * 1000
+    let ours = fallback.median * 1000, reference = direct.median * 1000
     report.rows.append(.init(metric: "prefer-cloud, cloud refuses: time to first token (ms)", ours: ours,
                              reference: reference, target: .excessAtMost(20, unit: "ms")))
-    report.notes.append("fallback TTFT per round (ms): " + Self.list(fallback.map { $0 * 1000 })
-      + "; on-device only: " + Self.list(direct.map { $0 * 1000 }))
+    report.notes.append("fallback TTFT per round (ms): " + fallback.map { $0 * 1000 }.slashList(decimals: 1)
+      + "; on-device only: " + direct.map { $0 * 1000 }.slashList(decimals: 1))
   }
 
   private static func timeToFirstToken(_ session: GenerativeModelSession, _ prompt: String,
@@ -122,7 +122,7 @@ public struct HybridInferenceBenchmark: Sendable {
         }
         rates.append(Double(tokens) / (ContinuousClock.now - started).seconds)
       }
-      aggregate[level] = Self.median(rates)
+      aggregate[level] = rates.median
     }
 
     var reference: [Int: Double] = [:]
@@ -153,12 +153,5 @@ public struct HybridInferenceBenchmark: Sendable {
     return response.usage.outputTokens
   }
 
-  private static func list(_ values: [Double]) -> String {
-    values.map { String(format: "%.1f", $0) }.joined(separator: "/")
-  }
 
-  private static func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-  }
 }

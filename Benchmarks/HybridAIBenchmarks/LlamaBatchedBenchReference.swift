@@ -7,22 +7,11 @@ struct LlamaBatchedBenchReference: Sendable {
 
   /// Aggregate generation tokens/s for each parallel level.
   func run(model: String, promptTokens: Int, generatedTokens: Int, parallel: [Int], threads: Int) throws -> [Int: Double] {
-    guard FileManager.default.isExecutableFile(atPath: executable) else {
-      throw BenchmarkError.referenceFailed("\(executable) is not an executable (run scripts/bootstrap --bench)")
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
     let contextSize = (parallel.max() ?? 1) * (promptTokens + generatedTokens) + 64
-    process.arguments = ["-m", model, "-c", "\(contextSize)", "-b", "512", "-ub", "512", "-t", "\(threads)",
-                         "-npp", "\(promptTokens)", "-ntg", "\(generatedTokens)",
-                         "-npl", parallel.map(String.init).joined(separator: ","), "--output-format", "jsonl"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw BenchmarkError.referenceFailed("llama-batched-bench exit status \(process.terminationStatus)") }
+    let data = try ReferenceProcess.run(executable, [
+      "-m", model, "-c", "\(contextSize)", "-b", "512", "-ub", "512", "-t", "\(threads)",
+      "-npp", "\(promptTokens)", "-ntg", "\(generatedTokens)",
+      "-npl", parallel.map(String.init).joined(separator: ","), "--output-format", "jsonl"], includeStandardError: true)
 
     struct Line: Decodable {
       let pl: Int

@@ -11,20 +11,9 @@ struct LlamaBenchReference: Sendable {
   let executable: String
 
   func run(model: String, promptTokens: Int, generatedTokens: Int, threads: Int, repetitions: Int) throws -> Result {
-    guard FileManager.default.isExecutableFile(atPath: executable) else {
-      throw BenchmarkError.referenceFailed("\(executable) is not an executable (run scripts/bootstrap --bench)")
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = ["-m", model, "-p", "\(promptTokens)", "-n", "\(generatedTokens)", "-t", "\(threads)",
-                         "-r", "\(repetitions)", "-b", "512", "-ub", "512", "-o", "json"]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw BenchmarkError.referenceFailed("exit status \(process.terminationStatus)") }
+    let data = try ReferenceProcess.run(executable, [
+      "-m", model, "-p", "\(promptTokens)", "-n", "\(generatedTokens)", "-t", "\(threads)",
+      "-r", "\(repetitions)", "-b", "512", "-ub", "512", "-o", "json"])
 
     struct Entry: Decodable {
       let n_prompt: Int

@@ -57,9 +57,9 @@ public struct OnDeviceBenchmark: Sendable {
     progress("time to first token over a \(settings.turns)-turn conversation")
     let firstTokenTimes = try await measureTimeToFirstToken()
 
-    let promptRate = Self.median(ours.prompt), decodeRate = Self.median(ours.decode)
-    let referencePrompt = theirs.prompt.isEmpty ? nil : Self.median(theirs.prompt)
-    let referenceDecode = theirs.decode.isEmpty ? nil : Self.median(theirs.decode)
+    let promptRate = ours.prompt.median, decodeRate = ours.decode.median
+    let referencePrompt = theirs.prompt.isEmpty ? nil : theirs.prompt.median
+    let referenceDecode = theirs.decode.isEmpty ? nil : theirs.decode.median
     report.rows.append(.init(metric: "prompt processing (tokens/s)", ours: promptRate,
                              reference: referencePrompt, target: .atLeast(0.95)))
     report.rows.append(.init(metric: "decode (tokens/s)", ours: decodeRate,
@@ -70,8 +70,8 @@ public struct OnDeviceBenchmark: Sendable {
     report.notes.append("turn 1 includes creating the session's llama.cpp context (KV cache allocation); turn \(settings.turns) vs turn 2: "
       + String(format: "%.2f×", firstTokenTimes.last! / firstTokenTimes[1]))
     report.notes.append("TTFT per turn (ms): " + firstTokenTimes.map { String(format: "%.1f", $0 * 1000) }.joined(separator: ", "))
-    report.notes.append("rounds: \(ours.prompt.count); per-round prompt t/s ours " + Self.list(ours.prompt) + " reference " + Self.list(theirs.prompt))
-    report.notes.append("per-round decode t/s ours " + Self.list(ours.decode) + " reference " + Self.list(theirs.decode))
+    report.notes.append("rounds: \(ours.prompt.count); per-round prompt t/s ours " + ours.prompt.slashList() + " reference " + theirs.prompt.slashList())
+    report.notes.append("per-round decode t/s ours " + ours.decode.slashList() + " reference " + theirs.decode.slashList())
     if reference == nil { report.notes.append("no llama-bench given: run `make bench` for the side-by-side comparison") }
     return report
   }
@@ -111,14 +111,7 @@ public struct OnDeviceBenchmark: Sendable {
     return times
   }
 
-  private static func list(_ values: [Double]) -> String {
-    values.isEmpty ? "—" : values.map { String(format: "%.0f", $0) }.joined(separator: "/")
-  }
 
-  private static func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted[sorted.count / 2]
-  }
 }
 
 public enum BenchmarkError: Error, CustomStringConvertible {
