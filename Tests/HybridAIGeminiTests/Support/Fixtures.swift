@@ -2,15 +2,17 @@ import Foundation
 import HybridAI
 import Testing
 
-/// The recorded Gemini responses in `shared/fixtures/gemini-mock-responses`, found from this
-/// file's path by walking up to a directory that contains `shared/fixtures/gemini-mock-responses`,
-/// or from `$HYBRIDAI_GEMINI_FIXTURES`.
+/// The recorded Gemini responses (`shared/fixtures/gemini-mock-responses` of the workplace):
+/// `$HYBRIDAI_GEMINI_FIXTURES`, else the copy `scripts/bootstrap` makes in
+/// `.deps/fixtures/gemini-mock-responses`, else the first ancestor of this file that contains
+/// `shared/fixtures/gemini-mock-responses`.
 enum Fixtures {
   struct NotFound: Error, CustomStringConvertible {
     var description: String {
-      "the Gemini fixtures were not found: no ancestor of \(Fixtures.sourceFile) contains "
-        + "shared/fixtures/gemini-mock-responses, and HYBRIDAI_GEMINI_FIXTURES is not set. "
-        + "Clone the shared directory beside the repository or set HYBRIDAI_GEMINI_FIXTURES."
+      "the Gemini fixtures were not found: HYBRIDAI_GEMINI_FIXTURES is not set, scripts/bootstrap made no "
+        + ".deps/fixtures/gemini-mock-responses, and no ancestor of \(Fixtures.sourceFile) contains "
+        + "shared/fixtures/gemini-mock-responses. Run scripts/bootstrap with the shared directory beside the "
+        + "repository, or set HYBRIDAI_GEMINI_FIXTURES."
     }
   }
 
@@ -22,8 +24,10 @@ enum Fixtures {
     }
     var directory = URL(fileURLWithPath: sourceFile).deletingLastPathComponent()
     while directory.path != "/" {
-      let candidate = directory.appendingPathComponent("shared/fixtures/gemini-mock-responses", isDirectory: true)
-      if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+      for relative in [".deps/fixtures/gemini-mock-responses", "shared/fixtures/gemini-mock-responses"] {
+        let candidate = directory.appendingPathComponent(relative, isDirectory: true)
+        if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("LICENSE").path) { return candidate }
+      }
       directory = directory.deletingLastPathComponent()
     }
     throw NotFound()
