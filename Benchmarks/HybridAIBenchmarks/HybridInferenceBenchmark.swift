@@ -18,7 +18,7 @@ public struct HybridInferenceBenchmark: Sendable {
     public var model: SystemLanguageModel
     public var batchedBenchPath: String?
     public var repetitions = 5
-    public var streamTokens = 64
+    public var streamTokens = 128
     public var concurrency = [1, 2, 4, 8]
 
     public init(model: SystemLanguageModel, batchedBenchPath: String?) {

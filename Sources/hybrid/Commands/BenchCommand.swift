@@ -63,7 +63,7 @@ struct BenchCommand: AsyncParsableCommand {
     var repetitions = 5
 
     @Option(name: .long, help: "Output tokens per server stream.")
-    var streamTokens = 64
+    var streamTokens = 128
 
     @Option(name: .long, help: "Also write the Markdown report to this file.")
     var output: String?
