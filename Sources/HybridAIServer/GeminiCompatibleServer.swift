@@ -3,6 +3,7 @@ import HybridAI
 import HybridAIGemini
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// A self-hosted, Gemini-compatible cloud: the Gemini REST API (`v1beta`) answered by local models.
 ///
@@ -35,9 +36,9 @@ public struct GeminiCompatibleServer: Sendable {
     self.logger = logger
   }
 
-  /// Serves until the process gets SIGINT or SIGTERM (then finishes the requests in flight and
-  /// returns) or the calling task is cancelled. `onListening` receives the bound port, which is
-  /// useful with port `0`.
+  /// Serves until the process gets SIGINT or SIGTERM or the calling task is cancelled; either way
+  /// it stops accepting connections, finishes the requests in flight and returns. `onListening`
+  /// receives the bound port, which is useful with port `0`.
   public func run(onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws {
     let configuration = self.configuration
     let app = Application(
@@ -46,7 +47,16 @@ public struct GeminiCompatibleServer: Sendable {
         address: .hostname(configuration.host, port: configuration.port), serverName: "hybrid-serve"),
       onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
       logger: logger)
-    try await app.runService()
+    let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+      services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    // The group runs in its own task so that cancelling ours asks for a graceful shutdown instead
+    // of cancelling the server mid-request.
+    let running = Task { try await group.run() }
+    try await withTaskCancellationHandler {
+      try await running.value
+    } onCancel: {
+      Task { await group.triggerGracefulShutdown() }
+    }
   }
 
   func makeRouter() -> Router<BasicRequestContext> {
