@@ -45,7 +45,8 @@ public struct HybridInferenceBenchmark: Sendable {
   // MARK: - Fallback latency
 
   private func measureFallback(into report: inout BenchmarkReport) async throws {
-    let refusingPort = try Self.closedLoopbackPort()
+    let (refusingPort, descriptor) = try Self.refusingLoopbackPort()
+    defer { close(descriptor) }
     let offlineCloud = GeminiModel(name: "unreachable", apiKey: nil, baseURL: URL(string: "http://127.0.0.1:\(refusingPort)")!)
     let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 4)
     let prompt = "Say hello to the benchmark."
@@ -75,10 +76,10 @@ public struct HybridInferenceBenchmark: Sendable {
     return first.seconds
   }
 
-  /// A loopback port with nothing listening: bound, then closed.
-  private static func closedLoopbackPort() throws -> Int {
+  /// A loopback port that refuses connections: bound but not listening, held until the returned
+  /// descriptor is closed.
+  private static func refusingLoopbackPort() throws -> (port: Int, descriptor: Int32) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -87,8 +88,11 @@ public struct HybridInferenceBenchmark: Sendable {
     let bound = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
     }
-    guard bound else { throw BenchmarkError.referenceFailed("could not reserve a loopback port") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard bound else {
+      close(fd)
+      throw BenchmarkError.referenceFailed("could not reserve a loopback port")
+    }
+    return (Int(UInt16(bigEndian: address.sin_port)), fd)
   }
 
   // MARK: - Server scaling

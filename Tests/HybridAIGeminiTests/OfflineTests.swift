@@ -16,10 +16,11 @@ struct OfflineTests {
     return error.offlineReason
   }
 
-  @Test("connection refused: a port bound, then closed")
+  @Test("connection refused: a port bound but not listening")
   func refused() async throws {
-    let port = try Sockets.closedPort()
-    #expect(try await offlineReason(testModel(url: "http://127.0.0.1:\(port)")) == .connectionRefused)
+    let refusing = try Sockets.refusingPort()
+    defer { close(refusing.descriptor) }
+    #expect(try await offlineReason(testModel(url: "http://127.0.0.1:\(refusing.port)")) == .connectionRefused)
   }
 
   @Test("connection reset: the server resets (RST, SO_LINGER 0) before answering")
@@ -87,8 +88,9 @@ struct OfflineTests {
 
   @Test("prefer cloud falls back to on-device when the cloud is offline, and says why")
   func hybridFallsBack() async throws {
-    let port = try Sockets.closedPort()
-    let hybrid = HybridModel(primary: testModel(url: "http://127.0.0.1:\(port)"), secondary: StubOnDeviceModel())
+    let refusing = try Sockets.refusingPort()
+    defer { close(refusing.descriptor) }
+    let hybrid = HybridModel(primary: testModel(url: "http://127.0.0.1:\(refusing.port)"), secondary: StubOnDeviceModel())
     let outcome = await run(hybrid, request())
     #expect(outcome.error == nil)
     #expect(outcome.text == "on-device answer")

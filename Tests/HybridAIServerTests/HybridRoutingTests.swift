@@ -58,10 +58,11 @@ struct HybridRoutingTests {
 
   @Test("prefer cloud: nothing listening → the on-device model answers and says so")
   func refusedConnectionFallsBackToOnDevice() async throws {
-    let port = try ClosedPort.reserve()
+    let refusing = try RefusingPort()
+    defer { refusing.close() }
     let device = Self.onDevice()
     let session = GenerativeModelSession(model: .hybrid(
-      primary: Self.cloud(URL(string: "http://127.0.0.1:\(port)")!), secondary: device))
+      primary: Self.cloud(URL(string: "http://127.0.0.1:\(refusing.port)")!), secondary: device))
     let response = try await session.respond(to: "Name a colour.", options: Self.options)
     #expect(response.rawResponse.source == .onDevice)
     #expect(response.rawResponse.modelVersion.contains("SmolLM2"))
@@ -129,8 +130,9 @@ struct HybridRoutingTests {
 
   @Test("only-modes never fall back and say why")
   func singleModelModes() async throws {
-    let port = try ClosedPort.reserve()
-    let onlyCloud = GenerativeModelSession(model: Self.cloud(URL(string: "http://127.0.0.1:\(port)")!))
+    let refusing = try RefusingPort()
+    defer { refusing.close() }
+    let onlyCloud = GenerativeModelSession(model: Self.cloud(URL(string: "http://127.0.0.1:\(refusing.port)")!))
     let offline = await #expect(throws: GeminiError.self) { try await onlyCloud.respond(to: "hi", options: Self.options) }
     #expect(offline?.offlineReason == .connectionRefused)
 
@@ -210,11 +212,14 @@ final class CountingModel: LanguageModel {
   }
 }
 
-/// A loopback port with nothing listening: bound, then closed.
-enum ClosedPort {
-  static func reserve() throws -> Int {
+/// A loopback port that refuses connections: bound but not listening, held until `close()`, so no
+/// server started meanwhile by a parallel test can take it.
+final class RefusingPort: Sendable {
+  let port: Int
+  private let descriptor: Int32
+
+  init() throws {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -222,7 +227,10 @@ enum ClosedPort {
     let ok = withUnsafeMutablePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
     }
-    try #require(ok, "could not reserve a loopback port")
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard ok else { _ = Glibc.close(fd); throw POSIXError(.EADDRINUSE) }
+    descriptor = fd
+    port = Int(UInt16(bigEndian: address.sin_port))
   }
+
+  func close() { _ = Glibc.close(descriptor) }
 }

@@ -5,11 +5,12 @@ import Glibc
 
 /// Real sockets that make a connection fail in a particular way.
 enum Sockets {
-  /// A local port that was free a moment ago: bound, then closed, so connecting is refused.
-  static func closedPort() throws -> Int {
+  /// A loopback port that refuses connections: bound but not listening, and held until the
+  /// returned descriptor is closed, so no listener started meanwhile (tests run in parallel) can
+  /// take it — a port merely bound and closed again was seen reused by another test's server.
+  static func refusingPort() throws -> (port: Int, descriptor: Int32) {
     let fd = try boundSocket()
-    defer { close(fd) }
-    return try port(of: fd)
+    return (try port(of: fd), fd)
   }
 
   /// A listener whose accept queue is full (backlog 0, one connection queued, never accepted):
