@@ -95,13 +95,19 @@ public struct SystemLanguageModel: LanguageModel {
   /// Whether the rendered prompt fits the context window. Other problems (no chat template, a
   /// file that fails to load) are reported by ``generate(_:)`` as typed errors.
   public func supports(_ request: GenerationRequest) async -> RequestSupport {
+    await support(for: request, contextSize: effectiveContextSize)
+  }
+
+  /// Whether the rendered prompt fits a context of `contextSize(weights)` tokens; shared with
+  /// ``BatchedLanguageModel``, whose context is per sequence.
+  func support(for request: GenerationRequest, contextSize: (LlamaModelWeights) -> Int) async -> RequestSupport {
     guard let prepared = try? await prepare(request) else { return .supported }
-    let contextSize = effectiveContextSize(prepared.weights)
-    guard prepared.tokens.count < contextSize else {
+    let size = contextSize(prepared.weights)
+    guard prepared.tokens.count < size else {
       logger.debug("request does not fit the context window", metadata: [
-        "promptTokens": "\(prepared.tokens.count)", "contextSize": "\(contextSize)",
+        "promptTokens": "\(prepared.tokens.count)", "contextSize": "\(size)",
       ])
-      return .unsupported(.exceedsContextWindow(promptTokens: prepared.tokens.count, contextSize: contextSize))
+      return .unsupported(.exceedsContextWindow(promptTokens: prepared.tokens.count, contextSize: size))
     }
     return .supported
   }

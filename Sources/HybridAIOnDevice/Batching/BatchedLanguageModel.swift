@@ -69,15 +69,7 @@ public final class BatchedLanguageModel: LanguageModel {
   /// Whether the rendered prompt fits one sequence's context (``Configuration/contextSizePerSequence``,
   /// capped at the model's training context). Other problems are reported by ``generate(_:)``.
   public func supports(_ request: GenerationRequest) async -> RequestSupport {
-    guard let prepared = try? await singleSession.prepare(request) else { return .supported }
-    let contextSize = contextSizePerSequence(for: prepared.weights)
-    guard prepared.tokens.count < contextSize else {
-      logger.debug("request does not fit a sequence's context", metadata: [
-        "promptTokens": "\(prepared.tokens.count)", "contextSize": "\(contextSize)",
-      ])
-      return .unsupported(.exceedsContextWindow(promptTokens: prepared.tokens.count, contextSize: contextSize))
-    }
-    return .supported
+    await singleSession.support(for: request, contextSize: contextSizePerSequence(for:))
   }
 
   /// Generates the answer, decoding it together with the other requests in flight.

@@ -43,11 +43,7 @@ struct BenchCommand: AsyncParsableCommand {
       settings.generatedTokens = generateTokens
       settings.repetitions = repetitions
       settings.turns = max(2, turns)
-      let report = try await OnDeviceBenchmark(settings: settings, progress: { Terminal.status("… \($0)") }).run()
-      Terminal.write(report.markdown + "\n")
-      if let output {
-        try report.markdown.write(toFile: output, atomically: true, encoding: .utf8)
-      }
+      try BenchCommand.publish(try await OnDeviceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
     }
   }
 
@@ -76,11 +72,16 @@ struct BenchCommand: AsyncParsableCommand {
       var settings = HybridInferenceBenchmark.Settings(model: modelOptions.makeModel(), batchedBenchPath: reference)
       settings.repetitions = repetitions
       settings.streamTokens = streamTokens
-      let report = try await HybridInferenceBenchmark(settings: settings, progress: { Terminal.status("… \($0)") }).run()
-      Terminal.write(report.markdown + "\n")
-      if let output {
-        try report.markdown.write(toFile: output, atomically: true, encoding: .utf8)
-      }
+      try BenchCommand.publish(try await HybridInferenceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
     }
+  }
+
+  /// Progress lines on standard error.
+  static let progress: @Sendable (String) -> Void = { Terminal.status("… \($0)") }
+
+  /// Prints the report, and writes it to `output` when given.
+  static func publish(_ report: BenchmarkReport, to output: String?) throws {
+    Terminal.write(report.markdown + "\n")
+    if let output { try report.markdown.write(toFile: output, atomically: true, encoding: .utf8) }
   }
 }
