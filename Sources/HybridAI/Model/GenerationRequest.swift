@@ -7,11 +7,19 @@ public struct GenerationRequest: Sendable {
   /// Per-session storage a backend may use for caches that belong to the session (such as a
   /// KV cache). It lives as long as the session does.
   public let sessionState: ModelStateStore
+  /// The tools the model may call. A model that can call tools ends its turn with
+  /// ``GenerationEvent/toolCalls(_:)`` instead of an answer when it wants them.
+  public var tools: [ToolDefinition]
+  /// The shape the answer must have (JSON following the schema), or `nil` for free text.
+  public var responseFormat: ResponseFormat?
 
-  public init(transcript: Transcript, options: GenerationOptions, sessionState: ModelStateStore = ModelStateStore()) {
+  public init(transcript: Transcript, options: GenerationOptions, sessionState: ModelStateStore = ModelStateStore(),
+              tools: [ToolDefinition] = [], responseFormat: ResponseFormat? = nil) {
     self.transcript = transcript
     self.options = options
     self.sessionState = sessionState
+    self.tools = tools
+    self.responseFormat = responseFormat
   }
 }
 
@@ -27,6 +35,8 @@ public enum UnsupportedReason: Sendable, Hashable, CustomStringConvertible {
   case exceedsContextWindow(promptTokens: Int, contextSize: Int)
   /// The request contains an input kind the model does not take (images, audio, …).
   case unsupportedInput(String)
+  /// The model cannot enforce the requested response schema (what it cannot express, in words).
+  case unsupportedSchema(String)
   /// Anything else, described for logs and errors.
   case other(String)
 
@@ -35,6 +45,7 @@ public enum UnsupportedReason: Sendable, Hashable, CustomStringConvertible {
     case .exceedsContextWindow(let prompt, let context):
       "the prompt needs \(prompt) tokens but the context window holds \(context)"
     case .unsupportedInput(let kind): "input of kind \(kind) is not supported"
+    case .unsupportedSchema(let reason): "the response schema cannot be enforced: \(reason)"
     case .other(let text): text
     }
   }

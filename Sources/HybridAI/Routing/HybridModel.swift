@@ -117,7 +117,7 @@ public struct HybridModel: LanguageModel {
     let fallback = Fallback(from: primary.modelIdentifier, reason: reason)
     for try await event in secondary.generate(request) {
       switch event {
-      case .textDelta:
+      case .textDelta, .toolCalls:
         continuation.yield(event)
       case .completed(var raw):
         raw.fallback = fallback

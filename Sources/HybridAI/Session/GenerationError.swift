@@ -10,6 +10,14 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
   case unsupportedRequest(UnsupportedReason)
   /// The model's answer stream ended without completing.
   case incompleteResponse(modelVersion: String)
+  /// A structured answer did not decode or did not follow the schema; `rawContent` is the model's text.
+  case invalidStructuredOutput(rawContent: String, reason: String)
+  /// The model asked for a tool the session does not have.
+  case unknownTool(name: String, arguments: String)
+  /// The model's arguments for a tool do not decode as the tool's `Arguments`.
+  case invalidToolArguments(toolName: String, arguments: String, reason: String)
+  /// The model kept asking for tools beyond ``ToolExecutionPolicy/maximumRounds``.
+  case toolCallLimitExceeded(rounds: Int)
 
   /// The error for a request the model does not support: ``exceededContextWindowSize(promptTokens:contextSize:)``
   /// when the prompt is too long, ``unsupportedRequest(_:)`` otherwise.
@@ -32,6 +40,14 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
       "the model cannot serve this request: \(reason)"
     case .incompleteResponse(let model):
       "\(model) ended its answer without completing it"
+    case .invalidStructuredOutput(let raw, let reason):
+      "the structured answer is not valid (\(reason)): \(raw.count > 300 ? String(raw.prefix(300)) + "…" : raw)"
+    case .unknownTool(let name, _):
+      "the model called a tool the session does not have: \(name)"
+    case .invalidToolArguments(let tool, let arguments, let reason):
+      "the model's arguments for \(tool) are not valid (\(reason)): \(arguments)"
+    case .toolCallLimitExceeded(let rounds):
+      "the model was still calling tools after \(rounds) rounds"
     }
   }
 }

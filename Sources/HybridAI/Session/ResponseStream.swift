@@ -13,11 +13,12 @@ extension GenerativeModelSession {
   /// The request starts when iteration (or ``collect()``) starts and runs once: iterate a stream
   /// once, then ``collect()`` returns its final response. Cancelling the iterating task stops
   /// generation.
-  public struct ResponseStream<Content: Sendable>: AsyncSequence, Sendable {
+  public struct ResponseStream<Content: Generable>: AsyncSequence, Sendable {
     /// The answer so far.
     public struct Snapshot: Sendable {
-      /// The answer so far.
-      public var content: Content
+      /// The answer so far: text, or for a structured answer the value as far as it has been
+      /// generated (properties not yet generated are `nil`).
+      public var content: Content.PartiallyGenerated
       /// The answer's text so far.
       public var rawContent: String
     }

@@ -9,12 +9,18 @@ extension Transcript {
     case prompt(Prompt)
     /// What the model answered.
     case response(Response)
+    /// The model asked for tools to be called.
+    case toolCalls(ToolCalls)
+    /// What a called tool returned.
+    case toolOutput(ToolOutput)
 
     public var id: String {
       switch self {
       case .instructions(let entry): entry.id
       case .prompt(let entry): entry.id
       case .response(let entry): entry.id
+      case .toolCalls(let entry): entry.id
+      case .toolOutput(let entry): entry.id
       }
     }
 
@@ -24,11 +30,13 @@ extension Transcript {
       case .instructions(let entry): entry.segments.text
       case .prompt(let entry): entry.segments.text
       case .response(let entry): entry.segments.text
+      case .toolCalls(let entry): entry.calls.map { "\($0.toolName)(\($0.arguments.jsonString))" }.joined(separator: "\n")
+      case .toolOutput(let entry): entry.segments.text
       }
     }
 
     private enum CodingKeys: String, CodingKey { case type }
-    private enum Kind: String, Codable { case instructions, prompt, response }
+    private enum Kind: String, Codable { case instructions, prompt, response, toolCalls, toolOutput }
 
     public init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -36,6 +44,8 @@ extension Transcript {
       case .instructions: self = .instructions(try Instructions(from: decoder))
       case .prompt: self = .prompt(try Prompt(from: decoder))
       case .response: self = .response(try Response(from: decoder))
+      case .toolCalls: self = .toolCalls(try ToolCalls(from: decoder))
+      case .toolOutput: self = .toolOutput(try ToolOutput(from: decoder))
       }
     }
 
@@ -51,6 +61,12 @@ extension Transcript {
       case .response(let entry):
         try container.encode(Kind.response, forKey: .type)
         try entry.encode(to: encoder)
+      case .toolCalls(let entry):
+        try container.encode(Kind.toolCalls, forKey: .type)
+        try entry.encode(to: encoder)
+      case .toolOutput(let entry):
+        try container.encode(Kind.toolOutput, forKey: .type)
+        try entry.encode(to: encoder)
       }
     }
   }
@@ -59,14 +75,33 @@ extension Transcript {
   public struct Instructions: Sendable, Hashable, Identifiable, Codable {
     public var id: String
     public var segments: [Segment]
+    /// The tools the session offered the model.
+    public var toolDefinitions: [ToolDefinition]
 
-    public init(id: String = UUID().uuidString, segments: [Segment]) {
+    public init(id: String = UUID().uuidString, segments: [Segment], toolDefinitions: [ToolDefinition] = []) {
       self.id = id
       self.segments = segments
+      self.toolDefinitions = toolDefinitions
     }
 
-    public init(id: String = UUID().uuidString, text: String) {
-      self.init(id: id, segments: [.text(TextSegment(content: text))])
+    public init(id: String = UUID().uuidString, text: String, toolDefinitions: [ToolDefinition] = []) {
+      self.init(id: id, segments: text.isEmpty ? [] : [.text(TextSegment(content: text))], toolDefinitions: toolDefinitions)
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, segments, toolDefinitions }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      id = try container.decode(String.self, forKey: .id)
+      segments = try container.decode([Segment].self, forKey: .segments)
+      toolDefinitions = try container.decodeIfPresent([ToolDefinition].self, forKey: .toolDefinitions) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(id, forKey: .id)
+      try container.encode(segments, forKey: .segments)
+      if !toolDefinitions.isEmpty { try container.encode(toolDefinitions, forKey: .toolDefinitions) }
     }
   }
 
@@ -75,15 +110,20 @@ extension Transcript {
     public var id: String
     public var segments: [Segment]
     public var options: GenerationOptions
+    /// The shape the answer had to have, when the prompt asked for structured output.
+    public var responseFormat: ResponseFormat?
 
-    public init(id: String = UUID().uuidString, segments: [Segment], options: GenerationOptions = GenerationOptions()) {
+    public init(id: String = UUID().uuidString, segments: [Segment], options: GenerationOptions = GenerationOptions(),
+                responseFormat: ResponseFormat? = nil) {
       self.id = id
       self.segments = segments
       self.options = options
+      self.responseFormat = responseFormat
     }
 
-    public init(id: String = UUID().uuidString, text: String, options: GenerationOptions = GenerationOptions()) {
-      self.init(id: id, segments: [.text(TextSegment(content: text))], options: options)
+    public init(id: String = UUID().uuidString, text: String, options: GenerationOptions = GenerationOptions(),
+                responseFormat: ResponseFormat? = nil) {
+      self.init(id: id, segments: [.text(TextSegment(content: text))], options: options, responseFormat: responseFormat)
     }
   }
 

@@ -6,8 +6,8 @@ import Foundation
 /// It is `Codable` with a stable, versioned JSON form (see ``jsonData()``), and a session can be
 /// created from one to continue the conversation.
 public struct Transcript: Sendable, Hashable, Codable, RandomAccessCollection {
-  /// The JSON format version written by ``encode(to:)``.
-  public static let formatVersion = 1
+  /// The JSON format version written by ``encode(to:)`` (2 added tool calls, tool outputs and response formats; version 1 is read too).
+  public static let formatVersion = 2
 
   /// The entries, oldest first.
   public private(set) var entries: [Entry]

@@ -24,6 +24,8 @@ extension GenerateContentRequest {
         contents.append(Gemini.Content(role: Gemini.Content.userRole, parts: Self.parts(prompt.segments)))
       case .response(let response):
         contents.append(Self.modelContent(response))
+      case .toolCalls, .toolOutput:
+        break  // TODO(issue 4): functionCall / functionResponse
       }
     }
     self.init(contents: contents, systemInstruction: system.isEmpty ? nil : Gemini.Content(role: nil, parts: system),

@@ -48,6 +48,8 @@ public struct ChatTemplate: Sendable, Hashable, CustomStringConvertible {
     case .instructions: ("system", entry.text)
     case .prompt: ("user", entry.text)
     case .response: ("assistant", entry.text)
+    case .toolCalls: ("assistant", entry.text)
+    case .toolOutput: ("user", entry.text)
     }
   }
 }

@@ -24,6 +24,7 @@ struct ContentGeneration: Sendable {
     for try await event in model.model.generate(request) {
       switch event {
       case .textDelta(let delta): text += delta
+      case .toolCalls: break  // TODO(issue 4): functionCall parts
       case .completed(let raw): completion = raw
       }
     }
@@ -48,6 +49,8 @@ struct ContentGeneration: Sendable {
           switch current {
           case .textDelta(let delta):
             try await writer.write(ServerSentEvents.event(chunks.delta(delta)))
+          case .toolCalls:
+            break  // TODO(issue 4): functionCall parts
           case .completed(let raw):
             try await writer.write(ServerSentEvents.event(chunks.final(text: "", completion: raw)))
           }

@@ -128,6 +128,10 @@ struct ErrorReport: Encodable {
     case .exceededContextWindowSize: "exceededContextWindowSize"
     case .unsupportedRequest: "unsupportedRequest"
     case .incompleteResponse: "incompleteResponse"
+    case .invalidStructuredOutput: "invalidStructuredOutput"
+    case .unknownTool: "unknownTool"
+    case .invalidToolArguments: "invalidToolArguments"
+    case .toolCallLimitExceeded: "toolCallLimitExceeded"
     }
   }
 }

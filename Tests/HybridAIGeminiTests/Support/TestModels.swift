@@ -28,6 +28,7 @@ func request(_ prompt: String = "Hello", options: GenerationOptions = Generation
 /// What a generation produced: its text deltas, then its completion or error.
 struct Outcome: Sendable {
   var deltas: [String] = []
+  var toolCalls: [Transcript.ToolCall] = []
   var raw: RawResponse?
   var error: (any Error)?
 
@@ -42,6 +43,7 @@ func run(_ model: some LanguageModel, _ request: GenerationRequest) async -> Out
     for try await event in model.generate(request) {
       switch event {
       case .textDelta(let text): outcome.deltas.append(text)
+      case .toolCalls(let calls): outcome.toolCalls += calls
       case .completed(let raw): outcome.raw = raw
       }
     }

@@ -1,0 +1,147 @@
+import Logging
+
+extension GenerativeModelSession {
+  /// The result of one `respond`: the answer's text, the transcript entries to add, and the
+  /// completion of the model's last round (usage summed over all rounds of the tool loop).
+  struct Turn {
+    var text: String
+    var entries: [Transcript.Entry]
+    var rawResponse: RawResponse
+  }
+
+  /// Asks the model, running tool calls until it answers. Nothing is added to the session's
+  /// transcript here: the caller commits ``Turn/entries`` once the answer is accepted.
+  func runTurn(_ promptEntry: Transcript.Prompt, history: Transcript,
+               onText: (String) -> Void) async throws -> Turn {
+    var transcript = history
+    transcript.append(.prompt(promptEntry))
+    var entries: [Transcript.Entry] = [.prompt(promptEntry)]
+    var totalUsage = Usage(promptTokens: 0, outputTokens: 0)
+    var rounds = 0
+    let started = ContinuousClock.now
+
+    while true {
+      let request = GenerationRequest(
+        transcript: transcript, options: promptEntry.options, sessionState: modelState,
+        tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat)
+      let round = try await generateRound(request, onText: onText)
+      totalUsage.add(round.completion.usage)
+
+      guard !round.toolCalls.isEmpty else {
+        var raw = round.completion
+        raw.usage = totalUsage
+        entries.append(.response(Transcript.Response(
+          text: round.text, modelVersion: raw.modelVersion, providerContent: raw.providerContent)))
+        logger.debug("answered", metadata: [
+          "modelVersion": "\(raw.modelVersion)", "source": "\(raw.source)",
+          "promptTokens": "\(totalUsage.promptTokens)", "cachedPromptTokens": "\(totalUsage.cachedPromptTokens)",
+          "outputTokens": "\(totalUsage.outputTokens)", "finishReason": "\(raw.finishReason)",
+          "toolRounds": "\(rounds)", "seconds": "\((ContinuousClock.now - started).seconds)",
+        ])
+        return Turn(text: round.text, entries: entries, rawResponse: raw)
+      }
+
+      rounds += 1
+      guard rounds <= toolPolicy.maximumRounds else {
+        throw GenerationError.toolCallLimitExceeded(rounds: toolPolicy.maximumRounds)
+      }
+      let callsEntry = Transcript.ToolCalls(
+        calls: round.toolCalls, modelVersion: round.completion.modelVersion,
+        providerContent: round.completion.providerContent)
+      transcript.append(.toolCalls(callsEntry))
+      entries.append(.toolCalls(callsEntry))
+      let outputs = try await callTools(round.toolCalls, transcript: transcript)
+      for output in outputs {
+        transcript.append(.toolOutput(output))
+        entries.append(.toolOutput(output))
+      }
+    }
+  }
+
+  /// One answer of the model: its text and tool calls, and its completion.
+  private func generateRound(_ request: GenerationRequest, onText: (String) -> Void)
+    async throws -> (text: String, toolCalls: [Transcript.ToolCall], completion: RawResponse)
+  {
+    try await checkModelCanServe(request)
+    var text = ""
+    var toolCalls: [Transcript.ToolCall] = []
+    var completion: RawResponse?
+    for try await event in model.generate(request) {
+      switch event {
+      case .textDelta(let delta):
+        text += delta
+        onText(text)
+      case .toolCalls(let calls):
+        toolCalls += calls
+      case .completed(let raw):
+        completion = raw
+      }
+    }
+    try Task.checkCancellation()
+    guard let completion else { throw GenerationError.incompleteResponse(modelVersion: model.modelIdentifier) }
+    return (text, toolCalls, completion)
+  }
+
+  /// Runs the calls concurrently and returns their outputs in the calls' order.
+  private func callTools(_ calls: [Transcript.ToolCall], transcript: Transcript) async throws -> [Transcript.ToolOutput] {
+    var toolsByName: [String: any Tool] = [:]
+    for tool in tools { toolsByName[tool.name] = tool }
+    var resolved: [(Transcript.ToolCall, any Tool)] = []
+    for call in calls {
+      guard let tool = toolsByName[call.toolName] else {
+        throw GenerationError.unknownTool(name: call.toolName, arguments: call.arguments.jsonString)
+      }
+      resolved.append((call, tool))
+    }
+    return try await withThrowingTaskGroup(of: (Int, Transcript.ToolOutput).self) { group in
+      for (index, (call, tool)) in resolved.enumerated() {
+        group.addTask { (index, try await self.call(tool, for: call, transcript: transcript)) }
+      }
+      var outputs = [Transcript.ToolOutput?](repeating: nil, count: resolved.count)
+      for try await (index, output) in group { outputs[index] = output }
+      return outputs.compactMap { $0 }
+    }
+  }
+
+  private func call(_ tool: any Tool, for call: Transcript.ToolCall, transcript: Transcript) async throws -> Transcript.ToolOutput {
+    let context = ToolContext(callID: call.id, transcript: transcript)
+    let started = ContinuousClock.now
+    do {
+      let output = try await tool.call(with: call.arguments, context: context)
+      logger.debug("tool called", metadata: [
+        "tool": "\(call.toolName)", "callID": "\(call.id)", "seconds": "\((ContinuousClock.now - started).seconds)",
+      ])
+      return Transcript.ToolOutput(callID: call.id, toolName: call.toolName, text: output.description)
+    } catch let error as GenerationError {
+      throw error   // invalid arguments: the model's fault, not the tool's
+    } catch is CancellationError {
+      throw CancellationError()
+    } catch {
+      logger.warning("tool failed", metadata: ["tool": "\(call.toolName)", "callID": "\(call.id)", "error": "\(error)"])
+      switch toolPolicy.failure {
+      case .rethrow:
+        throw ToolCallError(toolName: call.toolName, arguments: call.arguments.jsonString, underlyingError: error)
+      case .reportToModel:
+        return Transcript.ToolOutput(callID: call.id, toolName: call.toolName, text: "error: \(error)", isError: true)
+      }
+    }
+  }
+
+  func checkModelCanServe(_ request: GenerationRequest) async throws {
+    if case .unavailable(let reason) = model.availability {
+      throw GenerationError.modelUnavailable(reason, detail: model.availabilityDetail ?? model.modelIdentifier)
+    }
+    if case .unsupported(let reason) = await model.supports(request) {
+      throw GenerationError.unsupported(reason)
+    }
+  }
+}
+
+extension Usage {
+  /// Adds another round's counts.
+  mutating func add(_ other: Usage) {
+    promptTokens += other.promptTokens
+    cachedPromptTokens += other.cachedPromptTokens
+    outputTokens += other.outputTokens
+  }
+}
