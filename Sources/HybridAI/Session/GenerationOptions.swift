@@ -18,17 +18,20 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   public var maximumResponseTokens: Int?
   /// Text that ends the answer when generated; the stop sequence itself is not part of the answer.
   public var stopSequences: [String]
+  /// Whether the model may, must or must not call the session's tools; `nil` means ``ToolChoice/automatic``.
+  public var toolChoice: ToolChoice?
   /// Which kind of model the fields above are for; `nil` (the default) means every model.
   public var appliesTo: ModelSource?
   /// Options for one backend, by ``ModelSpecificOptions/optionsKey``; `nil` when there are none.
   private var modelSpecificOptions: [String: JSONValue]?
 
   public init(sampling: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
-              stopSequences: [String] = []) {
+              stopSequences: [String] = [], toolChoice: ToolChoice? = nil) {
     self.sampling = sampling
     self.temperature = temperature
     self.maximumResponseTokens = maximumResponseTokens
     self.stopSequences = stopSequences
+    self.toolChoice = toolChoice
   }
 
   /// Options for the on-device model only; a cloud model uses its defaults.

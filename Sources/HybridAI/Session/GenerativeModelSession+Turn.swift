@@ -19,10 +19,11 @@ extension GenerativeModelSession {
     var totalUsage = Usage(promptTokens: 0, outputTokens: 0)
     var rounds = 0
     let started = ContinuousClock.now
+    var options = promptEntry.options
 
     while true {
       let request = GenerationRequest(
-        transcript: transcript, options: promptEntry.options, sessionState: modelState,
+        transcript: transcript, options: options, sessionState: modelState,
         tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat)
       let round = try await generateRound(request, onText: onText)
       totalUsage.add(round.completion.usage)
@@ -55,6 +56,8 @@ extension GenerativeModelSession {
         transcript.append(.toolOutput(output))
         entries.append(.toolOutput(output))
       }
+      // A required call has been made: now the model may answer.
+      if case .required = options.toolChoice { options.toolChoice = .automatic }
     }
   }
 
