@@ -3,13 +3,17 @@
 // HybridAI — hybrid (on-device + cloud) generative AI for Swift on Linux.
 //
 // Module map (see docs/architecture.md):
-//   HybridAI          core: LanguageModel protocol, sessions, options, transcript. No native code.
+//   HybridAI          core: LanguageModel protocol, sessions, options, transcript, guided generation
+//                     (Generable, GenerationSchema, the @Generable / @Guide macros). No native code.
+//   HybridAIMacros    compiler plugin providing @Generable and @Guide (swift-syntax).
+//   HybridAIMacroExpansions  the macros' implementation (a library, so tests can expand them).
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
 //   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): wire types, SSE, errors, retries.
 //   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp (Hummingbird).
 //   HybridAIBenchmarks (Benchmarks/)  benchmark suites, run by `hybrid bench`.
 //   hybrid            the command-line tool.
+import CompilerPluginSupport
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -35,11 +39,33 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
   ],
   targets: [
     .target(
       name: "HybridAI",
-      dependencies: [.product(name: "Logging", package: "swift-log")],
+      dependencies: ["HybridAIMacros", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strictSwift),
+    .macro(
+      name: "HybridAIMacros",
+      dependencies: [
+        "HybridAIMacroExpansions",
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+      ],
+      swiftSettings: strictSwift),
+    // The macros' implementation, in a library so that tests can expand them: a test target that
+    // depended on the `.macro` target itself would make SwiftPM build every test (and all their
+    // dependencies) a second time for the host, and executables could no longer be imported.
+    .target(
+      name: "HybridAIMacroExpansions",
+      dependencies: [
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+      ],
       swiftSettings: strictSwift),
     .systemLibrary(
       name: "CLlama",
@@ -91,6 +117,14 @@ let package = Package(
     .testTarget(
       name: "HybridAITests",
       dependencies: ["HybridAI"],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIMacrosTests",
+      dependencies: [
+        "HybridAIMacroExpansions",
+        .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+      ],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIOnDeviceTests",

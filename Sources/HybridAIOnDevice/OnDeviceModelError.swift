@@ -14,6 +14,10 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
   case tokenizationFailed
   /// llama.cpp failed to evaluate tokens.
   case decodeFailed(code: Int32)
+  /// llama.cpp rejected a GBNF grammar (a syntax error, an undefined rule, left recursion).
+  case invalidGrammar(String)
+  /// The model's tool-call text could not be read (it was cut short by the token limit).
+  case invalidToolCall(String, reason: String)
 
   public var description: String {
     switch self {
@@ -31,6 +35,10 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
       "the prompt could not be tokenized"
     case .decodeFailed(let code):
       "llama.cpp failed to evaluate tokens (llama_decode returned \(code))"
+    case .invalidGrammar(let reason):
+      "invalid grammar: \(reason)"
+    case .invalidToolCall(let text, let reason):
+      "the model's tool call is not valid (\(reason)): \(text.prefix(300))"
     }
   }
 }

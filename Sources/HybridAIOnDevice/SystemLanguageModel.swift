@@ -101,7 +101,14 @@ public struct SystemLanguageModel: LanguageModel {
   /// Whether the rendered prompt fits a context of `contextSize(weights)` tokens; shared with
   /// ``BatchedLanguageModel``, whose context is per sequence.
   func support(for request: GenerationRequest, contextSize: (LlamaModelWeights) -> Int) async -> RequestSupport {
-    guard let prepared = try? await prepare(request) else { return .supported }
+    let prepared: PreparedPrompt
+    do {
+      prepared = try await prepare(request)
+    } catch GenerationError.unsupportedRequest(let reason) {
+      return .unsupported(reason)
+    } catch {
+      return .supported   // other problems are reported by generate(_:) as typed errors
+    }
     let size = contextSize(prepared.weights)
     guard prepared.tokens.count < size else {
       logger.debug("request does not fit the context window", metadata: [
@@ -122,9 +129,9 @@ public struct SystemLanguageModel: LanguageModel {
         let cancellation = CancellationFlag()
         let response = try await withTaskCancellationHandler {
           try await conversation.respond(
-            to: prepared.tokens, options: request.options.genericOptions(for: .onDevice), modelVersion: modelIdentifier,
-            requestStarted: started, cancellation: cancellation,
-            onText: { continuation.yield(.textDelta($0)) })
+            to: prepared.tokens, options: request.options.genericOptions(for: .onDevice), guidance: prepared.guidance,
+            modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
+            onEvent: { continuation.yield($0) })
         } onCancel: {
           cancellation.cancel()
         }
@@ -144,6 +151,8 @@ public struct SystemLanguageModel: LanguageModel {
   struct PreparedPrompt {
     let weights: LlamaModelWeights
     let tokens: [llama_token]
+    /// The grammar for the answer (response schema, tools), or `nil` for free text.
+    let guidance: DecodingGuidance?
   }
 
   /// Loads the weights (once per process), renders the transcript with the chat template and
@@ -158,11 +167,17 @@ public struct SystemLanguageModel: LanguageModel {
     } else {
       throw OnDeviceModelError.missingChatTemplate(model: modelIdentifier)
     }
-    let cache = request.sessionState.state(for: "llama.prompt:\(modelPath)") { RenderedPromptCache() }
-    let tokens = try cache.tokens(for: request.transcript, template: template, weights: weights) {
-      try weights.tokenize(template.render(request.transcript))
+    let guidance: DecodingGuidance?
+    do {
+      guidance = try DecodingGuidance.cached(for: request)
+    } catch {
+      throw GenerationError.unsupportedRequest(.unsupportedSchema(error.description))
     }
-    return PreparedPrompt(weights: weights, tokens: tokens)
+    let cache = request.sessionState.state(for: "llama.prompt:\(modelPath)") { RenderedPromptCache() }
+    let tokens = try cache.tokens(for: request.transcript, tools: request.tools, template: template, weights: weights) {
+      try weights.tokenize(template.render(TranscriptRendering.messages(for: request.transcript, tools: request.tools)))
+    }
+    return PreparedPrompt(weights: weights, tokens: tokens, guidance: guidance)
   }
 
   private func effectiveContextSize(_ weights: LlamaModelWeights) -> Int {

@@ -56,7 +56,7 @@ struct ConversionTests {
         arguments: [
           (#"{"inlineData": {"mimeType": "image/png", "data": "iVBO"}}"#, "inlineData (image/png)"),
           (#"{"fileData": {"fileUri": "gs://b/f"}}"#, "fileData"),
-          (#"{"functionResponse": {"name": "now", "response": {}}}"#, "functionResponse"),
+          (#"{"executableCode": {"language": "PYTHON", "code": "print(1)"}}"#, "executableCode"),
         ])
   func unsupportedInput(_ part: String, _ kind: String) throws {
     let request = try decode(#"{"contents": [{"role": "user", "parts": [\#(part)]}]}"#)

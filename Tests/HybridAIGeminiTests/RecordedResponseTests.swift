@@ -104,7 +104,10 @@ struct RecordedResponseTests {
     }
     let server = try await TestHTTPServer.start(replying: reply)
     defer { Task { await server.stop() } }
-    let outcome = await run(testModel(server), request())
+    // The recorded function calls call `now`: offer it, as the recording's request did.
+    var generation = request()
+    if testCase.file.contains("function-call") { generation.tools = [.now] }
+    let outcome = await run(testModel(server), generation)
     let served = try #require(server.requests.first)
     #expect(served.uri == "/v1beta/models/test-model:streamGenerateContent?alt=sse")
     return outcome
@@ -165,6 +168,7 @@ struct RecordedResponseTests {
       #expect(raw.source == .cloud)
       #expect(raw.finishReason == .stop)
       #expect(facts.finishReason == "STOP")
+      #expect(outcome.toolCalls.map(\.toolName) == (facts.dataKinds.contains("functionCall") ? ["now"] : []))
       #expect(raw.usage == Usage(
         promptTokens: facts.usage("promptTokenCount"), cachedPromptTokens: facts.usage("cachedContentTokenCount"),
         outputTokens: facts.usage("candidatesTokenCount") + facts.usage("thoughtsTokenCount")))

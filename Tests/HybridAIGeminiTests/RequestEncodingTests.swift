@@ -78,7 +78,10 @@ struct RequestEncodingTests {
     let fixture = try Fixtures.data("streaming-success-thinking-function-call-thought-summary-signature.txt")
     let firstServer = try await TestHTTPServer.start(replying: .rawSSE(fixture, chunkSize: 200))
     defer { Task { await firstServer.stop() } }
-    let first = await run(testModel(firstServer), request("How many days until New Year's Eve?"))
+    var firstRequest = request("How many days until New Year's Eve?")
+    firstRequest.tools = [.now]
+    let first = await run(testModel(firstServer), firstRequest)
+    #expect(first.toolCalls.map(\.toolName) == ["now"])
     let provided = try #require(first.raw?.providerContent)
     let signature = try #require(FixtureFacts(fixture, streaming: true).signatures.first)
 

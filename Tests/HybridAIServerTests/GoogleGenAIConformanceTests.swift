@@ -64,6 +64,83 @@ struct GoogleGenAIConformanceTests {
     #expect(unknown["code"] as? Int == 404 && unknown["status"] as? String == "NOT_FOUND")
   }
 
+  /// Function calling and structured output with the official client. Depends on the on-device
+  /// model honouring tools, tool choice and response schemas (constrained decoding).
+  @Test("automatic function calling, a streamed function call, response_schema and response_json_schema")
+  func officialClientToolsAndSchemas() async throws {
+    let python = Self.repositoryRoot.appendingPathComponent(".deps/venv/bin/python")
+    try #require(FileManager.default.isExecutableFile(atPath: python.path),
+                 "the google-genai venv is missing at \(python.path): run scripts/bootstrap (make test does)")
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Conformance/genai_tools.py")
+    let server = try await RunningTestServer.start(apiKeys: ["conformance-key"])
+    defer { Task { await server.stop() } }
+
+    let output = try await Self.run(python, [script.path, server.baseURL.absoluteString, RunningTestServer.modelName, "conformance-key"])
+    let observed = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "script output: \(output)")
+    /// Checks one call of the script; a failed `#require` ends only its own section.
+    func section(_ key: String, _ checks: ([String: Any]) throws -> Void) {
+      do {
+        let value = try #require(observed[key] as? [String: Any], "\(key) missing")
+        #expect(value["exception"] == nil, "\(key) raised: \(value["traceback"] ?? "")")
+        #expect(value["api_error"] == nil, "\(key) failed: \(value["api_error"] ?? "")")
+        try checks(value)
+      } catch is ExpectationFailedError {
+        // already recorded by the failed #require
+      } catch {
+        Issue.record("\(key): \(error)")
+      }
+    }
+
+    // The client's loop: the model calls get_weather, the client runs it and sends the result back.
+    section("automatic_function_calling") { automatic in
+      let cities = try #require(automatic["calls"] as? [String])
+      #expect(cities.count == 1 && cities.allSatisfy { !$0.isEmpty }, "get_weather ran with \(cities)")
+      let history = try #require(automatic["history"] as? [[String: Any]])
+      #expect(history.map { $0["role"] as? String } == ["user", "model", "user"])
+      #expect(history.map { $0["parts"] as? [String] } == [["text"], ["function_call"], ["function_response"]])
+      #expect((automatic["function_responses"] as? [[String: Any]])?.first?["result"] as? String
+              == "Sunny and 21 degrees in \(cities.first ?? "").")
+      #expect(automatic["finish_reason"] as? String == "FinishReason.STOP")
+      // The second request carried the call (with the id the server gave it) and its response (the
+      // client sends no id back: the server matches it to the call by name).
+      let second = try #require(server.log.requests.withLock { requests in
+        requests.first { $0.contents.contains { $0.parts.contains { if case .functionResponse = $0.data { true } else { false } } } }
+      })
+      #expect(second.contents.count == 3)
+      if case .functionCall(let call)? = second.contents[1].parts.first?.data,
+         case .functionResponse(let response)? = second.contents[2].parts.first?.data {
+        #expect(call.name == "get_weather" && response.name == "get_weather")
+        #expect(call.id?.isEmpty == false)
+        #expect(response.id == nil || response.id == call.id)
+      } else {
+        Issue.record("the second request lacks the function call and response: \(second.contents)")
+      }
+    }
+
+    // A function call over SSE, arguments following the OpenAPI schema.
+    section("streamed_function_call") { streamed in
+      let calls = try #require(streamed["calls"] as? [[String: Any]])
+      #expect(calls.count == 1)
+      #expect(calls.first?["name"] as? String == "set_alarm")
+      let hour = try #require((calls.first?["args"] as? [String: Any])?["hour"] as? Int)
+      #expect((0...23).contains(hour))
+      #expect((calls.first?["id"] as? String)?.isEmpty == false)
+      #expect(streamed["finish_reason"] as? String == "FinishReason.STOP")
+    }
+
+    // Structured output: valid JSON of the schema, parsed by the client.
+    section("response_schema_pydantic") { pydantic in
+      let city = try #require(pydantic["parsed"] as? [String: Any], "not parsed: \(pydantic["text"] ?? "")")
+      #expect((city["name"] as? String)?.isEmpty == false)
+      #expect(city["country"] is String)
+    }
+    section("response_json_schema_dict") { dict in
+      let json = try #require(dict["json"] as? [String: Any])
+      #expect(["red", "green", "blue"].contains(json["colour"] as? String ?? ""))
+      #expect(json["count"] is Int)
+    }
+  }
+
   /// Runs a process to completion off the cooperative pool; returns its standard output.
   static func run(_ executable: URL, _ arguments: [String]) async throws -> String {
     try await withCheckedThrowingContinuation { continuation in

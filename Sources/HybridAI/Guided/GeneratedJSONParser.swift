@@ -174,11 +174,18 @@ struct GeneratedJSONParser {
 
   private func hexQuad(at start: Int) throws -> UInt32? {
     guard start + 4 <= bytes.count else {
-      if allowsPartial { return nil }
-      throw invalid("unterminated \\u escape")
+      guard allowsPartial else { throw invalid("unterminated \\u escape") }
+      // The escape may still be completed, unless what there is of it is already not hex.
+      if bytes[start...].contains(where: { Self.hexDigitValue($0) == nil }) {
+        throw invalid("invalid \\u escape at byte \(start - 2)")
+      }
+      return nil
     }
-    guard let value = UInt32(String(decoding: bytes[start..<start + 4], as: UTF8.self), radix: 16) else {
-      throw invalid("invalid \\u escape at byte \(start - 2)")
+    // Four hex digits exactly: `UInt32(_:radix:)` alone would also take a sign ("+123").
+    var value: UInt32 = 0
+    for byte in bytes[start..<start + 4] {
+      guard let digit = Self.hexDigitValue(byte) else { throw invalid("invalid \\u escape at byte \(start - 2)") }
+      value = value << 4 | digit
     }
     return value
   }
@@ -225,6 +232,15 @@ struct GeneratedJSONParser {
 
   private func invalid(_ reason: String) -> GeneratedContentError {
     .invalidJSON(text, reason: reason)
+  }
+
+  private static func hexDigitValue(_ byte: UInt8) -> UInt32? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+    default: nil
+    }
   }
 
   private static func isNumberByte(_ byte: UInt8) -> Bool {

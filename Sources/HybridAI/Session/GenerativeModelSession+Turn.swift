@@ -43,7 +43,7 @@ extension GenerativeModelSession {
       }
 
       rounds += 1
-      guard rounds <= toolPolicy.maximumRounds else {
+      guard rounds <= toolPolicy.maximumRounds, options.toolChoice != ToolChoice.none else {
         throw GenerationError.toolCallLimitExceeded(rounds: toolPolicy.maximumRounds)
       }
       let callsEntry = Transcript.ToolCalls(
@@ -58,6 +58,8 @@ extension GenerativeModelSession {
       }
       // A required call has been made: now the model may answer.
       if case .required = options.toolChoice { options.toolChoice = .automatic }
+      // The last round allowed: with `answerWithoutTools` the model must answer next.
+      if rounds == toolPolicy.maximumRounds, toolPolicy.limit == .answerWithoutTools { options.toolChoice = ToolChoice.none }
     }
   }
 

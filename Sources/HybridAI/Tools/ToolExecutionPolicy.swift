@@ -8,15 +8,25 @@ public struct ToolExecutionPolicy: Sendable, Hashable {
     case rethrow
   }
 
-  /// The most times the model may ask for tools in one `respond` before
-  /// ``GenerationError/toolCallLimitExceeded(rounds:)`` is thrown.
+  /// What happens when the model asks for tools again after ``maximumRounds`` rounds.
+  public enum LimitHandling: Sendable, Hashable {
+    /// `respond` throws ``GenerationError/toolCallLimitExceeded(rounds:)``.
+    case fail
+    /// The model is asked once more with ``ToolChoice/none``, so it must answer with what it has.
+    case answerWithoutTools
+  }
+
+  /// The most rounds of tool calls in one `respond`.
   public var maximumRounds: Int
   /// What happens when a tool throws.
   public var failure: FailureHandling
+  /// What happens when the model wants more rounds than ``maximumRounds``.
+  public var limit: LimitHandling
 
-  public init(maximumRounds: Int = 8, failure: FailureHandling = .reportToModel) {
+  public init(maximumRounds: Int = 8, failure: FailureHandling = .reportToModel, limit: LimitHandling = .fail) {
     self.maximumRounds = maximumRounds
     self.failure = failure
+    self.limit = limit
   }
 
   /// Eight rounds; tool errors are reported to the model.

@@ -1,5 +1,5 @@
 /// What a tool returns to the model: text or structured content.
-public struct ToolOutput: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct ToolOutput: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
   /// The output's content.
   public enum Content: Sendable, Hashable {
     case text(String)
@@ -15,6 +15,8 @@ public struct ToolOutput: Sendable, Hashable, ExpressibleByStringLiteral, Custom
   public init(_ value: some ConvertibleToGeneratedContent) { content = .structure(value.generatedContent) }
 
   public init(stringLiteral value: String) { self.init(value) }
+
+  public init(stringInterpolation: DefaultStringInterpolation) { self.init(String(stringInterpolation: stringInterpolation)) }
 
   /// The output as the model reads it: the text, or the JSON of structured content.
   public var description: String {

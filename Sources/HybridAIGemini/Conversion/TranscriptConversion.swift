@@ -1,22 +1,62 @@
 import HybridAI
 
-// Conversions between HybridAI's transcript and options and Gemini's request: the client's
-// direction (transcript → request, used by GeminiModel) and the server's (request → transcript,
-// used by a Gemini-compatible server that answers with an on-device model).
+// The client's direction of the request conversions: a session's turn (transcript, options,
+// tools, response format) becomes a Gemini request (used by GeminiModel). The server's direction
+// is in GenerationRequestConversion.swift.
 
 extension GenerateContentRequest {
-  /// The request for a session's turn.
+  /// The request for one round of a session's turn: ``init(transcript:options:)`` plus the
+  /// request's tools and response format.
+  ///
+  /// - `tools` become one tool with a `functionDeclarations` entry per tool (its schema as
+  ///   `parametersJsonSchema`).
+  /// - `options.toolChoice` becomes `toolConfig.functionCallingConfig` (see
+  ///   ``Gemini/ToolConfig/init(toolChoice:)``), unless the options carry a
+  ///   ``Gemini/ToolConfig`` (`.gemini(toolConfig:)`), which is sent as it is. Tool choice and
+  ///   tool config are left out when there are no tools.
+  /// - `responseFormat` becomes `generationConfig.responseMimeType` `application/json` and
+  ///   `responseJsonSchema`, unless the attached ``GenerationConfig`` already sets
+  ///   `responseSchema` or `responseJsonSchema`.
+  public init(_ request: GenerationRequest) {
+    self.init(transcript: request.transcript, options: request.options)
+    let configuredTools = request.options[Gemini.ToolConfig.self]
+    if !request.tools.isEmpty {
+      tools = [Gemini.Tool(functionDeclarations: request.tools.map(Gemini.FunctionDeclaration.init))]
+      toolConfig = configuredTools ?? Gemini.ToolConfig(toolChoice: request.options.toolChoice)
+    } else {
+      toolConfig = configuredTools
+    }
+    if let format = request.responseFormat {
+      var config = generationConfig ?? GenerationConfig()
+      if config.responseSchema == nil, config.responseJsonSchema == nil {
+        config.responseMimeType = "application/json"
+        config.responseJsonSchema = format.schema.jsonSchema
+      }
+      generationConfig = config
+    }
+  }
+
+  /// The request for a session's turn, without tools or response format.
   ///
   /// - Instructions become `systemInstruction` (one text part per instructions entry).
   /// - Prompts become `user` contents.
   /// - Responses become `model` contents: the response's ``HybridAI/ProviderContent`` as it came
   ///   when its provider is `gemini` (so thoughts and thought signatures go back unchanged),
   ///   otherwise one text part with the response's text.
+  /// - Tool calls become `model` contents the same way: Gemini's own content as it came, or
+  ///   `functionCall` parts (with the calls' ids) built from the calls of another model, the first
+  ///   carrying ``Gemini/dummyThoughtSignature``.
+  /// - Tool outputs become `functionResponse` parts (`{"result": text}` or `{"error": text}`) in
+  ///   a `user` content, consecutive outputs in one content. A response carries its call's id
+  ///   when that call was sent with one.
   /// - `options` become `generationConfig` (see ``GenerationConfig/forRequest(_:)``).
   public init(transcript: Transcript, options: GenerationOptions) {
     var system: [Gemini.Part] = []
     var contents: [Gemini.Content] = []
+    var sentCallIDs: Set<String> = []
+    var previousWasToolOutput = false
     for entry in transcript {
+      var isToolOutput = false
       switch entry {
       case .instructions(let instructions):
         system.append(contentsOf: Self.parts(instructions.segments))
@@ -24,9 +64,19 @@ extension GenerateContentRequest {
         contents.append(Gemini.Content(role: Gemini.Content.userRole, parts: Self.parts(prompt.segments)))
       case .response(let response):
         contents.append(Self.modelContent(response))
-      case .toolCalls, .toolOutput:
-        break  // TODO(issue 4): functionCall / functionResponse
+      case .toolCalls(let calls):
+        contents.append(Self.modelContent(calls, sentCallIDs: &sentCallIDs))
+      case .toolOutput(let output):
+        isToolOutput = true
+        let id = sentCallIDs.contains(output.callID) ? output.callID : nil
+        let part = Gemini.Part.functionResponse(Gemini.FunctionResponse(output, id: id))
+        if previousWasToolOutput, !contents.isEmpty {
+          contents[contents.count - 1].parts.append(part)
+        } else {
+          contents.append(Gemini.Content(role: Gemini.Content.userRole, parts: [part]))
+        }
       }
+      previousWasToolOutput = isToolOutput
     }
     self.init(contents: contents, systemInstruction: system.isEmpty ? nil : Gemini.Content(role: nil, parts: system),
               generationConfig: GenerationConfig.forRequest(options))
@@ -40,69 +90,34 @@ extension GenerateContentRequest {
     }
   }
 
+  /// Gemini's own content of an answer, when the provider content is Gemini's.
+  private static func providedContent(_ provided: ProviderContent?) -> Gemini.Content? {
+    guard let provided, provided.provider == Gemini.providerName,
+          var content = try? provided.content.decode(as: Gemini.Content.self), !content.parts.isEmpty
+    else { return nil }
+    content.role = Gemini.Content.modelRole
+    return content
+  }
+
   private static func modelContent(_ response: Transcript.Response) -> Gemini.Content {
-    if let provided = response.providerContent, provided.provider == Gemini.providerName,
-       var content = try? provided.content.decode(as: Gemini.Content.self), !content.parts.isEmpty {
-      content.role = Gemini.Content.modelRole
+    providedContent(response.providerContent)
+      ?? Gemini.Content(role: Gemini.Content.modelRole, parts: parts(response.segments))
+  }
+
+  private static func modelContent(_ entry: Transcript.ToolCalls, sentCallIDs: inout Set<String>) -> Gemini.Content {
+    if let content = providedContent(entry.providerContent),
+       content.parts.contains(where: { if case .functionCall = $0.data { true } else { false } }) {
+      for part in content.parts {
+        if case .functionCall(let call) = part.data, let id = call.id { sentCallIDs.insert(id) }
+      }
       return content
     }
-    return Gemini.Content(role: Gemini.Content.modelRole, parts: parts(response.segments))
-  }
-
-  /// The transcript and options of this request, for a server that answers it with a HybridAI
-  /// model.
-  ///
-  /// - `systemInstruction` becomes an instructions entry.
-  /// - `user` contents (and contents without role) become prompts; `model` contents become
-  ///   responses whose text is the non-thought text and whose ``HybridAI/ProviderContent`` is
-  ///   the content as sent (provider `gemini`).
-  /// - `generationConfig` becomes generic options with the configuration attached (see
-  ///   ``HybridAI/GenerationOptions/init(geminiConfig:)``).
-  ///
-  /// - Throws: ``GeminiConversionError/unsupportedInput(_:)`` for parts other than text
-  ///   (`inlineData`, `fileData`, function calls and responses, code), ``GeminiConversionError/unsupportedRole(_:)``
-  ///   for roles other than `user` and `model`, ``GeminiConversionError/invalidOption(_:)``.
-  public func transcriptAndOptions() throws -> (transcript: Transcript, options: GenerationOptions) {
-    var transcript = Transcript()
-    if let systemInstruction {
-      let text = try Self.text(of: systemInstruction, keepingThoughts: false)
-      if !text.isEmpty { transcript.append(.instructions(Transcript.Instructions(text: text))) }
+    let parts = entry.calls.enumerated().map { index, call in
+      sentCallIDs.insert(call.id)
+      return Gemini.Part(.functionCall(Gemini.FunctionCall(call)),
+                         thoughtSignature: index == 0 ? Gemini.dummyThoughtSignature : nil)
     }
-    let options = try generationConfig.map(GenerationOptions.init(geminiConfig:)) ?? GenerationOptions()
-    for content in contents {
-      switch content.role ?? Gemini.Content.userRole {
-      case Gemini.Content.userRole:
-        transcript.append(.prompt(Transcript.Prompt(text: try Self.text(of: content, keepingThoughts: false),
-                                                    options: options)))
-      case Gemini.Content.modelRole:
-        let text = try Self.text(of: content, keepingThoughts: false)
-        let provided = try? ProviderContent(provider: Gemini.providerName, content: JSONValue(encoding: content))
-        transcript.append(.response(Transcript.Response(text: text, providerContent: provided)))
-      case let role:
-        throw GeminiConversionError.unsupportedRole(role)
-      }
-    }
-    return (transcript, options)
-  }
-
-  /// The joined text of a content's text parts (thoughts left out); throws for other parts.
-  private static func text(of content: Gemini.Content, keepingThoughts: Bool) throws -> String {
-    var text = ""
-    for part in content.parts {
-      switch part.data {
-      case .text(let value):
-        if keepingThoughts || !part.isThought { text += value }
-      case nil:
-        continue
-      case .inlineData(let blob):
-        throw GeminiConversionError.unsupportedInput("inlineData (\(blob.mimeType))")
-      case .fileData(let file):
-        throw GeminiConversionError.unsupportedInput("fileData" + (file.mimeType.map { " (\($0))" } ?? ""))
-      case let other?:
-        throw GeminiConversionError.unsupportedInput(other.kind)
-      }
-    }
-    return text
+    return Gemini.Content(role: Gemini.Content.modelRole, parts: parts)
   }
 }
 

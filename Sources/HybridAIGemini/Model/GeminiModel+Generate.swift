@@ -3,7 +3,11 @@ import HybridAI
 extension GeminiModel {
   /// Answers the last prompt of `request.transcript` over `streamGenerateContent?alt=sse`.
   ///
-  /// Yields the answer's text as it arrives (thought summaries are not part of it), then one
+  /// The request carries the transcript, options, tools and response format (see
+  /// ``GenerateContentRequest/init(_:)``). Yields the answer's text as it arrives (thought
+  /// summaries are not part of it); when the model calls functions, one
+  /// ``HybridAI/GenerationEvent/toolCalls(_:)`` with every call of the answer (Gemini's ids, or new
+  /// ones when it sent none), checked against the request's tools; then one
   /// ``HybridAI/GenerationEvent/completed(_:)`` whose ``HybridAI/RawResponse`` has the server's
   /// `modelVersion` (or ``modelIdentifier``), usage from `usageMetadata` (see
   /// ``HybridAI/Usage/init(gemini:)``), the finish reason, client-side timings, and
@@ -11,13 +15,20 @@ extension GeminiModel {
   /// (thoughts, signatures, function calls, inline data; adjacent text joined) and the response
   /// metadata (``GenerateContentResponse/providerMetadata``).
   ///
+  /// Fails with ``HybridAI/GenerationError/unknownTool(name:arguments:)`` for a call of a function
+  /// the request does not offer, ``HybridAI/GenerationError/invalidToolArguments(toolName:arguments:reason:)``
+  /// for arguments that do not follow the tool's schema, and — with a response format —
+  /// ``HybridAI/GenerationError/invalidStructuredOutput(rawContent:reason:)`` for an answer that
+  /// is not JSON following the schema.
+  ///
   /// Cancelling the consuming task cancels the HTTP request.
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
     let task = Task {
       do {
-        let raw = try await answer(request) { continuation.yield(.textDelta($0)) }
-        continuation.yield(.completed(raw))
+        let answer = try await answer(request) { continuation.yield(.textDelta($0)) }
+        if !answer.toolCalls.isEmpty { continuation.yield(.toolCalls(answer.toolCalls)) }
+        continuation.yield(.completed(answer.raw))
         continuation.finish()
       } catch {
         if !(error is CancellationError) {
@@ -30,24 +41,32 @@ extension GeminiModel {
     return stream
   }
 
-  private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws -> RawResponse {
-    let wire = GenerateContentRequest(transcript: request.transcript, options: request.options)
+  private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws
+    -> (toolCalls: [Transcript.ToolCall], raw: RawResponse) {
+    let wire = GenerateContentRequest(request)
     let clock = ContinuousClock()
     let start = clock.now
     var firstToken: ContinuousClock.Instant?
+    var text = ""
     var accumulator = GenerateContentResponse.Accumulator()
     for try await chunk in client.streamGenerateContent(model: name, wire) {
       accumulator.add(chunk)
       for part in chunk.candidates.first?.content?.parts ?? [] where !part.isThought {
-        guard let text = part.text, !text.isEmpty else { continue }
+        if case .functionCall = part.data, firstToken == nil { firstToken = clock.now }
+        guard let piece = part.text, !piece.isEmpty else { continue }
         if firstToken == nil { firstToken = clock.now }
-        delta(text)
+        text += piece
+        delta(piece)
       }
     }
     try Task.checkCancellation()
     let end = clock.now
     let response = accumulator.response
     let candidate = response.candidates.first
+    let toolCalls = try checkedToolCalls(in: candidate?.content, offered: request.tools)
+    if toolCalls.isEmpty, let format = request.responseFormat {
+      try checkStructuredAnswer(text, format: format)
+    }
     let usage = Usage(gemini: response.usageMetadata)
     let timings = GenerationTimings(
       promptEvaluation: (firstToken ?? end) - start, timeToFirstToken: firstToken.map { $0 - start },
@@ -59,11 +78,13 @@ extension GeminiModel {
       "modelVersion": "\(response.modelVersion ?? modelIdentifier)",
       "finishReason": "\(candidate?.finishReason?.rawValue ?? "none")",
       "promptTokens": "\(usage.promptTokens)", "outputTokens": "\(usage.outputTokens)",
+      "toolCalls": "\(toolCalls.count)",
     ])
-    return RawResponse(
+    let raw = RawResponse(
       modelVersion: response.modelVersion ?? modelIdentifier, source: .cloud, usage: usage,
       finishReason: FinishReason(gemini: candidate?.finishReason), timings: timings,
       providerContent: ProviderContent(provider: Gemini.providerName, content: content,
                                        metadata: response.providerMetadata))
+    return (toolCalls, raw)
   }
 }

@@ -15,15 +15,15 @@ public struct GenerateContentRequest: Sendable, Hashable, Codable {
   public var safetySettings: [SafetySetting]?
   /// Tools the model may use.
   public var tools: [Gemini.Tool]?
-  /// How the model may use the tools (`functionCallingConfig`, …), kept as data.
-  public var toolConfig: JSONValue?
+  /// How the model may use the tools (`functionCallingConfig`, …).
+  public var toolConfig: Gemini.ToolConfig?
   /// The name of cached content to use as context (`cachedContents/…`).
   public var cachedContent: String?
 
   /// A request from its fields.
   public init(contents: [Gemini.Content], systemInstruction: Gemini.Content? = nil,
               generationConfig: GenerationConfig? = nil, safetySettings: [SafetySetting]? = nil,
-              tools: [Gemini.Tool]? = nil, toolConfig: JSONValue? = nil, cachedContent: String? = nil) {
+              tools: [Gemini.Tool]? = nil, toolConfig: Gemini.ToolConfig? = nil, cachedContent: String? = nil) {
     self.contents = contents
     self.systemInstruction = systemInstruction
     self.generationConfig = generationConfig
@@ -45,7 +45,7 @@ public struct GenerateContentRequest: Sendable, Hashable, Codable {
       generationConfig: try c.wire(GenerationConfig.self, "generationConfig"),
       safetySettings: try c.wire([SafetySetting].self, "safetySettings"),
       tools: try c.wire([Gemini.Tool].self, "tools"),
-      toolConfig: try c.wire(JSONValue.self, "toolConfig"),
+      toolConfig: try c.wire(Gemini.ToolConfig.self, "toolConfig"),
       cachedContent: try c.wire(String.self, "cachedContent"))
   }
 }

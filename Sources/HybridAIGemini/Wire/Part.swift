@@ -62,7 +62,7 @@ extension Gemini {
       let container = try decoder.container(keyedBy: AnyCodingKey.self)
       // Requests may spell members in snake_case (`inline_data`); match them by their camelCase name.
       var keys: [String: AnyCodingKey] = [:]
-      for key in container.allKeys { keys[Self.camelCase(key.stringValue)] = key }
+      for key in container.allKeys { keys[AnyCodingKey.camelCase(key.stringValue)] = key }
       var data: PartData?
       var extra: [String: JSONValue] = [:]
       for name in Self.dataKeys {
@@ -96,13 +96,6 @@ extension Gemini {
         partMetadata: try flag(JSONValue.self, "partMetadata"),
         mediaResolution: try flag(JSONValue.self, "mediaResolution"),
         otherFields: extra)
-    }
-
-    private static func camelCase(_ name: String) -> String {
-      guard name.contains("_") else { return name }
-      let pieces = name.split(separator: "_", omittingEmptySubsequences: true)
-      guard let first = pieces.first else { return name }
-      return String(first) + pieces.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -13,6 +13,14 @@ extension AnyCodingKey {
     }
     return result
   }
+
+  /// The lowerCamelCase JSON member name of a proto field name: `property_ordering` → `propertyOrdering`.
+  static func camelCase(_ name: String) -> String {
+    guard name.contains("_") else { return name }
+    let pieces = name.split(separator: "_", omittingEmptySubsequences: true)
+    guard let first = pieces.first else { return name }
+    return String(first) + pieces.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+  }
 }
 
 extension KeyedDecodingContainer where Key == AnyCodingKey {

@@ -8,6 +8,8 @@ struct BatchRequest: Sendable {
   let promptTokens: [llama_token]
   /// Sampling, limits and stop sequences (already scoped to the on-device model).
   let options: GenerationOptions
+  /// The grammar for the answer (response schema, tools), or `nil` for free text.
+  let guidance: DecodingGuidance?
   /// Reported as ``RawResponse/modelVersion``.
   let modelVersion: String
   /// When the caller asked, for ``GenerationTimings/timeToFirstToken``.

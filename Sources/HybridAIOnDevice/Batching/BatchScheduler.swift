@@ -263,14 +263,17 @@ actor BatchScheduler {
           promptTokens: promptTokens, contextSize: settings.contextSizePerSequence))
         continue
       }
+      let sequence: BatchedSequence
       do {
         try makeContextIfNeeded()
+        // The lowest free id: keeps the ids in use consecutive.
+        sequence = try BatchedSequence(id: freeSequenceIDs[0], request: request, weights: weights)
       } catch {
         request.continuation.finish(throwing: error)
         continue
       }
-      let id = freeSequenceIDs.removeFirst()   // the lowest: keeps the ids in use consecutive
-      active.append(BatchedSequence(id: id, request: request, vocabularySize: weights.vocabularySize))
+      let id = freeSequenceIDs.removeFirst()
+      active.append(sequence)
       logger.debug("sequence started", metadata: [
         "seq": "\(id)", "promptTokens": "\(promptTokens)", "active": "\(active.count)", "waiting": "\(waiting.count)",
       ])
@@ -283,12 +286,12 @@ actor BatchScheduler {
     if sequence.request.cancellation.isCancelled { return finish(sequence, throwing: CancellationError()) }
     guard sequence.generated < sequence.limit else { return complete(sequence, .maxTokens) }
     guard sequence.position < settings.contextSizePerSequence else { return complete(sequence, .contextWindowFull) }
-    let token = sequence.sampler.sample(context, at: index)
+    let token = sequence.selector.next(context, at: index)
     if sequence.firstToken == nil { sequence.firstToken = .now }
     if weights.isEndOfGeneration(token) { return complete(sequence, .stop) }
     sequence.generated += 1
     let continuation = sequence.request.continuation
-    if sequence.text.append(weights.bytes(of: token), emit: { continuation.yield(.textDelta($0)) }) {
+    if sequence.text.append(weights.bytes(of: token), emit: { sequence.output.route($0, to: { continuation.yield($0) }) }) {
       return complete(sequence, .stop)
     }
     guard sequence.generated < sequence.limit else { return complete(sequence, .maxTokens) }
@@ -300,7 +303,12 @@ actor BatchScheduler {
   /// Ends a request normally: the rest of its text, then its ``RawResponse``.
   private func complete(_ sequence: BatchedSequence, _ finishReason: FinishReason) {
     let request = sequence.request
-    sequence.text.finish { request.continuation.yield(.textDelta($0)) }
+    sequence.text.finish { sequence.output.route($0, to: { request.continuation.yield($0) }) }
+    do {
+      try sequence.output.finish(to: { request.continuation.yield($0) })
+    } catch {
+      return finish(sequence, throwing: error)
+    }
     let finished = ContinuousClock.now
     let response = RawResponse(
       modelVersion: request.modelVersion,

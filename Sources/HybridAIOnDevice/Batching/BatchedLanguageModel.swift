@@ -90,7 +90,7 @@ public final class BatchedLanguageModel: LanguageModel {
         try Task.checkCancellation()
         await scheduler(for: prepared.weights).submit(BatchRequest(
           promptTokens: prepared.tokens, options: request.options.genericOptions(for: .onDevice),
-          modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
+          guidance: prepared.guidance, modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
           continuation: continuation))
       } catch {
         continuation.finish(throwing: error)

@@ -10,8 +10,9 @@ final class BatchedSequence {
   /// The llama.cpp sequence id, which also names its KV buffer in the shared context.
   let id: llama_seq_id
   let request: BatchRequest
-  let sampler: LlamaSampler
+  let selector: TokenSelector
   var text: GeneratedTextEmitter
+  var output: GuidedOutput
   /// `maximumResponseTokens`, or no limit.
   let limit: Int
 
@@ -27,11 +28,12 @@ final class BatchedSequence {
   var promptEvaluated: ContinuousClock.Instant?
   var firstToken: ContinuousClock.Instant?
 
-  init(id: llama_seq_id, request: BatchRequest, vocabularySize: Int) {
+  init(id: llama_seq_id, request: BatchRequest, weights: LlamaModelWeights) throws(OnDeviceModelError) {
     self.id = id
     self.request = request
-    sampler = LlamaSampler(options: request.options, vocabularySize: vocabularySize)
+    selector = try TokenSelector(options: request.options, guidance: request.guidance, weights: weights)
     text = GeneratedTextEmitter(stopSequences: request.options.stopSequences)
+    output = GuidedOutput(offersTools: request.guidance?.offersTools ?? false)
     limit = request.options.maximumResponseTokens ?? Int.max
     admitted = .now
   }

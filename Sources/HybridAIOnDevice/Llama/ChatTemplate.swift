@@ -25,9 +25,8 @@ public struct ChatTemplate: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String { source.count > 40 ? "\(source.prefix(40))…" : source }
 
-  /// The prompt text for `transcript`, ending where the assistant's answer begins.
-  func render(_ transcript: Transcript) throws(OnDeviceModelError) -> String {
-    let messages = transcript.map(Self.message(for:))
+  /// The prompt text for these messages, ending where the assistant's answer begins.
+  func render(_ messages: [TranscriptRendering.Message]) throws(OnDeviceModelError) -> String {
     let cStrings = messages.map { (strdup($0.role), strdup($0.content)) }
     defer { cStrings.forEach { free($0.0); free($0.1) } }
     let chat = cStrings.map { llama_chat_message(role: $0.0, content: $0.1) }
@@ -40,16 +39,6 @@ public struct ChatTemplate: Sendable, Hashable, CustomStringConvertible {
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
       }
       capacity = length
-    }
-  }
-
-  private static func message(for entry: Transcript.Entry) -> (role: String, content: String) {
-    switch entry {
-    case .instructions: ("system", entry.text)
-    case .prompt: ("user", entry.text)
-    case .response: ("assistant", entry.text)
-    case .toolCalls: ("assistant", entry.text)
-    case .toolOutput: ("user", entry.text)
     }
   }
 }

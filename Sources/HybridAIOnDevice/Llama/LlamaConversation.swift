@@ -39,10 +39,13 @@ actor LlamaConversation {
   }
 
   /// Generates the answer to an already-templated prompt.
+  ///
+  /// With `guidance`, tokens are chosen under its grammar and tool calls arrive as one
+  /// ``GenerationEvent/toolCalls(_:)`` event; text arrives as ``GenerationEvent/textDelta(_:)``.
   func respond(
-    to promptTokens: [llama_token], options: GenerationOptions, modelVersion: String,
+    to promptTokens: [llama_token], options: GenerationOptions, guidance: DecodingGuidance?, modelVersion: String,
     requestStarted: ContinuousClock.Instant, cancellation: CancellationFlag,
-    onText emit: @Sendable (String) -> Void
+    onEvent emit: @Sendable (GenerationEvent) -> Void
   ) throws -> RawResponse {
     guard promptTokens.count < settings.contextSize else {
       throw GenerationError.exceededContextWindowSize(promptTokens: promptTokens.count, contextSize: settings.contextSize)
@@ -61,8 +64,9 @@ actor LlamaConversation {
     let promptEvaluation = ContinuousClock.now - promptStarted
 
     // 2. Sample until the model ends its turn, a stop sequence, the token limit, or a full context.
-    let sampler = LlamaSampler(options: options, vocabularySize: weights.vocabularySize)
+    let selector = try TokenSelector(options: options, guidance: guidance, weights: weights)
     var text = GeneratedTextEmitter(stopSequences: options.stopSequences)
+    var output = GuidedOutput(offersTools: guidance?.offersTools ?? false)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?
@@ -70,16 +74,20 @@ actor LlamaConversation {
     while generated < limit {
       if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
       guard cachedTokens.count < settings.contextSize else { finishReason = .contextWindowFull; break }
-      let token = sampler.sample(context)
+      let token = selector.next(context)
       if firstToken == nil { firstToken = .now }
       if weights.isEndOfGeneration(token) { finishReason = .stop; break }
       generated += 1
-      if text.append(weights.bytes(of: token), emit: emit) { finishReason = .stop; break }
+      if text.append(weights.bytes(of: token), emit: { output.route($0, to: emit) }) { finishReason = .stop; break }
       if generated < limit {
         try evaluate([token], in: context, cancellation: cancellation)
       }
     }
-    text.finish(emit: emit)   // release what was held back: a partial character or a partial stop sequence
+    text.finish { output.route($0, to: emit) }   // what was held back: a partial character or stop sequence
+    try output.finish(to: emit)
+    if selector.rejectedTokens > 0 {
+      logger.debug("constrained decoding", metadata: ["rejectedTokens": "\(selector.rejectedTokens)", "generated": "\(generated)"])
+    }
 
     let finished = ContinuousClock.now
     return RawResponse(

@@ -72,6 +72,12 @@ final class LlamaModelWeights: @unchecked Sendable {
     return buffer.prefix(max(0, Int(length))).map { UInt8(bitPattern: $0) }
   }
 
+  /// A token that ends the model's turn (end-of-turn, else end-of-sequence).
+  var endOfGenerationToken: llama_token {
+    let endOfTurn = llama_vocab_eot(vocab)
+    return endOfTurn >= 0 ? endOfTurn : llama_vocab_eos(vocab)
+  }
+
   /// Whether `token` ends the model's turn (end-of-generation tokens such as `<|im_end|>`).
   func isEndOfGeneration(_ token: llama_token) -> Bool {
     llama_vocab_is_eog(vocab, token)

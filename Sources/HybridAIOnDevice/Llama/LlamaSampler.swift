@@ -10,8 +10,8 @@ final class LlamaSampler {
   let chain: UnsafeMutablePointer<llama_sampler>
   /// Greedy sampling takes the arg-max of the logits directly: llama.cpp's sampler would first
   /// copy the whole vocabulary into a candidate array for every token.
-  private let isGreedy: Bool
-  private let vocabularySize: Int
+  let isGreedy: Bool
+  let vocabularySize: Int
 
   init(options: GenerationOptions, vocabularySize: Int) {
     self.vocabularySize = vocabularySize

@@ -20,21 +20,23 @@ struct ContentGeneration: Sendable {
     let request = try await checkedGenerationRequest(from: wire)
     let chunks = ResponseChunks(modelVersion: model.modelVersion)
     var text = ""
+    var toolCalls: [Transcript.ToolCall] = []
     var completion: RawResponse?
     for try await event in model.model.generate(request) {
       switch event {
       case .textDelta(let delta): text += delta
-      case .toolCalls: break  // TODO(issue 4): functionCall parts
+      case .toolCalls(let calls): toolCalls += calls
       case .completed(let raw): completion = raw
       }
     }
     guard let completion else { throw GoogleAPIError.internal("The model ended its answer without completing it.") }
-    return chunks.final(text: text, completion: completion)
+    return chunks.final(text: text, toolCalls: toolCalls, completion: completion)
   }
 
   /// `streamGenerateContent?alt=sse`: one server-sent event per text delta, the last one with the
-  /// finish reason and usage. Errors before the first delta get a normal error response; when the
-  /// client goes away, the write fails and generation is cancelled.
+  /// model's function calls (if any), the finish reason and usage. Errors before the first delta
+  /// get a normal error response; when the client goes away, the write fails and generation is
+  /// cancelled.
   func stream(_ wire: GenerateContentRequest) async throws -> Response {
     let request = try await checkedGenerationRequest(from: wire)
     let events = GenerationEvents(model.model.generate(request))
@@ -44,15 +46,16 @@ struct ContentGeneration: Sendable {
     let body = ResponseBody { writer in
       let chunks = ResponseChunks(modelVersion: modelVersion)
       var event = first
+      var toolCalls: [Transcript.ToolCall] = []
       do {
         while let current = event {
           switch current {
           case .textDelta(let delta):
             try await writer.write(ServerSentEvents.event(chunks.delta(delta)))
-          case .toolCalls:
-            break  // TODO(issue 4): functionCall parts
+          case .toolCalls(let calls):
+            toolCalls += calls    // sent with the finish reason, in the last chunk
           case .completed(let raw):
-            try await writer.write(ServerSentEvents.event(chunks.final(text: "", completion: raw)))
+            try await writer.write(ServerSentEvents.event(chunks.final(text: "", toolCalls: toolCalls, completion: raw)))
           }
           event = try await events.next()
         }
@@ -71,13 +74,20 @@ struct ContentGeneration: Sendable {
 
   // MARK: - Requests
 
+  /// The HybridAI request of a Gemini request: transcript, options, tools and response format.
   private func makeGenerationRequest(from wire: GenerateContentRequest) throws -> GenerationRequest {
     do {
-      let (transcript, options) = try wire.transcriptAndOptions()
-      guard case .prompt = transcript.last else {
-        throw GoogleAPIError.invalidArgument("contents must end with a user turn.")
+      let request = try wire.generationRequest()
+      switch request.transcript.last {
+      case .prompt?, .toolOutput?: break
+      default: throw GoogleAPIError.invalidArgument("contents must end with a user turn (text or function responses).")
       }
-      return GenerationRequest(transcript: transcript, options: options)
+      if case .required(let names?)? = request.options.toolChoice {
+        for name in names where !request.tools.contains(where: { $0.name == name }) {
+          throw GoogleAPIError.invalidArgument("allowedFunctionNames names \(name), which is not a declared function.")
+        }
+      }
+      return request
     } catch let error as GoogleAPIError {
       throw error
     } catch {

@@ -3,7 +3,8 @@ import HybridAI
 import HybridAIGemini
 
 /// Builds the Gemini responses of one answer: a chunk per text delta, and a final chunk with the
-/// finish reason and the true token usage. All chunks share one `responseId`.
+/// finish reason, the true token usage and the model's function calls, if any. All chunks share
+/// one `responseId`.
 struct ResponseChunks {
   let modelVersion: String
   let responseId = Self.makeResponseId()
@@ -12,21 +13,31 @@ struct ResponseChunks {
 
   /// A streaming chunk carrying one text delta.
   func delta(_ text: String) -> GenerateContentResponse {
-    response(text: text, finishReason: nil, usage: nil)
+    response(text: text, toolCalls: [], finishReason: nil, usage: nil)
   }
 
-  /// The last chunk (streaming: its remaining text, often empty) or the whole unary answer.
-  func final(text: String, completion: RawResponse) -> GenerateContentResponse {
-    response(text: text, finishReason: Self.wireFinishReason(completion.finishReason), usage: completion.usage)
+  /// The last chunk (streaming: its remaining text, often empty) or the whole unary answer. Tool
+  /// calls become `functionCall` parts (with their ids) after the text; an answer that calls
+  /// tools finishes with `STOP`, as Gemini's do.
+  func final(text: String, toolCalls: [Transcript.ToolCall] = [], completion: RawResponse) -> GenerateContentResponse {
+    let reason = toolCalls.isEmpty ? Self.wireFinishReason(completion.finishReason) : .stop
+    return response(text: text, toolCalls: toolCalls, finishReason: reason, usage: completion.usage)
   }
 
-  private func response(text: String, finishReason: Gemini.FinishReason?, usage: Usage?) -> GenerateContentResponse {
+  private func response(text: String, toolCalls: [Transcript.ToolCall], finishReason: Gemini.FinishReason?,
+                        usage: Usage?) -> GenerateContentResponse {
     let usageMetadata = usage.map {
       UsageMetadata(promptTokenCount: $0.promptTokens,
                     cachedContentTokenCount: $0.cachedPromptTokens > 0 ? $0.cachedPromptTokens : nil,
                     candidatesTokenCount: $0.outputTokens, totalTokenCount: $0.totalTokens)
     }
-    return .text(text, finishReason: finishReason, usage: usageMetadata, modelVersion: modelVersion, responseId: responseId)
+    var response = GenerateContentResponse.text(text, finishReason: finishReason, usage: usageMetadata,
+                                                modelVersion: modelVersion, responseId: responseId)
+    guard !toolCalls.isEmpty else { return response }
+    var parts = text.isEmpty ? [] : [Gemini.Part.text(text)]
+    parts += toolCalls.map { Gemini.Part.functionCall(Gemini.FunctionCall($0)) }
+    response.candidates[0].content = Gemini.Content(role: Gemini.Content.modelRole, parts: parts)
+    return response
   }
 
   static func wireFinishReason(_ reason: FinishReason) -> Gemini.FinishReason {

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self, Hybrid.self],
+    subcommands: [OnDevice.self, Hybrid.self, Guided.self],
     defaultSubcommand: OnDevice.self)
 
   struct OnDevice: AsyncParsableCommand {
@@ -73,6 +73,28 @@ struct BenchCommand: AsyncParsableCommand {
       settings.repetitions = repetitions
       settings.streamTokens = streamTokens
       try BenchCommand.publish(try await HybridInferenceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
+    }
+  }
+
+  struct Guided: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "guided",
+      abstract: "Schema-constrained decoding tokens/s vs free decoding on the same prompt; schema → grammar compile time.")
+
+    @Option(name: .long, help: "Repetitions (the median is reported).")
+    var repetitions = 5
+
+    @Option(name: .long, help: "Also write the Markdown report to this file.")
+    var output: String?
+
+    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+      logging.bootstrap()
+      var settings = GuidedDecodingBenchmark.Settings(model: modelOptions.makeModel())
+      settings.repetitions = repetitions
+      try BenchCommand.publish(try await GuidedDecodingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
     }
   }
 

@@ -12,6 +12,9 @@ struct ChatCommand: AsyncParsableCommand {
     abstract: "Chat on-device, in the cloud, or hybrid (--mode).",
     discussion: "Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer.")
 
+  @Flag(name: .long, help: "Let the model call the demo tools (calculator, current_time); each call is shown.")
+  var tools = false
+
   @OptionGroup var conversation: ConversationOptions
 
   func run() async throws {
@@ -23,7 +26,9 @@ struct ChatCommand: AsyncParsableCommand {
     }
     Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /reset starts over, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
-    var session = GenerativeModelSession(model: model, instructions: conversation.instructions)
+    let sessionTools = tools ? DemoTools.all : []
+    if tools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
+    var session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions)
     while true {
       Terminal.write("you> ")
       guard let line = readLine() else { Terminal.write("\n"); return }
@@ -32,7 +37,7 @@ struct ChatCommand: AsyncParsableCommand {
       case "": continue
       case "/exit", "/quit": return
       case "/reset":
-        session = GenerativeModelSession(model: model, instructions: conversation.instructions)
+        session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions)
         Terminal.status("(new conversation)")
         continue
       default: break
@@ -47,6 +52,7 @@ struct ChatCommand: AsyncParsableCommand {
       do {
         let response = try await answer.value
         Terminal.write("\n")
+        for line in DemoTools.callLines(response.transcriptEntries) { Terminal.status("  [tool] \(line)") }
         Terminal.status("  [\(ResponseReport.summary(response))]")
       } catch is CancellationError {
         Terminal.write("\n")

@@ -1,17 +1,30 @@
 import ArgumentParser
+import Foundation
 import HybridAI
 import HybridAIOnDevice
 
-/// `hybrid generate` — one prompt, one answer, streamed or as JSON.
+/// `hybrid generate` — one prompt, one answer, streamed or as JSON; optionally structured by a
+/// JSON Schema, optionally with the demo tools.
 struct GenerateCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "generate",
-    abstract: "Answer one prompt, on-device, in the cloud, or hybrid (--mode).")
+    abstract: "Answer one prompt, on-device, in the cloud, or hybrid (--mode).",
+    discussion: """
+      With --schema FILE.json the answer is JSON that follows the schema (on-device: guaranteed by \
+      constrained decoding; cloud: responseJsonSchema). It is printed alone on stdout, or as "json" in \
+      the --json object.
+      """)
 
   @Option(name: .long, help: "The prompt.")
   var prompt: String
 
-  @Flag(name: .long, help: "Print one JSON object: text, modelVersion, source, fallbackReason, usage, finishReason, timings.")
+  @Option(name: .long, help: "A JSON Schema file: answer with a JSON instance of it.")
+  var schema: String?
+
+  @Flag(name: .long, help: "Let the model call the demo tools (calculator, current_time); calls go to stderr.")
+  var tools = false
+
+  @Flag(name: .long, help: "Print one JSON object: text, json (with --schema), toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings.")
   var json = false
 
   @OptionGroup var conversation: ConversationOptions
@@ -19,18 +32,48 @@ struct GenerateCommand: AsyncParsableCommand {
   func run() async throws {
     conversation.logging.bootstrap()
     let model = conversation.makeSessionModel()
-    let session = GenerativeModelSession(model: model, instructions: conversation.instructions)
+    let session = GenerativeModelSession(model: model, tools: tools ? DemoTools.all : [],
+                                         instructions: conversation.instructions)
+    let options = conversation.sampling.generationOptions
     do {
-      if json {
-        JSONOutput.print(ResponseReport(try await session.respond(to: prompt, options: conversation.sampling.generationOptions)))
+      if let schemaPath = schema {
+        let schema = try Self.loadSchema(at: schemaPath)
+        let response = try await session.respond(to: prompt, schema: schema, options: options)
+        printToolCalls(of: response.transcriptEntries)
+        if json {
+          JSONOutput.print(ResponseReport(response, structured: response.content))
+        } else {
+          Terminal.write(response.content.jsonString + "\n")
+        }
+      } else if json {
+        let response = try await session.respond(to: prompt, options: options)
+        printToolCalls(of: response.transcriptEntries)
+        JSONOutput.print(ResponseReport(response))
       } else {
-        _ = try await Terminal.printStreaming(
-          session.streamResponse(to: prompt, options: conversation.sampling.generationOptions))
+        let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
         Terminal.write("\n")
+        printToolCalls(of: response.transcriptEntries)
       }
     } catch {
       if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
       throw ExitCode.failure
+    }
+  }
+
+  private func printToolCalls(of entries: [Transcript.Entry]) {
+    guard !json else { return }
+    for line in DemoTools.callLines(entries) { Terminal.status("  [tool] \(line)") }
+  }
+
+  /// Reads a JSON Schema file; a clear error when it is missing or not a schema.
+  static func loadSchema(at path: String) throws -> GenerationSchema {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ValidationError("cannot read the schema file \(path)")
+    }
+    do {
+      return try GenerationSchema(jsonSchemaText: String(decoding: data, as: UTF8.self))
+    } catch {
+      throw ValidationError("\(path) is not a JSON Schema: \(error)")
     }
   }
 }

@@ -18,7 +18,18 @@ struct ResponseReport: Encodable {
     var totalTokens: Int
   }
 
+  struct ToolCallReport: Encodable {
+    var name: String
+    var arguments: JSONValue
+    var output: String?
+    var isError: Bool
+  }
+
   var text: String
+  /// The structured answer (`--schema`); `nil` for text answers.
+  var json: JSONValue?
+  /// The tools called while answering, in order.
+  var toolCalls: [ToolCallReport]
   var modelVersion: String
   /// `on-device` or `cloud`.
   var source: String
@@ -28,9 +39,20 @@ struct ResponseReport: Encodable {
   var finishReason: String
   var timings: Timings?
 
-  init(_ response: GenerativeModelSession.Response<String>) {
+  init<Content>(_ response: GenerativeModelSession.Response<Content>, structured: GeneratedContent? = nil) {
     let raw = response.rawResponse
-    text = response.content
+    text = response.rawContent
+    json = structured?.jsonValue
+    var outputs: [String: Transcript.ToolOutput] = [:]
+    for case .toolOutput(let output) in response.transcriptEntries { outputs[output.callID] = output }
+    toolCalls = response.transcriptEntries.flatMap { entry -> [ToolCallReport] in
+      guard case .toolCalls(let calls) = entry else { return [] }
+      return calls.calls.map { call in
+        ToolCallReport(name: call.toolName, arguments: call.arguments.jsonValue,
+                       output: outputs[call.id].map { Transcript.Entry.toolOutput($0).text },
+                       isError: outputs[call.id]?.isError ?? false)
+      }
+    }
     modelVersion = raw.modelVersion
     source = raw.source.rawValue
     fallbackReason = raw.fallback?.description
@@ -47,13 +69,15 @@ struct ResponseReport: Encodable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case text, modelVersion, source, fallbackReason, usage, finishReason, timings
+    case text, json, toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings
   }
 
   /// Like the synthesized encoding, but `fallbackReason` is always present (`null` when none).
   func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(text, forKey: .text)
+    try container.encodeIfPresent(json, forKey: .json)
+    try container.encode(toolCalls, forKey: .toolCalls)
     try container.encode(modelVersion, forKey: .modelVersion)
     try container.encode(source, forKey: .source)
     try container.encode(fallbackReason, forKey: .fallbackReason)
@@ -63,7 +87,7 @@ struct ResponseReport: Encodable {
   }
 
   /// One line for people: tokens and speed.
-  static func summary(_ response: GenerativeModelSession.Response<String>) -> String {
+  static func summary<Content>(_ response: GenerativeModelSession.Response<Content>) -> String {
     let usage = response.usage
     var parts = ["\(response.rawResponse.modelVersion) (\(response.rawResponse.source))",
                  "prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached)",

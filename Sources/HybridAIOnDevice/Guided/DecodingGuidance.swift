@@ -1,0 +1,109 @@
+import HybridAI
+import Synchronization
+
+/// The grammar a request's answer must follow, built from its response schema, its tools and the
+/// tool choice; `nil` when the answer is free text.
+///
+/// - A schema alone: the answer is JSON for the schema.
+/// - Tools: the answer is either tool calls in ``ToolCallFormat`` (at most
+///   ``ToolCallFormat/maximumCallsPerTurn``, each with arguments valid for its tool) or an answer:
+///   JSON for the schema when there is one, otherwise free text that does not start with `<` or
+///   whitespace. With ``ToolChoice/required(tools:)`` only calls (of the named tools) are allowed;
+///   with ``ToolChoice/none`` the tools are ignored.
+struct DecodingGuidance: Sendable, Hashable {
+  /// GBNF text whose start rule is `root`.
+  let grammar: String
+  /// Whether the answer may be tool calls.
+  let offersTools: Bool
+  /// Whether the answer branch is free text, so the grammar can be dropped once the answer has
+  /// started (it accepts any text from there).
+  let answerIsFreeText: Bool
+
+  static func make(for request: GenerationRequest) throws(SchemaGrammarError) -> DecodingGuidance? {
+    let toolChoice = request.options.toolChoice ?? .automatic
+    var tools = request.tools
+    switch toolChoice {
+    case .none: tools = []
+    case .required(let names?): tools = tools.filter { names.contains($0.name) }
+    case .required(nil), .automatic: break
+    }
+    let schema = request.responseFormat?.schema
+    if tools.isEmpty {
+      if case .required = toolChoice, !request.tools.isEmpty {
+        throw .invalidSchema(path: "toolChoice", reason: "none of the required tools is offered")
+      }
+      guard let schema else { return nil }
+      return DecodingGuidance(grammar: try compiler.compile(schema.jsonSchema), offersTools: false, answerIsFreeText: false)
+    }
+
+    var rules: [String] = []
+    var callAlternatives: [String] = []
+    for (index, tool) in tools.enumerated() {
+      let compiled = try compiler.compileRule(tool.parameters.jsonSchema, named: "tool\(index)-arguments")
+      rules.append(compiled.rules)
+      let head = "{\"name\": " + JSONValue.string(tool.name).jsonString + ", \"arguments\": "
+      callAlternatives.append(Self.literal(head) + " " + compiled.ruleName + " " + Self.literal("}"))
+    }
+    let call = Self.literal(ToolCallFormat.callOpening) + " ( " + callAlternatives.joined(separator: " | ") + " ) "
+      + Self.literal(ToolCallFormat.callClosing)
+    rules.append("tool-call ::= " + call)
+    rules.append("tool-calls ::= tool-call ( \"\\n\" tool-call ){0,\(ToolCallFormat.maximumCallsPerTurn - 1)}")
+
+    var answerIsFreeText = false
+    if case .required = toolChoice {
+      rules.append("root ::= tool-calls")
+    } else if let schema {
+      let compiled = try compiler.compileRule(schema.jsonSchema, named: "answer")
+      rules.append(compiled.rules)
+      rules.append("root ::= tool-calls | " + compiled.ruleName)
+    } else {
+      answerIsFreeText = true
+      rules.append(#"root ::= tool-calls | [^<\x20\t\r\n] .*"#)
+    }
+    return DecodingGuidance(grammar: rules.joined(separator: "\n"), offersTools: true, answerIsFreeText: answerIsFreeText)
+  }
+
+  private static let compiler = JSONSchemaGrammarCompiler(whitespace: .compact)
+
+  /// A GBNF string literal.
+  private static func literal(_ text: String) -> String {
+    var escaped = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": escaped += "\\\""
+      case "\\": escaped += "\\\\"
+      case "\n": escaped += "\\n"
+      case "\r": escaped += "\\r"
+      case "\t": escaped += "\\t"
+      default: escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return escaped + "\""
+  }
+}
+
+extension DecodingGuidance {
+  private struct Key: Hashable {
+    let tools: [ToolDefinition]
+    let toolChoice: ToolChoice?
+    let schema: GenerationSchema?
+  }
+
+  /// Compiled grammars by tools, tool choice and schema: a session asks with the same ones turn
+  /// after turn (and `supports` and `generate` of one request both need it).
+  private static let cache = Mutex<[Key: DecodingGuidance?]>([:])
+  private static let cacheLimit = 64
+
+  /// ``make(for:)``, compiled once per distinct tools, tool choice and schema.
+  static func cached(for request: GenerationRequest) throws(SchemaGrammarError) -> DecodingGuidance? {
+    guard !request.tools.isEmpty || request.responseFormat != nil else { return nil }
+    let key = Key(tools: request.tools, toolChoice: request.options.toolChoice, schema: request.responseFormat?.schema)
+    if let known = cache.withLock({ $0[key] }) { return known }
+    let made = try make(for: request)
+    cache.withLock { cache in
+      if cache.count >= cacheLimit { cache.removeAll() }
+      cache[key] = made
+    }
+    return made
+  }
+}

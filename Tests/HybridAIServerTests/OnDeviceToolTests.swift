@@ -1,0 +1,93 @@
+import Foundation
+import HybridAI
+import HybridAIGemini
+import Testing
+
+/// Tools and structured output end to end with the real on-device model: a `GeminiModel` session
+/// talks to our server, which answers with the bootstrap's SmolLM2. These depend on the on-device
+/// model honouring `request.tools`, `options.toolChoice` and `request.responseFormat`
+/// (constrained decoding). Greedy sampling, short answers.
+@Suite("Server: tools and structured output with the real on-device model", .serialized)
+struct OnDeviceToolTests {
+  static let greedy = GenerationConfig(temperature: 0, topK: 1, maxOutputTokens: 64)
+
+  static func cloud(_ server: RunningTestServer) -> GeminiModel {
+    GeminiModel(name: RunningTestServer.modelName, apiKey: nil, baseURL: server.baseURL)
+  }
+
+  @Test("a session with a tool: the on-device model's call reaches the tool, its output goes back, the model answers")
+  func toolSession() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let tool = WeatherTool()
+    let session = GenerativeModelSession(model: Self.cloud(server), tools: [tool],
+                                         toolPolicy: ToolExecutionPolicy(maximumRounds: 3))
+    var options = GenerationOptions.gemini(Self.greedy)
+    options.toolChoice = .required()
+    let response = try await session.respond(to: "What is the weather in Paris?", options: options)
+
+    let cities = tool.cities.withLock { $0 }
+    #expect(!cities.isEmpty && cities.allSatisfy { !$0.isEmpty }, "the tool ran with \(cities)")
+    let entries = session.transcript.entries
+    let calls = entries.compactMap { if case .toolCalls(let calls) = $0 { calls } else { nil } }
+    let outputs = entries.compactMap { if case .toolOutput(let output) = $0 { output } else { nil } }
+    #expect(calls.first?.calls.first?.toolName == "get_weather")
+    #expect(calls.first?.modelVersion == RunningTestServer.modelName)
+    #expect(outputs.first?.callID == calls.first?.calls.first?.id)
+    #expect(response.rawResponse.source == .cloud)
+    #expect(response.rawResponse.modelVersion == RunningTestServer.modelName)
+    // The answer's request carried the call and its output with the same id.
+    let last = try #require(server.lastRequest)
+    let callIDs = last.contents.flatMap(\.parts).compactMap { part -> String? in
+      if case .functionCall(let call)? = part.data { return call.id }
+      return nil
+    }
+    let responseIDs = last.contents.flatMap(\.parts).compactMap { part -> String? in
+      if case .functionResponse(let response)? = part.data { return response.id }
+      return nil
+    }
+    #expect(!callIDs.isEmpty && callIDs == responseIDs)
+  }
+
+  @Test("respond(to:schema:) through the server: the on-device answer is JSON of the schema")
+  func structuredSession() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let schema = GenerationSchema.object(name: "Pet", properties: [
+      .init(name: "name", schema: GenerationSchema(jsonSchema: ["type": "string"])),
+      .init(name: "legs", schema: GenerationSchema(jsonSchema: ["type": "integer", "minimum": 0, "maximum": 8])),
+      .init(name: "kind", schema: .anyOf(choices: ["cat", "dog", "bird"])),
+    ])
+    let session = GenerativeModelSession(model: Self.cloud(server))
+    let response = try await session.respond(to: "Describe a pet.", schema: schema,
+                                             options: .gemini(GenerationConfig(temperature: 0, topK: 1, maxOutputTokens: 80)))
+    let content = response.content
+    #expect(content.propertyNames == ["name", "legs", "kind"])
+    #expect((try? content.value(String.self, forProperty: "name"))?.isEmpty == false)
+    #expect((0...8).contains((try? content.value(Int.self, forProperty: "legs")) ?? -1))
+    #expect(["cat", "dog", "bird"].contains((try? content.value(String.self, forProperty: "kind")) ?? ""))
+    #expect(server.lastRequest?.generationConfig?.responseJsonSchema == schema.jsonSchema)
+    #expect(server.lastRequest?.generationConfig?.responseMimeType == "application/json")
+  }
+
+  @Test("generateContent with a function declaration and mode ANY answers with a functionCall of the schema")
+  func rawFunctionCall() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let reply = try await HTTP.send(.POST, URL(string: "\(server.baseURL.absoluteString)/v1beta/models/smollm2:generateContent")!,
+                                    json: HTTP.generateBody("What is the weather in Paris?", maxOutputTokens: 64, extra: [
+      "tools": [["functionDeclarations": [["name": "get_weather", "description": "The weather in a city",
+                                           "parameters": ["type": "OBJECT", "properties": ["city": ["type": "STRING"]],
+                                                          "required": ["city"]]]]]],
+      "toolConfig": ["functionCallingConfig": ["mode": "ANY"]],
+    ]))
+    #expect(reply.status == 200, "\(reply.text)")
+    let candidate = try #require((try reply.json["candidates"] as? [[String: Any]])?.first)
+    #expect(candidate["finishReason"] as? String == "STOP")
+    let parts = try #require((candidate["content"] as? [String: Any])?["parts"] as? [[String: Any]])
+    let call = try #require(parts.compactMap { $0["functionCall"] as? [String: Any] }.first, "no call in \(parts)")
+    #expect(call["name"] as? String == "get_weather")
+    #expect(((call["args"] as? [String: Any])?["city"] as? String)?.isEmpty == false)
+    #expect((call["id"] as? String)?.isEmpty == false)
+  }
+}
