@@ -152,7 +152,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid", "HybridAIOnDevice"],
+      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice"],
       swiftSettings: strictSwift),
   ]
 )

@@ -86,6 +86,9 @@ import Testing
     #expect(parsed.map(\.toolName) == ["add", "add"])
     #expect(parsed.map(\.arguments) == [call.arguments, call.arguments])
     #expect(throws: OnDeviceModelError.self) { try ToolCallFormat.parseCalls("<tool_call>\n{\"name\": \"add\", \"argu") }
+    // A last call cut short by the token limit is dropped; the complete ones stay.
+    let cut = try ToolCallFormat.parseCalls(ToolCallFormat.render([call]) + "\n<tool_call>\n{\"name\": \"ad")
+    #expect(cut.map(\.toolName) == ["add"])
   }
 
   @Test func toolChoiceNoneAnswersWithText() async throws {

@@ -29,11 +29,13 @@ public struct JSONSchemaValidator: Sendable {
     /// What is wrong, for people.
     public var message: String
 
+    /// A violation at `path` (a JSON pointer from `#`), described by `message`.
     public init(path: String, message: String) {
       self.path = path
       self.message = message
     }
 
+    /// `path: message`.
     public var description: String { "\(path): \(message)" }
   }
 
@@ -42,6 +44,7 @@ public struct JSONSchemaValidator: Sendable {
     /// Every violation found.
     public var violations: [Violation]
 
+    /// The violations, in one line.
     public var description: String {
       "the value does not match the schema: " + violations.map(\.description).joined(separator: "; ")
     }

@@ -9,11 +9,12 @@ extension Gemini {
   /// on-device model, or one from a transcript built by hand).
   ///
   /// Gemini 3 rejects a conversation whose function calls in the current turn come back without
-  /// a signature. For history that another model produced, Google documents dummy values that
-  /// skip the check ("How do I transfer history from a different model to Gemini 3 with
-  /// function calling?" in the FAQ of https://ai.google.dev/gemini-api/docs/thought-signatures:
-  /// set `context_engineering_is_the_way_to_go` or `skip_thought_signature_validator`). The
-  /// signature goes on the first function call of each model turn, where Gemini expects one.
+  /// a signature (the first `functionCall` part of each step must carry one). For history that
+  /// another model produced, Google documents dummy signatures that skip this validation: the FAQ
+  /// of https://ai.google.dev/gemini-api/docs/thought-signatures (transferring history from a
+  /// different model) names `context_engineering_is_the_way_to_go` and
+  /// `skip_thought_signature_validator`. The signature goes on the first function call of each
+  /// model turn, where Gemini expects one.
   public static let dummyThoughtSignature = "skip_thought_signature_validator"
 }
 

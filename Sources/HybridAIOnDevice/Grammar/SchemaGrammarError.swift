@@ -19,6 +19,7 @@ public enum SchemaGrammarError: Error, Sendable, Hashable, CustomStringConvertib
   /// A rule name that GBNF does not allow (only letters, digits and `-`).
   case invalidRuleName(String)
 
+  /// What cannot be compiled and where, for people.
   public var description: String {
     switch self {
     case .unsupportedKeyword(let keyword, let path):

@@ -60,15 +60,13 @@ enum ToolCallFormat {
     text.hasPrefix("<")
   }
 
-  /// The calls in text generated under the tool grammar. Throws when the text is not tool calls
-  /// (it always is when the grammar completed; a token limit can cut it short).
+  /// The calls in text generated under the tool grammar. A last call cut short by the token
+  /// limit is left out; throws when not one call is complete.
   static func parseCalls(_ text: String) throws(OnDeviceModelError) -> [Transcript.ToolCall] {
     var calls: [Transcript.ToolCall] = []
     var rest = Substring(text)
     while let start = rest.range(of: callOpening) {
-      guard let end = rest.range(of: callClosing, range: start.upperBound..<rest.endIndex) else {
-        throw .invalidToolCall(text, reason: "the call is not closed (the answer was cut short)")
-      }
+      guard let end = rest.range(of: callClosing, range: start.upperBound..<rest.endIndex) else { break }
       let body = String(rest[start.upperBound..<end.lowerBound])
       let content: GeneratedContent
       do { content = try GeneratedContent(json: body) } catch {
@@ -81,7 +79,9 @@ enum ToolCallFormat {
       calls.append(Transcript.ToolCall(toolName: name, arguments: arguments))
       rest = rest[end.upperBound...]
     }
-    guard !calls.isEmpty else { throw .invalidToolCall(text, reason: "no <tool_call> block") }
+    guard !calls.isEmpty else {
+      throw .invalidToolCall(text, reason: text.contains(callOpening) ? "the call was cut short by the token limit" : "no <tool_call> block")
+    }
     return calls
   }
 

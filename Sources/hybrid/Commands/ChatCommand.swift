@@ -12,8 +12,7 @@ struct ChatCommand: AsyncParsableCommand {
     abstract: "Chat on-device, in the cloud, or hybrid (--mode).",
     discussion: "Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer.")
 
-  @Flag(name: .long, help: "Let the model call the demo tools (calculator, current_time); each call is shown.")
-  var tools = false
+  @OptionGroup var tools: ToolOptions
 
   @OptionGroup var conversation: ConversationOptions
 
@@ -26,9 +25,10 @@ struct ChatCommand: AsyncParsableCommand {
     }
     Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /reset starts over, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
-    let sessionTools = tools ? DemoTools.all : []
-    if tools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
-    var session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions)
+    let sessionTools = tools.sessionTools
+    if tools.tools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
+    var session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
+                                         toolPolicy: tools.policy)
     while true {
       Terminal.write("you> ")
       guard let line = readLine() else { Terminal.write("\n"); return }
@@ -37,14 +37,15 @@ struct ChatCommand: AsyncParsableCommand {
       case "": continue
       case "/exit", "/quit": return
       case "/reset":
-        session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions)
+        session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
+                                         toolPolicy: tools.policy)
         Terminal.status("(new conversation)")
         continue
       default: break
       }
       Terminal.write("ai> ")
       let current = session
-      let options = conversation.sampling.generationOptions
+      let options = tools.applied(to: conversation.sampling.generationOptions)
       let answer = Task {
         try await Terminal.printStreaming(current.streamResponse(to: prompt, options: options))
       }

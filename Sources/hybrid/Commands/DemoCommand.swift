@@ -50,13 +50,45 @@ struct DemoCommand: AsyncParsableCommand {
     let reopened = GenerativeModelSession(model: model, transcript: try Transcript(jsonData: json))
     Terminal.write("  reopened session has \(reopened.transcript.count) entries\n")
 
+    try await tourGuidedGeneration(model)
     try await tourInferenceModes(onDevice: model, history: session.transcript)
+  }
+
+  // MARK: - Guided generation and tools
+
+  private func tourGuidedGeneration(_ model: SystemLanguageModel) async throws {
+    heading("4. A structured answer: a @Generable type, decoded under a grammar compiled from its schema")
+    let session = GenerativeModelSession(model: model)
+    let stream = session.streamResponse(
+      to: "Write a short guide to Paris.", generating: CityGuide.self,
+      options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 120))
+    var snapshots = 0
+    for try await snapshot in stream {
+      snapshots += 1
+      if snapshots == 1 { Terminal.write("  first partial value: city = \(snapshot.content.city ?? "…")\n") }
+    }
+    let guide = try await stream.collect()
+    Terminal.write("  \(snapshots) partial values streamed; the final one:\n")
+    Terminal.write("  city: \(guide.content.city), country: \(guide.content.country), rating: \(guide.content.rating)/5\n")
+    Terminal.write("  sights: \(guide.content.sights.joined(separator: " · "))\n")
+    Terminal.write("  JSON: \(guide.rawContent)\n")
+
+    heading("5. A tool call: the model calls `calculator` (arguments valid by construction), then answers")
+    let toolSession = GenerativeModelSession(
+      model: model, tools: DemoTools.all, instructions: "Use the calculator for arithmetic.",
+      toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools))
+    Terminal.write("  you> Use the calculator to multiply 127 by 49.\n  ai> ")
+    let response = try await Terminal.printStreaming(toolSession.streamResponse(
+      to: "Use the calculator to multiply 127 by 49.",
+      options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 100, toolChoice: .required(tools: ["calculator"]))))
+    Terminal.write("\n")
+    for line in DemoTools.callLines(response.transcriptEntries) { Terminal.write("    ↳ [tool] \(line)\n") }
   }
 
   // MARK: - Hybrid inference
 
   private func tourInferenceModes(onDevice: SystemLanguageModel, history: Transcript) async throws {
-    heading("4. Our own Gemini-compatible cloud: `hybrid serve` on a free loopback port")
+    heading("6. Our own Gemini-compatible cloud: `hybrid serve` on a free loopback port")
     let server = try await ServerProcess(
       executable: ServerProcess.currentExecutable,
       arguments: ["--model", "smollm2=\(onDevice.modelPath)", "--api-key", "demo-key", "--max-concurrent-requests", "2",
@@ -66,7 +98,7 @@ struct DemoCommand: AsyncParsableCommand {
     let offDevice = SystemLanguageModel(
       modelPath: onDevice.modelPath, configuration: .init(contextSize: onDevice.configuration.contextSize, isEnabled: false))
 
-    heading("5. The four inference modes (each request is routed afresh)")
+    heading("7. The four inference modes (each request is routed afresh)")
     let options = GenerationOptions.hybrid(
       gemini: GenerationConfig(temperature: 0, maxOutputTokens: 24),
       onDevice: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24))
@@ -83,11 +115,22 @@ struct DemoCommand: AsyncParsableCommand {
       allAsExpected = await ask(prompt, mode: name, model: sessionModel, options: options) && allAsExpected
     }
 
-    heading("6. A conversation moves between models: the on-device chat from step 2 continues in the cloud")
+    Terminal.write("\n  [only cloud, structured: responseJsonSchema, enforced by the server's grammar] you> A short guide to Rome.\n")
+    do {
+      let guide = try await GenerativeModelSession(model: cloud).respond(
+        to: "Write a short guide to Rome.", generating: CityGuide.self,
+        options: .hybrid(gemini: GenerationConfig(temperature: 0, maxOutputTokens: 120), onDevice: GenerationOptions()))
+      Terminal.write("  ai> \(guide.rawContent)\n    ↳ decoded as CityGuide: \(guide.content.city), \(guide.content.sights.count) sights\n")
+    } catch {
+      Terminal.write("    ↳ error: \(error)\n")
+      allAsExpected = false
+    }
+
+    heading("8. A conversation moves between models: the on-device chat from step 2 continues in the cloud")
     allAsExpected = await ask("What did I ask you first?", mode: "only cloud, with the on-device history", model: cloud,
                               options: options, history: history) && allAsExpected
 
-    heading("7. The cloud goes away: the server is stopped (SIGTERM, graceful)")
+    heading("9. The cloud goes away: the server is stopped (SIGTERM, graceful)")
     server.stop()
     Terminal.write("  server exited with status \(server.process.terminationStatus)\n")
     allAsExpected = await ask(prompt, mode: "prefer cloud", model: HybridModel(primary: cloud, secondary: onDevice),

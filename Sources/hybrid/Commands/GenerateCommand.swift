@@ -21,8 +21,7 @@ struct GenerateCommand: AsyncParsableCommand {
   @Option(name: .long, help: "A JSON Schema file: answer with a JSON instance of it.")
   var schema: String?
 
-  @Flag(name: .long, help: "Let the model call the demo tools (calculator, current_time); calls go to stderr.")
-  var tools = false
+  @OptionGroup var tools: ToolOptions
 
   @Flag(name: .long, help: "Print one JSON object: text, json (with --schema), toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings.")
   var json = false
@@ -32,9 +31,9 @@ struct GenerateCommand: AsyncParsableCommand {
   func run() async throws {
     conversation.logging.bootstrap()
     let model = conversation.makeSessionModel()
-    let session = GenerativeModelSession(model: model, tools: tools ? DemoTools.all : [],
-                                         instructions: conversation.instructions)
-    let options = conversation.sampling.generationOptions
+    let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
+                                         instructions: conversation.instructions, toolPolicy: tools.policy)
+    let options = tools.applied(to: conversation.sampling.generationOptions)
     do {
       if let schemaPath = schema {
         let schema = try Self.loadSchema(at: schemaPath)

@@ -60,13 +60,13 @@ def automatic_function_calling():
     # ANY forces a call in every request; two remote calls let the client run the function once and
     # send its result back, then return the model's next answer.
     config = types.GenerateContentConfig(
-        temperature=0, top_k=1, max_output_tokens=48, tools=[get_weather],
+        temperature=0, top_k=1, max_output_tokens=64, tools=[get_weather],
         tool_config=types.ToolConfig(function_calling_config=types.FunctionCallingConfig(
             mode="ANY", allowed_function_names=["get_weather"])),
         automatic_function_calling=types.AutomaticFunctionCallingConfig(maximum_remote_calls=2))
     chat = client.chats.create(model=model, config=config)
     response = chat.send_message("What is the weather in Paris?")
-    history = response.automatic_function_calling_history or []
+    history = chat.get_history()  # the prompt, the model's calls, the results, the model's last answer
     return {
         "calls": list(weather_calls),
         "history": [{"role": content.role, "parts": [part_kind(part) for part in content.parts]} for content in history],

@@ -1,0 +1,97 @@
+import Foundation
+import HybridAI
+@testable import hybrid
+import Testing
+
+/// `hybrid generate --schema` and `--tools`, run as a user would, on every `--mode`.
+@Suite("hybrid generate --schema / --tools", .serialized)
+struct GuidedCommandTests {
+  let cli = HybridCommandTests()
+
+  static let schema: JSONValue = [
+    "type": "object",
+    "properties": [
+      "animal": ["type": "string", "maxLength": 20],
+      "legs": ["type": "integer", "minimum": 0, "maximum": 8],
+      "sounds": ["type": "array", "items": ["type": "string", "maxLength": 12], "minItems": 1, "maxItems": 2],
+    ],
+    "required": ["animal", "legs", "sounds"], "additionalProperties": false,
+  ]
+
+  func schemaFile() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-schema-\(UUID().uuidString).json")
+    try Data(Self.schema.jsonString.utf8).write(to: url)
+    return url
+  }
+
+  func validInstance(_ text: String) throws -> JSONValue {
+    let value = try JSONValue(jsonString: text)
+    let violations = JSONSchemaValidator(schema: Self.schema).validate(value)
+    #expect(violations.isEmpty, "\(text): \(violations)")
+    return value
+  }
+
+  @Test("--schema prints the JSON instance alone on stdout; --json puts it under \"json\"")
+  func schemaOnDevice() throws {
+    let file = try schemaFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    let plain = try cli.run(["generate", "--prompt", "Describe a dog.", "--schema", file.path, "--greedy", "--max-tokens", "80"])
+    #expect(plain.status == 0, "\(plain.stderr)")
+    _ = try validInstance(plain.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+
+    let json = try cli.run(["generate", "--prompt", "Describe a cat.", "--schema", file.path, "--greedy", "--max-tokens", "80", "--json"])
+    #expect(json.status == 0, "\(json.stderr)")
+    let object = try cli.json(json.stdout)
+    let instance = try #require(object["json"])
+    let data = try JSONSerialization.data(withJSONObject: instance)
+    _ = try validInstance(String(decoding: data, as: UTF8.self))
+    #expect(object["text"] is String && object["source"] as? String == "on-device")
+  }
+
+  @Test("--schema through `hybrid serve` (--mode cloud): the server's grammar makes the instance valid")
+  func schemaThroughTheCloud() async throws {
+    let file = try schemaFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    let server = try await ServerProcess(executable: HybridCommandTests.executable,
+                                         arguments: ["--model", "smollm2=\(ModelLocatorPath.path)"])
+    defer { server.stop() }
+    for mode in ["cloud", "prefer-cloud"] {
+      let result = try cli.run(["generate", "--prompt", "Describe a bird.", "--schema", file.path, "--mode", mode,
+                                "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "smollm2",
+                                "--greedy", "--max-tokens", "80", "--json"])
+      #expect(result.status == 0, "\(result.stderr)")
+      let object = try cli.json(result.stdout)
+      #expect(object["source"] as? String == "cloud")
+      let data = try JSONSerialization.data(withJSONObject: try #require(object["json"]))
+      _ = try validInstance(String(decoding: data, as: UTF8.self))
+    }
+  }
+
+  @Test("a schema file that is not a JSON Schema: a clear error, exit status 64")
+  func invalidSchemaFile() throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bad-\(UUID().uuidString).json")
+    try Data("[1, 2".utf8).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let result = try cli.run(["generate", "--prompt", "Hi", "--schema", url.path])
+    #expect(result.status != 0)
+    #expect(result.stderr.contains("is not a JSON Schema"))
+    let missing = try cli.run(["generate", "--prompt", "Hi", "--schema", "/nonexistent/schema.json"])
+    #expect(missing.status != 0)
+    #expect(missing.stderr.contains("cannot read the schema file"))
+  }
+
+  @Test("--tools --json lists the tool calls with their arguments and outputs")
+  func toolsOnDevice() throws {
+    let result = try cli.run(["generate", "--prompt", "Use the calculator to add 2 and 3.", "--tools", "--tool-choice", "required", "--max-tool-rounds", "1",
+                              "--greedy", "--max-tokens", "60", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let object = try cli.json(result.stdout)
+    let calls = try #require(object["toolCalls"] as? [[String: Any]])
+    #expect(!calls.isEmpty)
+    for call in calls {
+      #expect(["calculator", "current_time"].contains(call["name"] as? String ?? ""))
+      #expect(call["arguments"] is [String: Any])
+      #expect(call["output"] is String)
+    }
+  }
+}
