@@ -52,35 +52,37 @@ extension GenerationGuide where Value == String {
 
 extension GenerationGuide where Value: GenerableInteger {
   /// At least `value`.
-  public static func minimum(_ value: Value) -> GenerationGuide<Value> {
-    GenerationGuide(.keywords(["minimum": .number(Double(value))]))
-  }
+  public static func minimum(_ value: Value) -> GenerationGuide<Value> { .bounds(minimum: Double(value)) }
 
   /// At most `value`.
-  public static func maximum(_ value: Value) -> GenerationGuide<Value> {
-    GenerationGuide(.keywords(["maximum": .number(Double(value))]))
-  }
+  public static func maximum(_ value: Value) -> GenerationGuide<Value> { .bounds(maximum: Double(value)) }
 
   /// Within `range`.
   public static func range(_ range: ClosedRange<Value>) -> GenerationGuide<Value> {
-    GenerationGuide(.keywords(["minimum": .number(Double(range.lowerBound)), "maximum": .number(Double(range.upperBound))]))
+    .bounds(minimum: Double(range.lowerBound), maximum: Double(range.upperBound))
   }
 }
 
 extension GenerationGuide where Value: BinaryFloatingPoint {
   /// At least `value`.
-  public static func minimum(_ value: Value) -> GenerationGuide<Value> {
-    GenerationGuide(.keywords(["minimum": .number(Double(value))]))
-  }
+  public static func minimum(_ value: Value) -> GenerationGuide<Value> { .bounds(minimum: Double(value)) }
 
   /// At most `value`.
-  public static func maximum(_ value: Value) -> GenerationGuide<Value> {
-    GenerationGuide(.keywords(["maximum": .number(Double(value))]))
-  }
+  public static func maximum(_ value: Value) -> GenerationGuide<Value> { .bounds(maximum: Double(value)) }
 
   /// Within `range`.
   public static func range(_ range: ClosedRange<Value>) -> GenerationGuide<Value> {
-    GenerationGuide(.keywords(["minimum": .number(Double(range.lowerBound)), "maximum": .number(Double(range.upperBound))]))
+    .bounds(minimum: Double(range.lowerBound), maximum: Double(range.upperBound))
+  }
+}
+
+extension GenerationGuide {
+  /// `minimum` / `maximum` keywords.
+  static func bounds(minimum: Double? = nil, maximum: Double? = nil) -> GenerationGuide<Value> {
+    var keywords: [String: JSONValue] = [:]
+    if let minimum { keywords["minimum"] = .number(minimum) }
+    if let maximum { keywords["maximum"] = .number(maximum) }
+    return GenerationGuide(.keywords(keywords))
   }
 }
 

@@ -461,24 +461,6 @@ public struct JSONSchemaValidator: Sendable {
 
   /// The schema at a local JSON pointer such as `#/$defs/Name`.
   private static func resolve(_ reference: String, in schema: JSONValue) -> JSONValue? {
-    guard reference.hasPrefix("#") else { return nil }
-    let pointer = String(reference.dropFirst()).removingPercentEncoding ?? String(reference.dropFirst())
-    if pointer.isEmpty { return schema }
-    guard pointer.hasPrefix("/") else { return nil }
-    var current = schema
-    for token in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-      let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-      switch current {
-      case .object(let members):
-        guard let next = members[key] else { return nil }
-        current = next
-      case .array(let items):
-        guard let index = Int(key), items.indices.contains(index) else { return nil }
-        current = items[index]
-      default:
-        return nil
-      }
-    }
-    return current
+    schema.value(atReference: reference)
   }
 }

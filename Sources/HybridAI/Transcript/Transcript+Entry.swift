@@ -196,7 +196,7 @@ extension Transcript {
 
 extension [Transcript.Segment] {
   /// The text segments' contents, joined.
-  var text: String {
+  public var text: String {
     map { segment in
       switch segment {
       case .text(let text): text.content

@@ -198,25 +198,9 @@ struct SchemaGrammarTranslator {
 
   /// The schema at a local JSON pointer (`#`, `#/$defs/Name`, `#/definitions/Name`, any path).
   static func resolve(_ reference: String, in document: JSONValue) -> (schema: JSONValue, pointer: String)? {
-    guard reference.hasPrefix("#") else { return nil }
-    let pointer = String(reference.dropFirst()).removingPercentEncoding ?? String(reference.dropFirst())
-    if pointer.isEmpty { return (document, "#") }
-    guard pointer.hasPrefix("/") else { return nil }
-    var current = document
-    for token in pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-      let key = token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-      switch current {
-      case .object(let members):
-        guard let next = members[key] else { return nil }
-        current = next
-      case .array(let items):
-        guard let index = Int(key), items.indices.contains(index) else { return nil }
-        current = items[index]
-      default:
-        return nil
-      }
-    }
-    return (current, "#" + pointer)
+    guard let schema = document.value(atReference: reference) else { return nil }
+    let pointer = String(reference.dropFirst())
+    return (schema, "#" + (pointer.removingPercentEncoding ?? pointer))
   }
 
   // MARK: Shared rules

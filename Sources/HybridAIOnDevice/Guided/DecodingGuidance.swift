@@ -66,20 +66,7 @@ struct DecodingGuidance: Sendable, Hashable {
   private static let compiler = JSONSchemaGrammarCompiler(whitespace: .compact)
 
   /// A GBNF string literal.
-  private static func literal(_ text: String) -> String {
-    var escaped = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": escaped += "\\\""
-      case "\\": escaped += "\\\\"
-      case "\n": escaped += "\\n"
-      case "\r": escaped += "\\r"
-      case "\t": escaped += "\\t"
-      default: escaped.unicodeScalars.append(scalar)
-      }
-    }
-    return escaped + "\""
-  }
+  private static func literal(_ text: String) -> String { GrammarRuleSet.quoted(text) }
 }
 
 extension DecodingGuidance {

@@ -50,7 +50,7 @@ enum ToolCallFormat {
   /// The user message carrying tool outputs.
   static func render(_ outputs: [Transcript.ToolOutput]) -> String {
     outputs.map { output in
-      let json: JSONValue = ["name": .string(output.toolName), "content": .string(output.segments.plainText)]
+      let json: JSONValue = ["name": .string(output.toolName), "content": .string(output.segments.text)]
       return "<tool_response>\n" + json.jsonString + "\n</tool_response>"
     }.joined(separator: "\n")
   }
@@ -86,15 +86,4 @@ enum ToolCallFormat {
   }
 
   private static func quoted(_ text: String) -> String { JSONValue.string(text).jsonString }
-}
-
-extension [Transcript.Segment] {
-  /// The text segments' contents, joined.
-  var plainText: String {
-    map { segment in
-      switch segment {
-      case .text(let text): text.content
-      }
-    }.joined()
-  }
 }

@@ -16,13 +16,13 @@ enum TranscriptRendering {
     for entry in transcript {
       switch entry {
       case .instructions(let instructions):
-        let text = [instructions.segments.plainText, toolPrompt ?? ""].filter { !$0.isEmpty }.joined(separator: "\n\n")
+        let text = [instructions.segments.text, toolPrompt ?? ""].filter { !$0.isEmpty }.joined(separator: "\n\n")
         if !hasSystemMessage { messages.append(Message(role: "system", content: text)) }
         hasSystemMessage = true
       case .prompt(let prompt):
         messages.append(Message(role: "user", content: promptText(prompt)))
       case .response(let response):
-        messages.append(Message(role: "assistant", content: response.segments.plainText))
+        messages.append(Message(role: "assistant", content: response.segments.text))
       case .toolCalls(let calls):
         messages.append(Message(role: "assistant", content: ToolCallFormat.render(calls.calls)))
       case .toolOutput(let output):
@@ -41,7 +41,7 @@ enum TranscriptRendering {
   }
 
   private static func promptText(_ prompt: Transcript.Prompt) -> String {
-    let text = prompt.segments.plainText
+    let text = prompt.segments.text
     guard let format = prompt.responseFormat, format.includeSchemaInPrompt else { return text }
     return text + "\n\nAnswer with JSON that follows this JSON Schema:\n" + format.schema.jsonSchema.jsonString
   }
