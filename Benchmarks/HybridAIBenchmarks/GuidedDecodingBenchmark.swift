@@ -71,24 +71,29 @@ public struct GuidedDecodingBenchmark: Sendable {
   }
 
   private func measureFreeDecode() async throws -> Double {
-    let session = GenerativeModelSession(model: settings.model)
-    let response = try await session.respond(
-      to: Self.prompt, options: GenerationOptions(sampling: .greedy, maximumResponseTokens: settings.generatedTokens))
-    guard let rate = response.rawResponse.timings?.generationTokensPerSecond, response.usage.outputTokens >= 32 else {
-      throw BenchmarkError.tooFewTokens(response.usage.outputTokens)
-    }
-    return rate
+    try await measureDecode(responseFormat: nil).rate
   }
 
   private func measureGuidedDecode() async throws -> (rate: Double, tokens: Int) {
-    let session = GenerativeModelSession(model: settings.model)
-    let response = try await session.respond(
-      to: Self.prompt, schema: GenerationSchema(jsonSchema: Self.catalogueSchema), includeSchemaInPrompt: false,
-      options: GenerationOptions(sampling: .greedy, maximumResponseTokens: settings.generatedTokens))
-    guard let rate = response.rawResponse.timings?.generationTokensPerSecond, response.usage.outputTokens >= 32 else {
-      throw BenchmarkError.tooFewTokens(response.usage.outputTokens)
+    try await measureDecode(responseFormat: ResponseFormat(
+      schema: GenerationSchema(jsonSchema: Self.catalogueSchema), includeSchemaInPrompt: false))
+  }
+
+  /// One fresh generation through the model itself (the answer may stop at the token limit, so it
+  /// is not decoded): decode rate after the first token, and tokens generated.
+  private func measureDecode(responseFormat: ResponseFormat?) async throws -> (rate: Double, tokens: Int) {
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: settings.generatedTokens)
+    let request = GenerationRequest(
+      transcript: Transcript(entries: [.prompt(.init(text: Self.prompt, options: options, responseFormat: responseFormat))]),
+      options: options, responseFormat: responseFormat)
+    var completion: RawResponse?
+    for try await event in settings.model.generate(request) {
+      if case .completed(let raw) = event { completion = raw }
     }
-    return (rate, response.usage.outputTokens)
+    guard let completion, let rate = completion.timings?.generationTokensPerSecond, completion.usage.outputTokens >= 32 else {
+      throw BenchmarkError.tooFewTokens(completion?.usage.outputTokens ?? 0)
+    }
+    return (rate, completion.usage.outputTokens)
   }
 
   static let compileSchemas: [(String, JSONValue)] = [
