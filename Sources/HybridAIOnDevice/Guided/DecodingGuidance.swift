@@ -9,7 +9,7 @@ import Synchronization
 ///   ``ToolCallFormat/maximumCallsPerTurn``, each with arguments valid for its tool) or an answer:
 ///   JSON for the schema when there is one, otherwise free text that does not start with `<` or
 ///   whitespace. With ``ToolChoice/required(tools:)`` only calls (of the named tools) are allowed;
-///   with ``ToolChoice/none`` the tools are ignored.
+///   with ``ToolChoice/none`` only the answer is (free text still may not start with `<`).
 struct DecodingGuidance: Sendable, Hashable {
   /// GBNF text whose start rule is `root`.
   let grammar: String
@@ -32,8 +32,13 @@ struct DecodingGuidance: Sendable, Hashable {
       if case .required = toolChoice, !request.tools.isEmpty {
         throw .invalidSchema(path: "toolChoice", reason: "none of the required tools is offered")
       }
-      guard let schema else { return nil }
-      return DecodingGuidance(grammar: try compiler.compile(schema.jsonSchema), offersTools: false, answerIsFreeText: false)
+      if let schema {
+        return DecodingGuidance(grammar: try compiler.compile(schema.jsonSchema), offersTools: false, answerIsFreeText: false)
+      }
+      // Tools in the conversation but none callable now: the answer is text, and must not begin
+      // like tool markup (small models otherwise echo the last `<tool_response>` block).
+      guard !request.tools.isEmpty else { return nil }
+      return DecodingGuidance(grammar: "root ::= " + freeTextAnswer, offersTools: false, answerIsFreeText: true)
     }
 
     var rules: [String] = []
@@ -58,12 +63,14 @@ struct DecodingGuidance: Sendable, Hashable {
       rules.append("root ::= tool-calls | " + compiled.ruleName)
     } else {
       answerIsFreeText = true
-      rules.append(#"root ::= tool-calls | [^<\x20\t\r\n] .*"#)
+      rules.append("root ::= tool-calls | " + Self.freeTextAnswer)
     }
     return DecodingGuidance(grammar: rules.joined(separator: "\n"), offersTools: true, answerIsFreeText: answerIsFreeText)
   }
 
   private static let compiler = JSONSchemaGrammarCompiler(whitespace: .compact)
+  /// Free text that does not start with `<` (a tool call) or whitespace.
+  private static let freeTextAnswer = #"[^<\x20\t\r\n] .*"#
 
   /// A GBNF string literal.
   private static func literal(_ text: String) -> String { GrammarRuleSet.quoted(text) }
