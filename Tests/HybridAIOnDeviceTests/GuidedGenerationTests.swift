@@ -120,3 +120,42 @@ import Testing
     #expect(session.transcript.isEmpty)
   }
 }
+
+/// A cloud stand-in that answers every request with fixed JSON (Google's servers can't be reached
+/// here; the real cloud path is tested in HybridAIGeminiTests and HybridAIServerTests).
+private struct FixedJSONCloud: LanguageModel {
+  let modelIdentifier = "fixed-json-cloud"
+  let source = ModelSource.cloud
+  let availability = ModelAvailability.available
+  let json: String
+
+  func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
+
+  func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
+    AsyncThrowingStream { continuation in
+      continuation.yield(.textDelta(json))
+      continuation.yield(.completed(RawResponse(modelVersion: modelIdentifier, source: .cloud,
+                                                usage: Usage(promptTokens: 1, outputTokens: 1), finishReason: .stop)))
+      continuation.finish()
+    }
+  }
+}
+
+extension GuidedGenerationTests {
+  @Test func aHybridFallsBackToTheCloudForASchemaTheDeviceCannotEnforce() async throws {
+    let onDevice = try TestModel.requireModel()
+    let cloud = FixedJSONCloud(json: #"{"word":"aa"}"#)
+    let session = GenerativeModelSession(model: .hybrid(primary: onDevice, secondary: cloud))
+    let schema = GenerationSchema(jsonSchema: [
+      "type": "object", "properties": ["word": ["type": "string", "pattern": "(a)\\1"]], "required": ["word"],
+    ])
+    let response = try await session.respond(to: "A word", schema: schema)
+    #expect(response.rawResponse.source == .cloud)
+    guard case .unsupported(let reason)? = response.rawResponse.fallback?.reason else {
+      Issue.record("expected an 'unsupported' fallback, got \(String(describing: response.rawResponse.fallback))")
+      return
+    }
+    #expect(reason.contains("schema"))
+    #expect(try response.content.value(String.self, forProperty: "word") == "aa")
+  }
+}

@@ -110,7 +110,11 @@ import Testing
 
   @Test func unsupportedKeywordsAreViolations() {
     let violations = JSONSchemaValidator(schema: ["type": "integer", "multipleOf": 2]).validate(4)
-    #expect(violations == [JSONSchemaValidator.Violation(path: "#", message: "the schema keyword 'multipleOf' cannot be checked")])
+    #expect(violations == [JSONSchemaValidator.Violation(path: "#", message: "the schema keyword 'multipleOf' cannot be checked",
+                                                         isUncheckedKeyword: true)])
+    // Real violations are told apart from keywords the validator can't check.
+    let both = JSONSchemaValidator(schema: ["type": "integer", "multipleOf": 2]).validate("x")
+    #expect(both.filter(\.isUncheckedKeyword).count == 1 && both.filter { !$0.isUncheckedKeyword }.count == 1)
     #expect(JSONSchemaValidator(schema: ["title": "T", "description": "D", "examples": [1], "type": "integer"]).validate(4).isEmpty)
   }
 

@@ -28,11 +28,15 @@ public struct JSONSchemaValidator: Sendable {
     public var path: String
     /// What is wrong, for people.
     public var message: String
+    /// `true` when the schema uses a keyword this validator cannot check (the value may or may
+    /// not follow it), rather than the value breaking the schema.
+    public var isUncheckedKeyword: Bool
 
     /// A violation at `path` (a JSON pointer from `#`), described by `message`.
-    public init(path: String, message: String) {
+    public init(path: String, message: String, isUncheckedKeyword: Bool = false) {
       self.path = path
       self.message = message
+      self.isUncheckedKeyword = isUncheckedKeyword
     }
 
     /// `path: message`.
@@ -120,7 +124,8 @@ public struct JSONSchemaValidator: Sendable {
     }
     if keywords["nullable"] == .bool(true), instance == .null { return }
     for keyword in keywords.keys.sorted() where !Self.annotations.contains(keyword) && !Self.assertions.contains(keyword) {
-      fail("the schema keyword '\(keyword)' cannot be checked")
+      report.violations.append(Violation(path: path, message: "the schema keyword '\(keyword)' cannot be checked",
+                                         isUncheckedKeyword: true))
     }
 
     if let reference = keywords["$ref"] {

@@ -7,7 +7,7 @@ extension GeminiModel {
   /// are not held against the model: only violations of the checkable keywords count.
   static func violations(of value: JSONValue, against schema: JSONValue) -> [String] {
     JSONSchemaValidator(schema: schema).validate(value)
-      .filter { !($0.message.hasPrefix("the schema keyword '") && $0.message.hasSuffix("' cannot be checked")) }
+      .filter { !$0.isUncheckedKeyword }
       .map(\.description)
   }
 
