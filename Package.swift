@@ -11,6 +11,10 @@
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
 //   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): wire types, SSE, errors, retries.
 //   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp (Hummingbird).
+//   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
+//   TFLite            Interpreter (TensorFlowLiteSwift's API) on Google's LiteRT runtime, CPU/XNNPACK.
+//   CImageCodecs      C: PNG/JPEG decode and encode on the system libpng and libjpeg-turbo, errors contained.
+//   TFLiteImage       Bitmap: decode PNG/JPEG, resize, RGB → tensor bytes, float mask → PNG (no TFLite dependency).
 //   HybridAIBenchmarks (Benchmarks/)  benchmark suites, run by `hybrid bench`.
 //   hybrid            the command-line tool.
 import CompilerPluginSupport
@@ -29,6 +33,8 @@ let package = Package(
     .library(name: "HybridAIOnDevice", targets: ["HybridAIOnDevice"]),
     .library(name: "HybridAIGemini", targets: ["HybridAIGemini"]),
     .library(name: "HybridAIServer", targets: ["HybridAIServer"]),
+    .library(name: "TFLite", targets: ["TFLite"]),
+    .library(name: "TFLiteImage", targets: ["TFLiteImage"]),
     .executable(name: "hybrid", targets: ["hybrid"]),
   ],
   dependencies: [
@@ -97,10 +103,26 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
+    // LiteRT is loaded at run time (dlopen), so the package builds without it.
+    .target(
+      name: "CLiteRT",
+      linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+    .target(
+      name: "TFLite",
+      dependencies: ["CLiteRT"],
+      swiftSettings: strictSwift),
+    // libpng and libjpeg-turbo from Debian (libpng-dev, libjpeg62-turbo-dev; scripts/bootstrap).
+    .target(
+      name: "CImageCodecs",
+      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
+    .target(
+      name: "TFLiteImage",
+      dependencies: ["CImageCodecs"],
+      swiftSettings: strictSwift),
     .target(
       name: "HybridAIBenchmarks",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "TFLite",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -109,7 +131,7 @@ let package = Package(
     .executableTarget(
       name: "hybrid",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks", "TFLite",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -149,6 +171,15 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "TFLiteTests",
+      dependencies: ["TFLite"],
+      exclude: ["Reference"],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "TFLiteImageTests",
+      dependencies: ["TFLiteImage", "CImageCodecs"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",

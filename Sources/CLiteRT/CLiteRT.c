@@ -93,6 +93,7 @@ int HybridLiteRtOpen(const char *path, HybridLiteRtApi *api, char *error, size_t
   HYBRID_BIND(LiteRtGetCompiledModelInputTensorLayout);
   HYBRID_BIND(LiteRtGetCompiledModelOutputTensorLayouts);
   HYBRID_BIND(LiteRtCompiledModelResizeInputTensor);
+  HYBRID_BIND(LiteRtCompiledModelResizeInputTensorNonStrict);
   HYBRID_BIND(LiteRtRunCompiledModel);
   HYBRID_BIND(LiteRtSetCompiledModelCancellationFunction);
   HYBRID_BIND(LiteRtGetTensorBufferRequirementsBufferSize);

@@ -245,6 +245,10 @@ typedef struct {
                                                        LiteRtParamIndex signature_index,
                                                        LiteRtParamIndex input_index,
                                                        const int *dims, size_t dims_size);
+  LiteRtStatus (*LiteRtCompiledModelResizeInputTensorNonStrict)(LiteRtCompiledModel compiled_model,
+                                                                LiteRtParamIndex signature_index,
+                                                                LiteRtParamIndex input_index,
+                                                                const int *dims, size_t dims_size);
   LiteRtStatus (*LiteRtRunCompiledModel)(LiteRtCompiledModel compiled_model,
                                          LiteRtParamIndex signature_index,
                                          size_t num_input_buffers,

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self, Hybrid.self, Guided.self],
+    subcommands: [OnDevice.self, Hybrid.self, Guided.self, TensorFlowLite.self],
     defaultSubcommand: OnDevice.self)
 
   struct OnDevice: AsyncParsableCommand {
@@ -95,6 +95,44 @@ struct BenchCommand: AsyncParsableCommand {
       var settings = GuidedDecodingBenchmark.Settings(model: modelOptions.makeModel())
       settings.repetitions = repetitions
       try BenchCommand.publish(try await GuidedDecodingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
+    }
+  }
+
+  struct TensorFlowLite: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "tflite",
+      abstract: "Interpreter invoke latency (median of N) vs Python's ai_edge_litert on the same models and threads.")
+
+    @Argument(help: "The .tflite models (default: the bootstrap's test models).")
+    var models: [String] = []
+
+    @Option(name: .long, help: "A Python with ai_edge_litert, for the side-by-side reference (e.g. .deps/litert-venv/bin/python).")
+    var reference: String?
+
+    @Option(name: .long, help: "The reference timing script.")
+    var referenceScript = "Benchmarks/Reference/litert_invoke_latency.py"
+
+    @Option(name: .long, help: "Interpreter threads, for both sides.")
+    var threads = 2
+
+    @Option(name: .long, help: "Invokes per model (the median is reported).")
+    var runs = 100
+
+    @Option(name: .long, help: "Also write the Markdown report to this file.")
+    var output: String?
+
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+      logging.bootstrap()
+      let base = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"] ?? ".deps/models"
+      let chosen = models.isEmpty
+        ? ["selfie_segmentation", "face_detection_short_range", "okay_nabu"].map { "\(base)/tflite/\($0).tflite" }
+        : models
+      var settings = TFLiteBenchmark.Settings(models: chosen, referencePython: reference, referenceScript: referenceScript)
+      settings.threads = threads
+      settings.runs = runs
+      try BenchCommand.publish(try TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
     }
   }
 

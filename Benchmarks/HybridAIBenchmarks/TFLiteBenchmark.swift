@@ -1,0 +1,92 @@
+import Foundation
+import TFLite
+
+/// Invoke latency of ``TFLite/Interpreter`` vs Python's `ai_edge_litert.interpreter.Interpreter`
+/// on the same model, inputs and thread count, measured in the same run (target ≤ 1.05×).
+///
+/// Both sides allocate once, fill the inputs with the same deterministic values, invoke once to
+/// warm up, then time `runs` invokes and report the median.
+public struct TFLiteBenchmark: Sendable {
+  public struct Settings: Sendable {
+    /// The models to measure.
+    public var models: [String]
+    /// The reference: a Python with `ai_edge_litert`, and the script that times it.
+    public var referencePython: String?
+    public var referenceScript: String
+    public var threads = 2
+    public var runs = 100
+    public var seed: UInt64 = 7
+
+    public init(models: [String], referencePython: String?, referenceScript: String) {
+      self.models = models
+      self.referencePython = referencePython
+      self.referenceScript = referenceScript
+    }
+  }
+
+  public let settings: Settings
+  private let progress: @Sendable (String) -> Void
+
+  public init(settings: Settings, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+    self.settings = settings
+    self.progress = progress
+  }
+
+  public func run() throws -> BenchmarkReport {
+    var report = BenchmarkReport(title: "TensorFlow Lite (LiteRT) — invoke latency, median of \(settings.runs), \(settings.threads) threads")
+    for model in settings.models {
+      let name = URL(fileURLWithPath: model).deletingPathExtension().lastPathComponent
+      progress("\(name): HybridAI, then the Python reference")
+      let ours = try measure(model)
+      let theirs = try settings.referencePython.map { try reference(model, python: $0) }
+      report.rows.append(.init(metric: "\(name) invoke (µs)", ours: ours * 1000, reference: theirs.map { $0 * 1000 }, target: .atMost(1.05)))
+    }
+    if settings.referencePython == nil {
+      report.notes.append("no reference Python given: run `make bench` for the side-by-side comparison")
+    }
+    report.notes.append("reference: ai_edge_litert.interpreter.Interpreter (Python, the same libLiteRt build), same inputs and threads")
+    return report
+  }
+
+  private func measure(_ model: String) throws -> Double {
+    let interpreter = try Interpreter(modelPath: model, options: Interpreter.Options(threadCount: settings.threads))
+    try interpreter.allocateTensors()
+    for index in 0..<interpreter.inputTensorCount {
+      let tensor = try interpreter.input(at: index)
+      try interpreter.copy(Self.inputBytes(for: tensor, seed: settings.seed &+ UInt64(index)), toInputAt: index)
+    }
+    try interpreter.invoke()
+    var times: [Double] = []
+    for _ in 0..<settings.runs {
+      let started = ContinuousClock.now
+      try interpreter.invoke()
+      let elapsed = ContinuousClock.now - started
+      times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+    }
+    return times.median
+  }
+
+  private func reference(_ model: String, python: String) throws -> Double {
+    let output = try ReferenceProcess.run(python, [settings.referenceScript, model, "\(settings.threads)", "\(settings.runs)", "\(settings.seed)"])
+    struct Result: Decodable { let median_ms: Double }
+    return try JSONDecoder().decode(Result.self, from: output).median_ms
+  }
+
+  /// The same values as the reference script: a 64-bit LCG; float inputs are byte / 255.
+  static func inputBytes(for tensor: Tensor, seed: UInt64) -> Data {
+    var state = seed
+    func nextByte() -> UInt8 {
+      state = state &* 6364136223846793005 &+ 1442695040888963407
+      return UInt8(truncatingIfNeeded: state >> 56)
+    }
+    let elements = tensor.shape.elementCount ?? 0
+    switch tensor.dataType {
+    case .float32:
+      var values = [Float](repeating: 0, count: elements)
+      for index in values.indices { values[index] = Float(Double(nextByte()) / 255) }
+      return values.withUnsafeBytes { Data($0) }
+    default:
+      return Data((0..<tensor.data.count).map { _ in nextByte() })
+    }
+  }
+}

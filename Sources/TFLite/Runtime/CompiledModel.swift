@@ -1,0 +1,139 @@
+import CLiteRT
+import Foundation
+
+/// A `LiteRtCompiledModel` on the CPU: the model prepared for running (operators resolved,
+/// XNNPACK delegate applied, tensors allocated), with its options and invoke deadline.
+final class CompiledModel {
+  let loaded: LoadedModel
+  let handle: LiteRtCompiledModel
+  /// Kept for the compiled model's lifetime (LiteRT may refer to them).
+  private let options: LiteRtOptions
+  /// Polled by the runtime between operations (see `HybridLiteRtDeadlinePassed`).
+  private let deadline: UnsafeMutablePointer<HybridLiteRtDeadline>
+
+  var api: HybridLiteRtApi { loaded.api }
+
+  init(loaded: LoadedModel, options interpreterOptions: Interpreter.Options) throws(InterpreterError) {
+    self.loaded = loaded
+    let api = loaded.api
+    var options: LiteRtOptions?
+    guard api.LiteRtCreateOptions(&options) == 0, let options else {
+      throw .failedToCreateInterpreter(reason: "cannot create compilation options")
+    }
+    var status = api.LiteRtSetOptionsHardwareAccelerators(options, Int32(kHybridLiteRtHwAcceleratorCpu))
+    if status == 0, let threads = interpreterOptions.threadCount {
+      // The CPU (XNNPACK) options travel as an opaque payload: a NUL-terminated TOML string that
+      // LiteRT parses and the destructor frees.
+      let payload = strdup("num_threads = \(threads)\n")
+      var opaque: LiteRtOpaqueOptions?
+      status = api.LiteRtCreateOpaqueOptions("xnnpack", payload, { free($0) }, &opaque)
+      if status == 0, let opaque {
+        status = api.LiteRtAddOpaqueOptions(options, opaque)
+        if status != 0 { api.LiteRtDestroyOpaqueOptions(opaque) }
+      } else {
+        free(payload)
+      }
+    }
+    guard status == 0 else {
+      api.LiteRtDestroyOptions(options)
+      throw .failedToCreateInterpreter(reason: "cannot set CPU options: \(LiteRTStatus.describe(status))")
+    }
+
+    var compiled: LiteRtCompiledModel?
+    status = api.LiteRtCreateCompiledModel(loaded.environment, loaded.model, options, &compiled)
+    guard status == 0, let compiled else {
+      api.LiteRtDestroyOptions(options)
+      throw .failedToCreateInterpreter(reason: LiteRTStatus.describe(status))
+    }
+    self.handle = compiled
+    self.options = options
+    deadline = .allocate(capacity: 1)
+    deadline.initialize(to: HybridLiteRtDeadline(deadline_ns: 0, expired: false))
+    _ = api.LiteRtSetCompiledModelCancellationFunction(compiled, deadline, HybridLiteRtDeadlinePassed)
+  }
+
+  deinit {
+    api.LiteRtDestroyCompiledModel(handle)
+    api.LiteRtDestroyOptions(options)
+    deadline.deinitialize(count: 1)
+    deadline.deallocate()
+  }
+
+  /// Changes the shape of input `position` of `signature` (any shape the runtime accepts, as
+  /// TFLite's non-strict resize: not only dynamic dimensions).
+  func resizeInput(signature: Int, position: Int, to shape: Tensor.Shape) throws(InterpreterError) {
+    let dimensions = shape.dimensions.map { Int32(clamping: $0) }
+    let status = dimensions.withUnsafeBufferPointer {
+      api.LiteRtCompiledModelResizeInputTensorNonStrict(handle, signature, position, $0.baseAddress, $0.count)
+    }
+    guard status == 0 else {
+      throw .invalidShape(reason: "the runtime cannot resize input \(position) to \(shape): \(LiteRTStatus.describe(status))")
+    }
+  }
+
+  /// The current shape of input `position` of `signature`.
+  func inputShape(signature: Int, position: Int) throws(InterpreterError) -> Tensor.Shape {
+    var layout = LiteRtLayout()
+    let status = api.LiteRtGetCompiledModelInputTensorLayout(handle, signature, position, &layout)
+    guard status == 0 else {
+      throw .failedToAllocateTensors(reason: "cannot read the shape of input \(position): \(LiteRTStatus.describe(status))")
+    }
+    return LiteRTLayout.shape(of: layout)
+  }
+
+  /// The current shapes of the outputs of `signature`; `allocate` makes the runtime (re)allocate
+  /// its tensors first, as after a resize.
+  func outputShapes(signature: Int, count: Int, allocate: Bool) throws(InterpreterError) -> [Tensor.Shape] {
+    guard count > 0 else { return [] }
+    var layouts = [LiteRtLayout](repeating: LiteRtLayout(), count: count)
+    let status = layouts.withUnsafeMutableBufferPointer {
+      api.LiteRtGetCompiledModelOutputTensorLayouts(handle, signature, $0.count, $0.baseAddress, allocate)
+    }
+    guard status == 0 else {
+      throw .failedToAllocateTensors(reason: "cannot allocate the outputs: \(LiteRTStatus.describe(status))")
+    }
+    return layouts.map(LiteRTLayout.shape(of:))
+  }
+
+  /// The size of the buffer the runtime wants for input or output `position` of `signature`.
+  func bufferSize(signature: Int, position: Int, isInput: Bool) throws(InterpreterError) -> Int {
+    var requirements: LiteRtTensorBufferRequirements?
+    var status = isInput
+      ? api.LiteRtGetCompiledModelInputBufferRequirements(handle, signature, position, &requirements)
+      : api.LiteRtGetCompiledModelOutputBufferRequirements(handle, signature, position, &requirements)
+    var size = 0
+    if status == 0, let requirements {
+      status = api.LiteRtGetTensorBufferRequirementsBufferSize(requirements, &size)
+    }
+    guard status == 0 else {
+      throw .failedToAllocateTensors(
+        reason: "cannot size the buffer of \(isInput ? "input" : "output") \(position): \(LiteRTStatus.describe(status))")
+    }
+    return size
+  }
+
+  /// Runs `signature` on `io`'s buffers, within `timeLimit` if given.
+  func run(signature: Int, io: SignatureIO, timeLimit: Duration?) throws(InterpreterError) {
+    if let timeLimit {
+      let (seconds, attoseconds) = timeLimit.components
+      let nanoseconds = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
+      deadline.pointee = HybridLiteRtDeadline(deadline_ns: HybridLiteRtMonotonicNanoseconds() &+ nanoseconds, expired: false)
+    } else {
+      deadline.pointee = HybridLiteRtDeadline(deadline_ns: 0, expired: false)
+    }
+    var inputs = io.inputs.map(\.handle) as [LiteRtTensorBuffer?]
+    var outputs = io.outputs.map(\.handle) as [LiteRtTensorBuffer?]
+    let status = inputs.withUnsafeMutableBufferPointer { inputBuffers in
+      outputs.withUnsafeMutableBufferPointer { outputBuffers in
+        api.LiteRtRunCompiledModel(handle, signature, inputBuffers.count, inputBuffers.baseAddress,
+                                   outputBuffers.count, outputBuffers.baseAddress)
+      }
+    }
+    let expired = deadline.pointee.expired
+    deadline.pointee = HybridLiteRtDeadline(deadline_ns: 0, expired: false)
+    guard status == 0 else {
+      if expired, let timeLimit { throw .invocationTimedOut(limit: timeLimit) }
+      throw .invocationFailed(reason: LiteRTStatus.describe(status))
+    }
+  }
+}
