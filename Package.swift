@@ -131,7 +131,7 @@ let package = Package(
     .executableTarget(
       name: "hybrid",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks", "TFLite",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks", "TFLite", "TFLiteImage",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

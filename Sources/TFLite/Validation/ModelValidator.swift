@@ -86,7 +86,7 @@ enum ModelValidator {
   }
   private enum SubgraphField { static let tensors = 0, inputs = 1, outputs = 2, operators = 3, name = 4 }
   private enum TensorField {
-    static let shape = 0, type = 1, buffer = 2, name = 3, quantization = 4, shapeSignature = 7
+    static let shape = 0, type = 1, buffer = 2, name = 3, quantization = 4, sparsity = 6, shapeSignature = 7
   }
   private enum QuantizationField {
     static let min = 0, max = 1, scale = 2, zeroPoint = 3, detailsType = 4, details = 5
@@ -168,8 +168,10 @@ enum ModelValidator {
           var described = facts
           described.constantData = bufferData[buffer]
           tensorFacts.append(described)
-          if let size = constantBuffers[buffer], facts.type?.byteCount != nil, facts.staticShape != nil,
-             size < facts.bytes {
+          // A constant's data is exactly as long as its declared type and shape say (TFLite's own
+          // rule for read-only tensors); a shorter or longer buffer means a corrupted shape.
+          if let size = constantBuffers[buffer], facts.type?.byteCount != nil, !facts.isSparse,
+             facts.staticShape != nil || !facts.declaredShape.contains(-1), size != facts.bytes {
             throw InterpreterError.invalidModel(
               reason: "constant tensor \(facts.name.map { "'\($0)'" } ?? "\(index)") declares \(facts.bytes) bytes; its buffer holds \(size)")
           }
@@ -290,6 +292,10 @@ enum ModelValidator {
     var bytes: Int
     /// The constant data inside the FlatBuffer, if the tensor has some.
     var constantData: FlatbufferReader.Vector?
+    /// The declared shape, `[]` when absent (for a constant: a scalar).
+    var declaredShape: [Int] = []
+    /// Whether the tensor is stored sparse (its data is not `bytes` long).
+    var isSparse = false
   }
 
   /// Validates one tensor and returns what it declares.
@@ -354,6 +360,8 @@ enum ModelValidator {
 
     // The declared size (an unknown dimension counts as 1).
     var facts = TensorFacts(name: name, type: type, staticShape: hasShape && !dynamic ? dimensions : nil, bytes: 0)
+    facts.declaredShape = dynamic ? [] : dimensions
+    facts.isSparse = try reader.field(tensor, TensorField.sparsity, width: 4) != nil
     guard let type else { return facts }
     let elements = Tensor.Shape(dimensions.map { max($0, 1) }).elementCount ?? Int.max
     let bytes = type.byteCount(forElementCount: elements) ?? (type.byteCount == nil ? 0 : Int.max)

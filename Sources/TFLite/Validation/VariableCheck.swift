@@ -46,8 +46,11 @@ struct VariableCheck {
                       shape: tensors[value].staticShape, isAssignment: false, label: label))
     case Self.assignVariable:
       guard inputs.count >= 2, inputs[1] >= 0, inputs[1] < tensors.count else { return }
-      uses.append(Use(handle: TensorKey(subgraph: subgraph, tensor: inputs[0]), type: tensors[inputs[1]].type,
-                      shape: tensors[inputs[1]].staticShape, isAssignment: true, label: label))
+      let value = tensors[inputs[1]]
+      // A constant's declared shape is authoritative, even when empty (a scalar).
+      let shape = value.constantData != nil ? value.declaredShape : value.staticShape
+      uses.append(Use(handle: TensorKey(subgraph: subgraph, tensor: inputs[0]), type: value.type,
+                      shape: shape, isAssignment: true, label: label))
     default:
       return
     }
@@ -65,7 +68,9 @@ struct VariableCheck {
       if let type = use.type, let earlierType = earlier.type, type != earlierType {
         throw .invalidModel(reason: "variable '\(name)' is used as \(earlierType) (\(earlier.label)) and \(type) (\(use.label))")
       }
-      if let shape = use.shape, let earlierShape = earlier.shape, !shape.isEmpty, !earlierShape.isEmpty,
+      // An empty shape is unknown for a computed tensor, a scalar for a constant assignment.
+      let known = { (use: Use, shape: [Int]) in !shape.isEmpty || use.isAssignment }
+      if let shape = use.shape, let earlierShape = earlier.shape, known(use, shape), known(earlier, earlierShape),
          shape != earlierShape {
         throw .invalidModel(
           reason: "variable '\(name)' has shape \(earlierShape) (\(earlier.label)) and \(shape) (\(use.label))")

@@ -137,6 +137,12 @@ struct DemoCommand: AsyncParsableCommand {
                               options: options) && allAsExpected
     allAsExpected = await ask(prompt, mode: "only cloud (no fallback: a typed offline error)", model: cloud,
                               options: options, expectsError: true) && allAsExpected
+    do {
+      try tourTensorFlowLite()
+    } catch {
+      Terminal.write("    ↳ error: \(error)\n")
+      allAsExpected = false
+    }
     guard allAsExpected else {
       Terminal.status("error: some step of the tour did not go as described above")
       throw ExitCode.failure
@@ -160,7 +166,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
   }
 
-  private func heading(_ text: String) {
+  func heading(_ text: String) {
     Terminal.write("\n== \(text)\n")
   }
 }
