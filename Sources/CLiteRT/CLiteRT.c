@@ -15,7 +15,6 @@ _Static_assert(sizeof(LiteRtRankedTensorType) == 72, "LiteRtRankedTensorType mus
 _Static_assert(offsetof(LiteRtRankedTensorType, layout) == 4, "layout at 4");
 _Static_assert(sizeof(LiteRtQuantizationPerTensor) == 16, "LiteRtQuantizationPerTensor: 16");
 _Static_assert(offsetof(LiteRtQuantizationPerTensor, zero_point) == 8, "zero_point at 8");
-_Static_assert(sizeof(LiteRtQuantizationPerChannel) == 32, "LiteRtQuantizationPerChannel: 32");
 _Static_assert(sizeof(LiteRtAny) == 16, "LiteRtAny must be 16 bytes");
 _Static_assert(sizeof(LiteRtEnvOption) == 24, "LiteRtEnvOption must be 24 bytes");
 _Static_assert(offsetof(LiteRtEnvOption, value) == 8, "LiteRtEnvOption.value at 8");
@@ -56,7 +55,6 @@ int HybridLiteRtOpen(const char *path, HybridLiteRtApi *api, char *error, size_t
   HYBRID_BIND(LiteRtDestroyEnvironment);
   HYBRID_BIND(LiteRtCreateModelFromBuffer);
   HYBRID_BIND(LiteRtDestroyModel);
-  HYBRID_BIND(LiteRtGetNumModelSubgraphs);
   HYBRID_BIND(LiteRtGetModelSubgraph);
   HYBRID_BIND(LiteRtGetMainModelSubgraphIndex);
   HYBRID_BIND(LiteRtGetNumModelSignatures);
@@ -79,7 +77,6 @@ int HybridLiteRtOpen(const char *path, HybridLiteRtApi *api, char *error, size_t
   HYBRID_BIND(LiteRtGetUnrankedTensorType);
   HYBRID_BIND(LiteRtGetQuantizationTypeId);
   HYBRID_BIND(LiteRtGetPerTensorQuantization);
-  HYBRID_BIND(LiteRtGetPerChannelQuantization);
   HYBRID_BIND(LiteRtCreateOptions);
   HYBRID_BIND(LiteRtDestroyOptions);
   HYBRID_BIND(LiteRtSetOptionsHardwareAccelerators);
@@ -92,7 +89,6 @@ int HybridLiteRtOpen(const char *path, HybridLiteRtApi *api, char *error, size_t
   HYBRID_BIND(LiteRtGetCompiledModelOutputBufferRequirements);
   HYBRID_BIND(LiteRtGetCompiledModelInputTensorLayout);
   HYBRID_BIND(LiteRtGetCompiledModelOutputTensorLayouts);
-  HYBRID_BIND(LiteRtCompiledModelResizeInputTensor);
   HYBRID_BIND(LiteRtCompiledModelResizeInputTensorNonStrict);
   HYBRID_BIND(LiteRtRunCompiledModel);
   HYBRID_BIND(LiteRtSetCompiledModelCancellationFunction);

@@ -12,8 +12,9 @@ import Foundation
 /// ```
 ///
 /// Beyond TensorFlowLiteSwift: named ``signatures`` run with ``invoke(signature:inputs:)``, typed
-/// ``InterpreterError``s, a time bound on invoke, memory limits, and validation that keeps a
-/// corrupt model from crashing the process (``ModelValidator``).
+/// ``InterpreterError``s, a time bound on invoke, memory limits, and validation that keeps
+/// corrupt models (structurally broken, or inconsistent in the ways known to crash LiteRT) from
+/// crashing the process.
 ///
 /// Outputs are bit-identical to Python's `ai_edge_litert.interpreter.Interpreter` on the same
 /// inputs and thread count: both run TensorFlow Lite's kernels with the XNNPACK delegate.
@@ -116,7 +117,13 @@ public final class Interpreter {
 
   /// Descriptions of the inputs (names, types, shapes, quantization), without data.
   public var inputDescriptions: [TensorDescription] {
-    (0..<inputTensorCount).compactMap { try? describe(input(at: $0)) }
+    let signature = loaded.signatures[loaded.mainSignatureIndex]
+    return loaded.mainInputPositions.enumerated().map { index, position in
+      let info = signature.inputs[position]
+      let shape = (!needsAllocation ? mainIO?.inputs[position].shape : nil) ?? pendingResizes[index] ?? info.shape
+      return TensorDescription(name: info.tensorName, dataType: info.dataType, shape: shape,
+                               quantizationParameters: info.quantization)
+    }
   }
 
   /// Descriptions of the outputs; shapes are the declared ones until tensors are allocated.
@@ -160,6 +167,7 @@ public final class Interpreter {
   ///
   /// - Throws: ``InterpreterError/invalidTensorIndex(index:maxIndex:)``, ``InterpreterError/allocateTensorsRequired``,
   ///   ``InterpreterError/invalidTensorDataCount(provided:required:)``.
+  /// - Returns: The input tensor with its new bytes.
   @discardableResult
   public func copy(_ data: Data, toInputAt index: Int) throws(InterpreterError) -> Tensor {
     let position = try inputPosition(index)
@@ -233,8 +241,9 @@ public final class Interpreter {
   }
 
   /// Runs the signature `key` with `inputs` (raw bytes by input name, as in ``copy(_:toInputAt:)``)
-  /// and returns every output by name. Compiles the model if needed; signature inputs keep their
-  /// declared shapes.
+  /// and returns every output by name. Compiles the model and allocates the signature's tensors
+  /// if needed (for the main subgraph's signature, as ``allocateTensors()`` would, keeping
+  /// resized shapes; other signatures keep their declared shapes).
   ///
   /// - Throws: ``InterpreterError/signatureNotFound(key:)``, ``InterpreterError/signatureTensorNotFound(key:name:)``
   ///   (an input name the signature does not have), ``InterpreterError/missingSignatureInput(key:name:)``,
@@ -246,6 +255,9 @@ public final class Interpreter {
     let signature = loaded.signatures[index]
     for name in inputs.keys where !signature.inputs.contains(where: { $0.signatureName == name }) {
       throw .signatureTensorNotFound(key: key, name: name)
+    }
+    if index == loaded.mainSignatureIndex, needsAllocation || !pendingResizes.isEmpty {
+      try allocateTensors()
     }
     let compiled = try compiledModel()
     let io: SignatureIO
@@ -309,11 +321,6 @@ public final class Interpreter {
     Tensor(name: name, dataType: slot.info.dataType, shape: slot.shape,
            data: Data(bytes: slot.memory.pointer, count: slot.byteCount),
            quantizationParameters: slot.info.quantization)
-  }
-
-  private func describe(_ tensor: Tensor) -> TensorDescription {
-    TensorDescription(name: tensor.name, dataType: tensor.dataType, shape: tensor.shape,
-                      quantizationParameters: tensor.quantizationParameters)
   }
 
   private static func signatureDescription(_ info: LoadedModel.TensorInfo) -> TensorDescription {

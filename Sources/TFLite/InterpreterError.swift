@@ -1,7 +1,8 @@
 /// Everything that can go wrong with an ``Interpreter``, as a value you can switch over.
 ///
-/// No error here ever comes from a crash: corrupt models are rejected before the runtime sees
-/// them (see ``ModelValidator``), and the runtime's own failures arrive as status codes.
+/// Models are checked before the runtime sees them — structure, and the inconsistencies known to
+/// crash LiteRT's loader and kernels (docs/tflite.md) — and the runtime's own failures arrive as
+/// status codes, so a bad model is one of these cases rather than a crash.
 public enum InterpreterError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The LiteRT runtime (`libLiteRt.so`) could not be loaded. `reason` says where it was looked
   /// for and why it failed; `scripts/bootstrap` installs it into `.deps/litert/lib`.
@@ -51,6 +52,7 @@ public enum InterpreterError: Error, Sendable, Hashable, CustomStringConvertible
   /// The run was stopped because it took longer than ``Interpreter/Options/invocationTimeLimit``.
   case invocationTimedOut(limit: Duration)
 
+  /// A sentence for people: what went wrong, with the values involved.
   public var description: String {
     switch self {
     case .runtimeUnavailable(let reason):

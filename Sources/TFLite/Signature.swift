@@ -8,6 +8,7 @@ public struct Signature: Sendable, Hashable {
   /// The outputs, by their signature names, in the subgraph's order.
   public let outputs: [TensorDescription]
 
+  /// A signature with the given key, inputs and outputs.
   public init(key: String, inputs: [TensorDescription], outputs: [TensorDescription]) {
     self.key = key
     self.inputs = inputs

@@ -10,6 +10,7 @@ public struct TensorDescription: Sendable, Hashable {
   /// Per-tensor quantization, or nil.
   public let quantizationParameters: Tensor.QuantizationParameters?
 
+  /// A description with the given name, type, shape and quantization.
   public init(name: String, dataType: Tensor.DataType, shape: Tensor.Shape,
               quantizationParameters: Tensor.QuantizationParameters? = nil) {
     self.name = name

@@ -113,6 +113,19 @@ struct ErrorTests {
     #expect(throws: InterpreterError.allocateTensorsRequired) { try interpreter.invoke() }
   }
 
+  @Test("an invoke past its time limit stops with invocationTimedOut; a generous limit does not")
+  func timeLimit() throws {
+    let path = try TestModels.path(TestModels.okayNabu)
+    let hurried = try Interpreter(modelPath: path, options: .init(invocationTimeLimit: .nanoseconds(1)))
+    try hurried.allocateTensors()
+    #expect(throws: InterpreterError.invocationTimedOut(limit: .nanoseconds(1))) { try hurried.invoke() }
+    #expect(throws: InterpreterError.invokeInterpreterRequired) { try hurried.output(at: 0) }
+    let relaxed = try Interpreter(modelPath: path, options: .init(invocationTimeLimit: .seconds(30)))
+    try relaxed.allocateTensors()
+    try relaxed.invoke()
+    #expect(try relaxed.output(at: 0).data.count == 1)
+  }
+
   @Test("bad shapes for resizeInput")
   func badShapes() throws {
     let interpreter = try Interpreter(modelPath: try TestModels.path(TestModels.selfieSegmentation))

@@ -118,14 +118,6 @@ typedef struct {
   int64_t zero_point;
 } LiteRtQuantizationPerTensor;
 
-/// LiteRtQuantizationPerChannel: 32 bytes; the arrays belong to the model.
-typedef struct {
-  int32_t quantized_dimension;
-  uint64_t num_channels;
-  float *scales;
-  int64_t *zero_points;
-} LiteRtQuantizationPerChannel;
-
 /// LiteRtAny, reduced to what HybridAI sends (an integer): 16 bytes.
 typedef struct {
   int type;
@@ -157,7 +149,6 @@ typedef struct {
                                               const void *buffer_addr, size_t buffer_size,
                                               LiteRtModel *model);
   void (*LiteRtDestroyModel)(LiteRtModel model);
-  LiteRtStatus (*LiteRtGetNumModelSubgraphs)(LiteRtModel model, LiteRtParamIndex *num_subgraphs);
   LiteRtStatus (*LiteRtGetModelSubgraph)(LiteRtModel model, LiteRtParamIndex subgraph_index,
                                          LiteRtSubgraph *subgraph);
   LiteRtStatus (*LiteRtGetMainModelSubgraphIndex)(LiteRtModel model,
@@ -206,8 +197,6 @@ typedef struct {
   LiteRtStatus (*LiteRtGetQuantizationTypeId)(LiteRtTensor tensor, int *q_type_id);
   LiteRtStatus (*LiteRtGetPerTensorQuantization)(LiteRtTensor tensor,
                                                  LiteRtQuantizationPerTensor *quantization);
-  LiteRtStatus (*LiteRtGetPerChannelQuantization)(LiteRtTensor tensor,
-                                                  LiteRtQuantizationPerChannel *quantization);
 
   // compilation options
   LiteRtStatus (*LiteRtCreateOptions)(LiteRtOptions *options);
@@ -241,10 +230,6 @@ typedef struct {
                                                             size_t num_layouts,
                                                             LiteRtLayout *layouts,
                                                             bool update_allocation);
-  LiteRtStatus (*LiteRtCompiledModelResizeInputTensor)(LiteRtCompiledModel compiled_model,
-                                                       LiteRtParamIndex signature_index,
-                                                       LiteRtParamIndex input_index,
-                                                       const int *dims, size_t dims_size);
   LiteRtStatus (*LiteRtCompiledModelResizeInputTensorNonStrict)(LiteRtCompiledModel compiled_model,
                                                                 LiteRtParamIndex signature_index,
                                                                 LiteRtParamIndex input_index,

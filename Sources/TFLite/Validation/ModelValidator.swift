@@ -186,6 +186,7 @@ enum ModelValidator {
         }
       }
       var subgraphInputs = Set<Int>()
+      var subgraphOutputs: [Int] = []
       for slot in [SubgraphField.inputs, SubgraphField.outputs] {
         if let indices = try reader.vector(subgraph, slot, elementSize: 4) {
           for position in 0..<indices.count {
@@ -194,7 +195,14 @@ enum ModelValidator {
               throw InterpreterError.invalidModel(
                 reason: "subgraph \(subgraphIndex) names tensor \(index) as an input or output; it has \(tensorCount)")
             }
-            if slot == SubgraphField.inputs { subgraphInputs.insert(index) }
+            if slot == SubgraphField.inputs {
+              guard tensorFacts[index].constantData == nil else {
+                throw InterpreterError.invalidModel(reason: "input tensor \(index) of subgraph \(subgraphIndex) is a constant")
+              }
+              subgraphInputs.insert(index)
+            } else {
+              subgraphOutputs.append(index)
+            }
           }
         }
       }
@@ -248,6 +256,12 @@ enum ModelValidator {
                                  tensors: tensorFacts, reader: reader, operatorIndex: index, subgraph: subgraphIndex)
           }
         }
+      }
+      // Outputs the runtime hands back must be computed (or be inputs): binding an output buffer
+      // to a constant or an unwritten tensor corrupts memory.
+      for output in subgraphOutputs where !produced.contains(output) && !subgraphInputs.contains(output) {
+        throw InterpreterError.invalidModel(
+          reason: "output tensor \(output) of subgraph \(subgraphIndex) is not computed by any operator")
       }
     }
 
@@ -392,6 +406,9 @@ enum ModelValidator {
     case .uInt16: 0...65535
     case .int4: -8...7
     case .uInt4: 0...15
+    // Quantized int32 tensors are biases, symmetric by TFLite's quantization spec; XNNPACK aborts
+    // the process on a bias with a zero point.
+    case .int32: 0...0
     default: nil
     }
     guard let range, let zeroPoints = try reader.vector(quantization, QuantizationField.zeroPoint, elementSize: 8) else {

@@ -20,10 +20,19 @@ enum OperatorShapeCheck {
   /// `BuiltinOptions` union member number of `StridedSliceOptions`.
   static let stridedSliceOptions: UInt8 = 32
 
-  /// Operators that take optional inputs (-1 for "absent"): convolutions and fully connected
-  /// layers (bias), the recurrent layers, and custom operators. Kernels of other operators
-  /// dereference every input (a STRIDED_SLICE with an absent `end` crashes the process).
-  static let optionalInputOperators: Set<Int> = [3, 4, 9, 16, 24, 27, 32, 35, 44, 46, 52, 67, 132, 141]
+  /// Operators that take optional inputs (-1 for "absent") and where: the bias of convolutions
+  /// and fully connected layers (CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, CONV_3D: input 2;
+  /// TRANSPOSE_CONV, CONV_3D_TRANSPOSE: input 3); any input but the first of the recurrent
+  /// layers and custom operators. Kernels dereference every other operand (a STRIDED_SLICE
+  /// without `end` or a DEPTHWISE_CONV_2D without a filter crashes the process).
+  static func isOptionalInput(code: Int, position: Int) -> Bool {
+    switch code {
+    case 3, 4, 9, 132: position == 2
+    case 67, 141: position == 3
+    case 16, 24, 27, 32, 35, 44, 46, 52: position >= 1
+    default: false
+    }
+  }
 
   /// Resource-variable operators (VAR_HANDLE 142, READ_VARIABLE 143, ASSIGN_VARIABLE 144): the
   /// handle operand must be a RESOURCE tensor, or the kernels read another tensor as one.
@@ -49,8 +58,8 @@ enum OperatorShapeCheck {
       throw InterpreterError.invalidModel(
         reason: "\(label) has \(inputs.count) inputs and \(outputs.count) outputs; it takes \(expected.inputs) and \(expected.outputs)")
     }
-    if inputs.contains(-1), !optionalInputOperators.contains(code) {
-      throw InterpreterError.invalidModel(reason: "\(label) has an absent input, which it does not allow")
+    for (position, input) in inputs.enumerated() where input == -1 && !isOptionalInput(code: code, position: position) {
+      throw InterpreterError.invalidModel(reason: "\(label) has no input \(position), which it requires")
     }
     if outputs.contains(-1) {
       throw InterpreterError.invalidModel(reason: "\(label) has an absent output")
