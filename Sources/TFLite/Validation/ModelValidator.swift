@@ -386,15 +386,20 @@ enum ModelValidator {
     return facts
   }
 
-  /// Zero points must fit the quantized type and scales must be zero or normal positive numbers:
-  /// the kernels (XNNPACK in particular) assume both.
+  /// Zero points must fit the quantized type and scales of integer tensors must be normal
+  /// positive numbers: the kernels (XNNPACK in particular) assume both.
   private static func checkQuantizationValues(_ reader: FlatbufferReader, _ quantization: FlatbufferReader.Table,
                                               type: Tensor.DataType?, label: String) throws {
+    let isInteger: Bool = switch type {
+    case .int8, .uInt8, .int16, .uInt16, .int32, .uInt32, .int64, .int4, .uInt4, .int2: true
+    default: false
+    }
     if let scales = try reader.vector(quantization, QuantizationField.scale, elementSize: 4) {
       for index in 0..<scales.count {
         let scale = Float(bitPattern: try reader.u32(scales.start + 4 * index))
-        // Zero, or a normal positive number: XNNPACK crashes on a subnormal scale.
-        guard scale == 0 || (scale.isNormal && scale > 0) else {
+        // A normal positive number (zero tolerated on tensors that are not integers): XNNPACK
+        // crashes on a zero or subnormal scale of a quantized tensor.
+        guard (scale.isNormal && scale > 0) || (scale == 0 && !isInteger) else {
           throw InterpreterError.invalidModel(reason: "tensor \(label) has quantization scale \(scale)")
         }
       }
