@@ -67,10 +67,10 @@ struct MutationTests {
       for _ in 0..<count {
         let mutated = Self.mutate(original, using: &random)
         if let dump = plan.dump { try Data(mutated).write(to: URL(fileURLWithPath: dump)) }
-        let started = ContinuousClock.now
+        // Hangs are bounded by the interpreter's own invocation time limit (a typed timeout) and by
+        // the test's time limit; no timing is asserted.
         let outcome = Self.run(mutated, options: options)
         outcomes[outcome, default: 0] += 1
-        #expect(ContinuousClock.now - started < .seconds(30), "one mutated \(model) took too long")
       }
     }
     let total = plan.counts.reduce(0) { $0 + $1.1 }
