@@ -183,7 +183,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice"],
+      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "TFLiteImage"],
       swiftSettings: strictSwift),
   ]
 )

@@ -15,6 +15,8 @@ public struct TFLiteBenchmark: Sendable {
     public var referenceScript: String
     public var threads = 2
     public var runs = 100
+    /// Rounds alternate ours and the reference (the machine drifts); medians of the rounds are compared.
+    public var rounds = 5
     public var seed: UInt64 = 7
 
     public init(models: [String], referencePython: String?, referenceScript: String) {
@@ -33,13 +35,18 @@ public struct TFLiteBenchmark: Sendable {
   }
 
   public func run() throws -> BenchmarkReport {
-    var report = BenchmarkReport(title: "TensorFlow Lite (LiteRT) — invoke latency, median of \(settings.runs), \(settings.threads) threads")
+    var report = BenchmarkReport(title: "TensorFlow Lite (LiteRT) — invoke latency, median of \(settings.rounds) rounds × \(settings.runs) invokes, \(settings.threads) threads")
     for model in settings.models {
       let name = URL(fileURLWithPath: model).deletingPathExtension().lastPathComponent
-      progress("\(name): HybridAI, then the Python reference")
-      let ours = try measure(model)
-      let theirs = try settings.referencePython.map { try reference(model, python: $0) }
-      report.rows.append(.init(metric: "\(name) invoke (µs)", ours: ours * 1000, reference: theirs.map { $0 * 1000 }, target: .atMost(1.05)))
+      var ours: [Double] = [], theirs: [Double] = []
+      for round in 1...max(1, settings.rounds) {
+        progress("\(name), round \(round)/\(settings.rounds): HybridAI, then the Python reference")
+        ours.append(try measure(model) * 1000)
+        if let python = settings.referencePython { theirs.append(try reference(model, python: python) * 1000) }
+      }
+      report.rows.append(.init(metric: "\(name) invoke (µs)", ours: ours.median,
+                               reference: theirs.isEmpty ? nil : theirs.median, target: .atMost(1.05)))
+      report.notes.append("\(name) per-round medians (µs): ours " + ours.slashList(decimals: 1) + ", reference " + theirs.slashList(decimals: 1))
     }
     if settings.referencePython == nil {
       report.notes.append("no reference Python given: run `make bench` for the side-by-side comparison")

@@ -30,20 +30,18 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Turns in the time-to-first-token conversation.")
     var turns = 10
 
-    @Option(name: .long, help: "Also write the Markdown report to this file.")
-    var output: String?
+    @OptionGroup var report: ReportOptions
 
     @OptionGroup var modelOptions: ModelOptions
-    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-      logging.bootstrap()
+      report.logging.bootstrap()
       var settings = OnDeviceBenchmark.Settings(model: modelOptions.makeModel(), llamaBenchPath: reference)
       settings.promptTokens = promptTokens
       settings.generatedTokens = generateTokens
       settings.repetitions = repetitions
       settings.turns = max(2, turns)
-      try BenchCommand.publish(try await OnDeviceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
+      try BenchCommand.publish(try await OnDeviceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 
@@ -61,18 +59,16 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Output tokens per server stream.")
     var streamTokens = 128
 
-    @Option(name: .long, help: "Also write the Markdown report to this file.")
-    var output: String?
+    @OptionGroup var report: ReportOptions
 
     @OptionGroup var modelOptions: ModelOptions
-    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-      logging.bootstrap()
+      report.logging.bootstrap()
       var settings = HybridInferenceBenchmark.Settings(model: modelOptions.makeModel(), batchedBenchPath: reference)
       settings.repetitions = repetitions
       settings.streamTokens = streamTokens
-      try BenchCommand.publish(try await HybridInferenceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
+      try BenchCommand.publish(try await HybridInferenceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 
@@ -84,17 +80,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Repetitions (the median is reported).")
     var repetitions = 5
 
-    @Option(name: .long, help: "Also write the Markdown report to this file.")
-    var output: String?
+    @OptionGroup var report: ReportOptions
 
     @OptionGroup var modelOptions: ModelOptions
-    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-      logging.bootstrap()
+      report.logging.bootstrap()
       var settings = GuidedDecodingBenchmark.Settings(model: modelOptions.makeModel())
       settings.repetitions = repetitions
-      try BenchCommand.publish(try await GuidedDecodingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
+      try BenchCommand.publish(try await GuidedDecodingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 
@@ -118,13 +112,11 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Invokes per model (the median is reported).")
     var runs = 100
 
-    @Option(name: .long, help: "Also write the Markdown report to this file.")
-    var output: String?
+    @OptionGroup var report: ReportOptions
 
-    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-      logging.bootstrap()
+      report.logging.bootstrap()
       let base = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"] ?? ".deps/models"
       let chosen = models.isEmpty
         ? ["selfie_segmentation", "face_detection_short_range", "okay_nabu"].map { "\(base)/tflite/\($0).tflite" }
@@ -132,8 +124,16 @@ struct BenchCommand: AsyncParsableCommand {
       var settings = TFLiteBenchmark.Settings(models: chosen, referencePython: reference, referenceScript: referenceScript)
       settings.threads = threads
       settings.runs = runs
-      try BenchCommand.publish(try TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: output)
+      try BenchCommand.publish(try TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
+  }
+
+  /// Where the report goes, and logging: shared by every benchmark.
+  struct ReportOptions: ParsableArguments {
+    @Option(name: .long, help: "Also write the Markdown report to this file.")
+    var output: String?
+
+    @OptionGroup var logging: LoggingOptions
   }
 
   /// Progress lines on standard error.

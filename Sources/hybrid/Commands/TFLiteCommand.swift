@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TFLite
+import TFLiteImage
 
 /// `hybrid tflite` — look inside a TensorFlow Lite model and run it on the CPU with LiteRT.
 struct TFLiteCommand: ParsableCommand {
@@ -56,6 +57,16 @@ struct TFLiteCommand: ParsableCommand {
     @Option(name: .long, help: "Fill the inputs with pseudo-random values from this seed.")
     var random: UInt64?
 
+    @Option(name: .long, help: "A PNG or JPEG for an image model's single input [1, H, W, 3]: resized to H×W, RGB.")
+    var image: String?
+
+    @Option(name: .long, help: "With --image and a float32 input: pixel range zero-to-one or minus-one-to-one.")
+    var pixelRange: PixelRange = .zeroToOne
+
+    enum PixelRange: String, ExpressibleByArgument, CaseIterable {
+      case zeroToOne = "zero-to-one", minusOneToOne = "minus-one-to-one"
+    }
+
     @Option(name: .long, help: "Write the raw bytes of output 0 to this file.")
     var output: String?
 
@@ -75,8 +86,8 @@ struct TFLiteCommand: ParsableCommand {
     var verbose = false
 
     func validate() throws {
-      guard input.isEmpty != (random == nil) else {
-        throw ValidationError("give either --input FILE… or --random SEED")
+      guard [!input.isEmpty, random != nil, image != nil].filter({ $0 }).count == 1 else {
+        throw ValidationError("give one of --input FILE…, --random SEED or --image FILE")
       }
       guard output == nil || outputDirectory == nil else {
         throw ValidationError("give --output or --output-dir, not both")
@@ -161,6 +172,9 @@ struct TFLiteCommand: ParsableCommand {
           return data
         }
       }
+      if let image {
+        return [try imageData(image, for: tensors)]
+      }
       guard input.count == tensors.count else {
         throw CommandFailure(message: "the model has \(tensors.count) input(s); got \(input.count) --input file(s)")
       }
@@ -169,6 +183,27 @@ struct TFLiteCommand: ParsableCommand {
           throw CommandFailure(message: "cannot read the input file \(path)")
         }
         return data
+      }
+    }
+
+    /// The image decoded, resized to the model's input size and written as its element type.
+    private func imageData(_ path: String, for tensors: [Tensor]) throws -> Data {
+      guard tensors.count == 1, let tensor = tensors.first, tensor.shape.dimensions.count == 4,
+            tensor.shape.dimensions[0] == 1, tensor.shape.dimensions[3] == 3 else {
+        throw CommandFailure(message: "--image needs a model with one input of shape [1, H, W, 3]")
+      }
+      let format: TensorPixelFormat
+      switch tensor.dataType {
+      case .float32: format = .float32(range: pixelRange == .zeroToOne ? .zeroToOne : .minusOneToOne)
+      case .uInt8: format = .uint8
+      case .int8: format = .int8
+      default: throw CommandFailure(message: "--image cannot fill an input of type \(tensor.dataType)")
+      }
+      do {
+        let bitmap = try Bitmap(contentsOf: URL(fileURLWithPath: path))
+        return try bitmap.resized(width: tensor.shape.dimensions[2], height: tensor.shape.dimensions[1]).tensorData(as: format)
+      } catch {
+        throw CommandFailure(message: "\(path): \(error)")
       }
     }
 
