@@ -125,14 +125,8 @@ final class CompiledModel {
     } else {
       deadline.pointee = HybridLiteRtDeadline(deadline_ns: 0, expired: false)
     }
-    var inputs = io.inputs.map(\.handle) as [LiteRtTensorBuffer?]
-    var outputs = io.outputs.map(\.handle) as [LiteRtTensorBuffer?]
-    let status = inputs.withUnsafeMutableBufferPointer { inputBuffers in
-      outputs.withUnsafeMutableBufferPointer { outputBuffers in
-        api.LiteRtRunCompiledModel(handle, signature, inputBuffers.count, inputBuffers.baseAddress,
-                                   outputBuffers.count, outputBuffers.baseAddress)
-      }
-    }
+    let status = api.LiteRtRunCompiledModel(handle, signature, io.inputHandles.count, io.inputHandles.baseAddress,
+                                            io.outputHandles.count, io.outputHandles.baseAddress)
     let expired = deadline.pointee.expired
     deadline.pointee = HybridLiteRtDeadline(deadline_ns: 0, expired: false)
     guard status == 0 else {

@@ -22,6 +22,10 @@ final class SignatureIO {
   let signature: Int
   let inputs: [Slot]
   let outputs: [Slot]
+  /// The buffer handles in the form `LiteRtRunCompiledModel` takes, made once so that an invoke
+  /// allocates nothing.
+  let inputHandles: UnsafeMutableBufferPointer<LiteRtTensorBuffer?>
+  let outputHandles: UnsafeMutableBufferPointer<LiteRtTensorBuffer?>
 
   init(compiled: CompiledModel, signature: Int, limits: ModelValidator.Limits) throws(InterpreterError) {
     self.compiled = compiled
@@ -69,6 +73,10 @@ final class SignatureIO {
       }
       self.inputs = inputs
       self.outputs = outputs
+      inputHandles = .allocate(capacity: inputs.count)
+      _ = inputHandles.initialize(from: inputs.map(\.handle))
+      outputHandles = .allocate(capacity: outputs.count)
+      _ = outputHandles.initialize(from: outputs.map(\.handle))
     } catch {
       for handle in made { api.LiteRtDestroyTensorBuffer(handle) }
       throw error
@@ -78,5 +86,7 @@ final class SignatureIO {
   deinit {
     for slot in inputs { compiled.api.LiteRtDestroyTensorBuffer(slot.handle) }
     for slot in outputs { compiled.api.LiteRtDestroyTensorBuffer(slot.handle) }
+    inputHandles.deallocate()
+    outputHandles.deallocate()
   }
 }

@@ -117,10 +117,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
       report.logging.bootstrap()
-      let base = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"] ?? ".deps/models"
-      let chosen = models.isEmpty
-        ? ["selfie_segmentation", "face_detection_short_range", "okay_nabu"].map { "\(base)/tflite/\($0).tflite" }
-        : models
+      let chosen = models.isEmpty ? BootstrapTFLiteModels.names.map(BootstrapTFLiteModels.path) : models
       var settings = TFLiteBenchmark.Settings(models: chosen, referencePython: reference, referenceScript: referenceScript)
       settings.threads = threads
       settings.runs = runs

@@ -6,7 +6,7 @@ extension DemoCommand {
   /// The TensorFlow Lite step: selfie segmentation on a generated picture, mask written as a PNG.
   func tourTensorFlowLite() throws {
     heading("10. TensorFlow Lite on LiteRT: selfie segmentation of a generated picture → a mask PNG")
-    let modelPath = Self.tfliteModelPath("selfie_segmentation")
+    let modelPath = BootstrapTFLiteModels.path("selfie_segmentation")
     let interpreter = try Interpreter(modelPath: modelPath, options: Interpreter.Options(threadCount: 2))
     try interpreter.allocateTensors()
     let input = try interpreter.input(at: 0)
@@ -32,12 +32,6 @@ extension DemoCommand {
     Terminal.write(String(format: "  invoke: %.1f ms · output %@ %@ · %.0f%% of the mask is foreground (> 0.5)\n",
                           elapsed.seconds * 1000, output.dataType.description, output.shape.description, foreground * 100))
     Terminal.write("  wrote \(directory.path)/portrait.png and \(maskURL.path)\n")
-  }
-
-  /// A `.tflite` model the bootstrap installed (`$HYBRIDAI_MODELS_DIR/tflite` or `.deps/models/tflite`).
-  static func tfliteModelPath(_ name: String) -> String {
-    let base = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"] ?? ".deps/models"
-    return "\(base)/tflite/\(name).tflite"
   }
 
   /// A simple generated portrait: a head and shoulders in front of a sky-blue wall.
