@@ -10,7 +10,9 @@
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
 //   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): wire types, SSE, errors, retries.
-//   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp (Hummingbird).
+//   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp and a model registry
+//                     (SQLite via GRDB, content-addressed blobs, signed download URLs) (Hummingbird).
+//   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
 //   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
 //   TFLite            Interpreter (TensorFlowLiteSwift's API) on Google's LiteRT runtime, CPU/XNNPACK.
 //   CImageCodecs      C: PNG/JPEG decode and encode on the system libpng and libjpeg-turbo, errors contained.
@@ -33,6 +35,7 @@ let package = Package(
     .library(name: "HybridAIOnDevice", targets: ["HybridAIOnDevice"]),
     .library(name: "HybridAIGemini", targets: ["HybridAIGemini"]),
     .library(name: "HybridAIServer", targets: ["HybridAIServer"]),
+    .library(name: "ModelDelivery", targets: ["ModelDelivery"]),
     .library(name: "TFLite", targets: ["TFLite"]),
     .library(name: "TFLiteImage", targets: ["TFLiteImage"]),
     .executable(name: "hybrid", targets: ["hybrid"]),
@@ -46,6 +49,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
   ],
   targets: [
     .target(
@@ -100,6 +105,20 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      resources: [.copy("Registry/openapi.yaml")],
+      swiftSettings: strictSwift),
+    .target(
+      name: "ModelDelivery",
+      dependencies: [
+        "HybridAI",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
@@ -122,7 +141,7 @@ let package = Package(
     .target(
       name: "HybridAIBenchmarks",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "TFLite",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "ModelDelivery", "TFLite",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -131,7 +150,8 @@ let package = Package(
     .executableTarget(
       name: "hybrid",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks", "TFLite", "TFLiteImage",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks", "ModelDelivery",
+        "TFLite", "TFLiteImage",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -169,6 +189,17 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      exclude: ["Conformance", "Registry/registry_fuzz.sh"],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "ModelDeliveryTests",
+      dependencies: [
+        "HybridAI", "ModelDelivery", "HybridAIServer", "HybridAIOnDevice", "TFLite",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
       swiftSettings: strictSwift),

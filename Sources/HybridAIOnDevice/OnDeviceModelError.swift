@@ -2,6 +2,8 @@
 public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertible {
   /// No file at the model path.
   case modelFileMissing(path: String)
+  /// A delivered model (``SystemLanguageModel/init(modelFile:configuration:)``) is not on this device yet.
+  case modelNotDownloaded(name: String)
   /// The file is not a loadable GGUF model (wrong format, corrupt or truncated).
   case invalidModelFile(path: String, reason: String)
   /// The model has no chat template and none was named in ``SystemLanguageModel/Configuration``.
@@ -23,6 +25,8 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
     switch self {
     case .modelFileMissing(let path):
       "no model file at \(path) (run scripts/bootstrap, or set HYBRIDAI_MODEL)"
+    case .modelNotDownloaded(let name):
+      "the model \(name) is not downloaded yet (its download has started; check availability)"
     case .invalidModelFile(let path, let reason):
       "\(path) is not a loadable GGUF model: \(reason)"
     case .missingChatTemplate(let model):

@@ -14,13 +14,29 @@ import Logging
 ///
 /// Weights load once per process and are shared by every session; each session keeps its own
 /// context and KV cache and reuses the cached prefix across turns.
+///
+/// Weights can also be delivered from a model registry (`ModelDelivery`'s `ModelDownloader`):
+///
+/// ```swift
+/// let downloader = ModelDownloader(server: URL(string: "http://127.0.0.1:8080")!)
+/// let system = SystemLanguageModel(modelFile: downloader.modelFile(named: "smollm2"))
+/// // .unavailable(.modelNotReady) while the weights download, so this session uses the cloud meanwhile:
+/// let session = GenerativeModelSession(model: .hybrid(primary: system, secondary: cloud))
+/// ```
 public struct SystemLanguageModel: LanguageModel {
   /// The default on-device model: `$HYBRIDAI_MODEL` if set, otherwise SmolLM2-135M-Instruct
   /// as installed by `scripts/bootstrap` (see ``ModelLocator``).
   public static let `default` = SystemLanguageModel(modelPath: ModelLocator.defaultModelPath())
 
-  /// The GGUF file.
-  public let modelPath: String
+  /// Where the weights come from.
+  enum Weights: Sendable {
+    /// A GGUF file at a path.
+    case file(String)
+    /// A file delivered over the network, which may not be here yet.
+    case delivered(any ModelFileSource)
+  }
+
+  let weights: Weights
   /// How the model runs.
   public let configuration: Configuration
 
@@ -28,16 +44,44 @@ public struct SystemLanguageModel: LanguageModel {
 
   /// A model from any GGUF file.
   public init(modelPath: String, configuration: Configuration = Configuration()) {
-    self.modelPath = modelPath
+    self.init(weights: .file(modelPath), logName: URL(fileURLWithPath: modelPath).lastPathComponent,
+              configuration: configuration)
+  }
+
+  /// A model whose GGUF file is delivered over the network, e.g. by `ModelDownloader.modelFile(named:)`.
+  /// Until the file is on this device, ``availability`` is `.unavailable(.modelNotReady)` (the
+  /// detail shows the download's progress) and asking for it starts the download.
+  public init(modelFile: any ModelFileSource, configuration: Configuration = Configuration()) {
+    self.init(weights: .delivered(modelFile), logName: modelFile.name, configuration: configuration)
+  }
+
+  private init(weights: Weights, logName: String, configuration: Configuration) {
+    self.weights = weights
     self.configuration = configuration
     var logger = Logger(label: "HybridAI.onDevice")
-    logger[metadataKey: "model"] = "\(URL(fileURLWithPath: modelPath).lastPathComponent)"
+    logger[metadataKey: "model"] = "\(logName)"
     self.logger = logger
   }
 
+  /// The GGUF file: the path given, or a delivered file's path once it is on this device (empty before).
+  public var modelPath: String {
+    switch weights {
+    case .file(let path): path
+    case .delivered(let source): if case .ready(let path, _) = source.fileState { path } else { "" }
+    }
+  }
+
+  /// The delivered file's source, for a model created with ``init(modelFile:configuration:)``.
+  public var modelFile: (any ModelFileSource)? {
+    if case .delivered(let source) = weights { source } else { nil }
+  }
+
   /// The file name without `.gguf`, e.g. `SmolLM2-135M-Instruct.Q4_1`; reported as `modelVersion`.
+  /// A delivered model not yet downloaded is named by its registry name.
   public var modelIdentifier: String {
-    let name = URL(fileURLWithPath: modelPath).lastPathComponent
+    let path = modelPath
+    if path.isEmpty, let source = modelFile { return source.name }
+    let name = URL(fileURLWithPath: path).lastPathComponent
     return name.hasSuffix(".gguf") ? String(name.dropLast(5)) : name
   }
 
@@ -70,6 +114,24 @@ public struct SystemLanguageModel: LanguageModel {
     }
     if let problem = DeviceEligibility.cpuProblem {
       return unavailable(.deviceNotEligible, problem)
+    }
+    let modelPath: String
+    switch weights {
+    case .file(let path):
+      modelPath = path
+    case .delivered(let source):
+      switch source.fileState {
+      case .ready(let path, _):
+        modelPath = path
+      case .downloading(let received, let total):
+        return unavailable(.modelNotReady, "\(source.name) is downloading: \(Self.progressText(received, of: total))")
+      case .notDownloaded:
+        source.prepareFile()
+        return unavailable(.modelNotReady, "\(source.name) is not on this device yet; its download has started")
+      case .failed(let reason):
+        source.prepareFile()
+        return unavailable(.modelNotReady, "\(source.name) could not be downloaded (\(reason)); trying again")
+      }
     }
     for suffix in [".part", ".download", ".partial"] where FileManager.default.fileExists(atPath: modelPath + suffix) {
       return unavailable(.modelNotReady, "\(modelPath) is still downloading (\(suffix) file present)")
@@ -158,6 +220,11 @@ public struct SystemLanguageModel: LanguageModel {
   /// Loads the weights (once per process), renders the transcript with the chat template and
   /// tokenizes it (once per request: cached in the session's state). Shared with ``BatchedLanguageModel``.
   func prepare(_ request: GenerationRequest) async throws -> PreparedPrompt {
+    let modelPath = self.modelPath
+    if modelPath.isEmpty, let source = modelFile {
+      source.prepareFile()
+      throw OnDeviceModelError.modelNotDownloaded(name: source.name)
+    }
     let weights = try await LlamaWeightsCache.shared.weights(at: modelPath)
     let template: ChatTemplate
     if let named = configuration.chatTemplate {
@@ -178,6 +245,13 @@ public struct SystemLanguageModel: LanguageModel {
       try weights.tokenize(template.render(TranscriptRendering.messages(for: request.transcript, tools: request.tools)))
     }
     return PreparedPrompt(weights: weights, tokens: tokens, guidance: guidance)
+  }
+
+  /// "12.5 of 256.0 MB (5%)", or "12.5 MB" while the total is unknown.
+  static func progressText(_ received: Int64, of total: Int64?) -> String {
+    let megabytes = { (bytes: Int64) in String(format: "%.1f", Double(bytes) / 1_000_000) }
+    guard let total, total > 0 else { return "\(megabytes(received)) MB" }
+    return "\(megabytes(received)) of \(megabytes(total)) MB (\(Int(Double(received) * 100 / Double(total)))%)"
   }
 
   private func effectiveContextSize(_ weights: LlamaModelWeights) -> Int {

@@ -17,21 +17,33 @@ import ServiceLifecycle
 /// `:countTokens`; `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`). Errors use
 /// Google's envelope and status names, so `GeminiModel` and Google's own clients handle them as
 /// they would Google's.
+///
+/// With a ``ModelRegistry`` it also delivers custom models (docs/model-delivery.md):
+/// `GET /v1/models/{name}:download`, `GET|HEAD /v1/blobs/{sha256}`, the admin API under
+/// `/v1/admin/`, and `GET /v1/openapi.yaml`. API keys, when configured, guard the Gemini API and
+/// `:download`; blob URLs carry their own signature and the admin API its own token.
 public struct GeminiCompatibleServer: Sendable {
   public let configuration: ServerConfiguration
   /// The models offered, by name.
   public let models: [String: ServedModel]
+  /// The custom-model registry, if this server delivers models to devices.
+  public let registry: ModelRegistry?
   /// Called with each generation request as decoded, before it is answered (for logs and tests).
   public let onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)?
 
   private let logger: Logger
 
+  /// - Parameters:
+  ///   - models: The generative models served; may be empty when `registry` is given.
+  ///   - registry: The custom-model registry to serve, if any.
   public init(configuration: ServerConfiguration = ServerConfiguration(), models: [ServedModel],
+              registry: ModelRegistry? = nil,
               logger: Logger = Logger(label: "HybridAI.server"),
               onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)? = nil) {
-    precondition(!models.isEmpty, "a server needs at least one model")
+    precondition(!models.isEmpty || registry != nil, "a server needs at least one model or a registry")
     self.configuration = configuration
     self.models = Dictionary(models.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    self.registry = registry
     self.onGenerateRequest = onGenerateRequest
     self.logger = logger
   }
@@ -62,12 +74,21 @@ public struct GeminiCompatibleServer: Sendable {
   func makeRouter() -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: GoogleErrorMiddleware(maxRequestBytes: configuration.maxRequestBytes))
+    // Registry routes come before the API-key middleware (middleware applies to the routes added
+    // after it): blob URLs are signed and the admin API has its own token.
+    let registryEndpoints = registry.map(RegistryEndpoints.init)
+    registryEndpoints?.addRoutes(to: router)
     router.add(middleware: APIKeyMiddleware(keys: configuration.apiKeys))
     let endpoints = GeminiEndpoints(server: self)
     for version in ["v1beta", "v1"] {
       router.get("/\(version)/models") { _, _ in try endpoints.listModels() }
-      router.get("/\(version)/models/{model}") { _, context in
-        try endpoints.describeModel(try context.parameters.require("model"))
+      router.get("/\(version)/models/{model}") { request, context in
+        let model = try context.parameters.require("model")
+        // `{model}` also captures the registry's `name:download`.
+        if version == "v1", let registryEndpoints, model.hasSuffix(RegistryEndpoints.downloadSuffix) {
+          return try await registryEndpoints.download(model, request: request)
+        }
+        return try endpoints.describeModel(model)
       }
       // `{model}` holds `name:method` here (Hummingbird matches whole path components).
       router.post("/\(version)/models/{model}") { request, context in

@@ -6,5 +6,6 @@ struct HybridCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hybrid",
     abstract: "Hybrid on-device + cloud generative AI for Swift on Linux.",
-    subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, ServeCommand.self, BenchCommand.self, TFLiteCommand.self])
+    subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, ServeCommand.self, ModelsCommand.self,
+                  TFLiteCommand.self, BenchCommand.self])
 }

@@ -53,7 +53,8 @@ struct GuidedCommandTests {
     let file = try schemaFile()
     defer { try? FileManager.default.removeItem(at: file) }
     let server = try await ServerProcess(executable: HybridCommandTests.executable,
-                                         arguments: ["--model", "smollm2=\(ModelLocatorPath.path)"])
+                                         arguments: ["--model", "smollm2=\(ModelLocatorPath.path)",
+                                                     "--data", HybridCommandTests.scratchRegistry()])
     defer { server.stop() }
     for mode in ["cloud", "prefer-cloud"] {
       let result = try cli.run(["generate", "--prompt", "Describe a bird.", "--schema", file.path, "--mode", mode,

@@ -20,9 +20,9 @@ struct HybridCommandTests {
       .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? directory.appendingPathComponent("hybrid")
   }
 
-  func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+  func run(_ arguments: [String], environment: [String: String] = [:], executable: URL = HybridCommandTests.executable) throws -> Run {
     let process = Process()
-    process.executableURL = Self.executable
+    process.executableURL = executable
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let out = Pipe(), err = Pipe()
@@ -34,6 +34,11 @@ struct HybridCommandTests {
     process.waitUntilExit()
     return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                stderr: String(decoding: stderr, as: UTF8.self))
+  }
+
+  /// A fresh registry directory for a `hybrid serve` under test (so none is made in the home directory).
+  static func scratchRegistry() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-serve-\(UUID().uuidString)").path
   }
 
   func json(_ text: String) throws -> [String: Any] {
@@ -96,7 +101,8 @@ struct HybridCommandTests {
 
   @Test("--mode against a `hybrid serve`: the cloud answers; after SIGTERM the server exits cleanly and prefer-cloud falls back")
   func modesAgainstServe() async throws {
-    let server = try await ServerProcess(executable: Self.executable, arguments: ["--model", "smollm2=\(ModelLocatorPath.path)"])
+    let server = try await ServerProcess(executable: Self.executable, arguments: [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", Self.scratchRegistry()])
     let url = server.baseURL.absoluteString
     let cloudArguments = ["--cloud-url", url, "--cloud-model", "smollm2", "--greedy", "--max-tokens", "6", "--json"]
 
@@ -127,7 +133,8 @@ struct HybridCommandTests {
 
   @Test("serve shuts down gracefully on SIGINT: exit status 0")
   func serveStopsOnSIGINT() async throws {
-    let server = try await ServerProcess(executable: Self.executable, arguments: ["--model", "smollm2=\(ModelLocatorPath.path)"])
+    let server = try await ServerProcess(executable: Self.executable, arguments: [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", Self.scratchRegistry()])
     kill(server.process.processIdentifier, SIGINT)
     server.process.waitUntilExit()
     #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)

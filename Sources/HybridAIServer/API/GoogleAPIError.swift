@@ -12,6 +12,8 @@ struct GoogleAPIError: Error, Sendable {
   let message: String
   /// `google.rpc.ErrorInfo` reason, e.g. `API_KEY_INVALID`.
   let reason: String?
+  /// Extra response headers, e.g. `WWW-Authenticate` with a 401 or `Content-Range` with a 416.
+  var headers: HTTPFields = HTTPFields()
 
   var envelope: GoogleErrorEnvelope {
     var details: [JSONValue] = []

@@ -43,8 +43,9 @@ extension GoogleAPIError {
   /// The HTTP response: Google's envelope as JSON.
   var response: Response {
     let data = (try? JSONEncoder.api.encode(envelope)) ?? Data()
-    return Response(status: status, headers: [.contentType: "application/json; charset=UTF-8"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    var headers = self.headers
+    headers[.contentType] = "application/json; charset=UTF-8"
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
   }
 }
 

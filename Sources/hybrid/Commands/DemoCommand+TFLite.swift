@@ -3,10 +3,10 @@ import TFLite
 import TFLiteImage
 
 extension DemoCommand {
-  /// The TensorFlow Lite step: selfie segmentation on a generated picture, mask written as a PNG.
-  func tourTensorFlowLite() throws {
-    heading("10. TensorFlow Lite on LiteRT: selfie segmentation of a generated picture → a mask PNG")
-    let modelPath = BootstrapTFLiteModels.path("selfie_segmentation")
+  /// The TensorFlow Lite step: selfie segmentation (the model downloaded from the registry in step 9)
+  /// on a generated picture, mask written as a PNG.
+  func tourTensorFlowLite(modelPath: String) throws {
+    heading("10. TensorFlow Lite on LiteRT: the downloaded model segments a generated picture → a mask PNG")
     let interpreter = try Interpreter(modelPath: modelPath, options: Interpreter.Options(threadCount: 2))
     try interpreter.allocateTensors()
     let input = try interpreter.input(at: 0)

@@ -4,8 +4,9 @@ import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
 
-/// `hybrid demo` — the guided tour: the on-device model, a streamed conversation, then the four
-/// inference modes against a `hybrid serve` started on a free loopback port, with fallbacks.
+/// `hybrid demo` — the guided tour: the on-device model, a streamed conversation, guided generation
+/// and tools, the four inference modes against a `hybrid serve` started on a free loopback port,
+/// custom models deployed to its registry and downloaded, TensorFlow Lite, and fallbacks.
 struct DemoCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
@@ -89,11 +90,14 @@ struct DemoCommand: AsyncParsableCommand {
 
   private func tourInferenceModes(onDevice: SystemLanguageModel, history: Transcript) async throws {
     heading("6. Our own Gemini-compatible cloud: `hybrid serve` on a free loopback port")
+    try? FileManager.default.removeItem(at: Self.deliveryDirectory)
+    let registryDirectory = Self.deliveryDirectory.appendingPathComponent("registry")
     let server = try await ServerProcess(
       executable: ServerProcess.currentExecutable,
       arguments: ["--model", "smollm2=\(onDevice.modelPath)", "--api-key", "demo-key", "--max-concurrent-requests", "2",
-                  "--context-size", "2048"])
-    Terminal.write("  listening on \(server.baseURL.absoluteString) (API key required: demo-key)\n")
+                  "--context-size", "2048", "--data", registryDirectory.path, "--admin-token", Self.adminToken])
+    Terminal.write("  listening on \(server.baseURL.absoluteString) (API key required: demo-key; "
+      + "model registry in \(registryDirectory.path))\n")
     let cloud = GeminiModel(name: "smollm2", apiKey: "demo-key", baseURL: server.baseURL)
     let offDevice = SystemLanguageModel(
       modelPath: onDevice.modelPath, configuration: .init(contextSize: onDevice.configuration.contextSize, isEnabled: false))
@@ -130,28 +134,33 @@ struct DemoCommand: AsyncParsableCommand {
     allAsExpected = await ask("What did I ask you first?", mode: "only cloud, with the on-device history", model: cloud,
                               options: options, history: history) && allAsExpected
 
-    heading("9. The cloud goes away: the server is stopped (SIGTERM, graceful)")
+    do {
+      let selfie = try await tourModelDelivery(server: server.baseURL)
+      try tourTensorFlowLite(modelPath: selfie.path)
+    } catch {
+      Terminal.write("    ↳ error: \(error)\n")
+      allAsExpected = false
+    }
+    allAsExpected = await tourDeliveredLanguageModel(server: server.baseURL, cloud: cloud, onDevicePath: onDevice.modelPath)
+      && allAsExpected
+
+    heading("12. The cloud goes away: the server is stopped (SIGTERM, graceful)")
     server.stop()
     Terminal.write("  server exited with status \(server.process.terminationStatus)\n")
     allAsExpected = await ask(prompt, mode: "prefer cloud", model: HybridModel(primary: cloud, secondary: onDevice),
                               options: options) && allAsExpected
     allAsExpected = await ask(prompt, mode: "only cloud (no fallback: a typed offline error)", model: cloud,
                               options: options, expectsError: true) && allAsExpected
-    do {
-      try tourTensorFlowLite()
-    } catch {
-      Terminal.write("    ↳ error: \(error)\n")
-      allAsExpected = false
-    }
     guard allAsExpected else {
       Terminal.status("error: some step of the tour did not go as described above")
       throw ExitCode.failure
     }
   }
 
-  /// Asks one question in a fresh session and prints who answered; `false` if the outcome was not the expected one.
-  private func ask(_ prompt: String, mode: String, model: any LanguageModel, options: GenerationOptions,
-                   history: Transcript = Transcript(), expectsError: Bool = false) async -> Bool {
+  /// Asks one question in a fresh session and prints who answered; `false` if the outcome was not
+  /// the expected one (an error, or an answer from the wrong source).
+  func ask(_ prompt: String, mode: String, model: any LanguageModel, options: GenerationOptions,
+           history: Transcript = Transcript(), expectsError: Bool = false, expectedSource: ModelSource? = nil) async -> Bool {
     Terminal.write("\n  [\(mode)] you> \(prompt)\n")
     let session = GenerativeModelSession(model: model, transcript: history)
     do {
@@ -159,6 +168,10 @@ struct DemoCommand: AsyncParsableCommand {
       let raw = response.rawResponse
       Terminal.write("\n    ↳ answered \(raw.source) by \(raw.modelVersion)"
         + (raw.fallback.map { " · fallback: \($0)" } ?? " · no fallback") + "\n")
+      if let expectedSource, raw.source != expectedSource {
+        Terminal.write("    ↳ expected an answer from \(expectedSource)\n")
+        return false
+      }
       return !expectsError
     } catch {
       Terminal.write("    ↳ error: \(error)\n")

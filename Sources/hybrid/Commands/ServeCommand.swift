@@ -4,16 +4,19 @@ import HybridAI
 import HybridAIOnDevice
 import HybridAIServer
 
-/// `hybrid serve` — a self-hosted Gemini-compatible cloud on local GGUF models.
+/// `hybrid serve` — a self-hosted Gemini-compatible cloud on local GGUF models, and a model registry.
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
-    abstract: "Serve local GGUF models through a Gemini-compatible REST API (v1beta).",
+    abstract: "Serve local GGUF models through a Gemini-compatible REST API (v1beta), and a model registry.",
     discussion: """
-      Endpoints: POST /v1beta/models/{model}:generateContent, :streamGenerateContent?alt=sse, \
+      Gemini endpoints: POST /v1beta/models/{model}:generateContent, :streamGenerateContent?alt=sse, \
       :countTokens; GET /v1beta/models, /v1beta/models/{model}. Concurrent requests are decoded \
-      together in one llama.cpp batch. Stops gracefully on SIGINT or SIGTERM.
-      Example: hybrid serve --port 8080 --model smollm2=.deps/models/SmolLM2-135M-Instruct.Q4_1.gguf --api-key secret
+      together in one llama.cpp batch.
+      Model registry (docs/model-delivery.md): GET /v1/models/{name}:download, signed blob URLs, and \
+      the admin API under /v1/admin (needs --admin-token); OpenAPI document at /v1/openapi.yaml.
+      Stops gracefully on SIGINT or SIGTERM.
+      Example: hybrid serve --port 8080 --model smollm2=.deps/models/SmolLM2-135M-Instruct.Q4_1.gguf --api-key secret --admin-token admin-secret
       """)
 
   @Option(name: .long, help: "Address to bind (default: loopback only).")
@@ -42,18 +45,44 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .long, help: "Largest request body accepted, in bytes.")
   var maxRequestBytes = 4 << 20
 
+  @Option(name: .long, help: "The registry's directory (SQLite metadata, model files). Default: $XDG_DATA_HOME/hybridai/registry.")
+  var data: String?
+
+  @Option(name: .long, help: "Bearer token for the registry's admin API. Default: $HYBRIDAI_ADMIN_TOKEN; without one the admin API is off.")
+  var adminToken: String?
+
+  @Option(name: .long, help: "The URL clients reach this server at (behind a reverse proxy); default: each request's Host.")
+  var publicURL: String?
+
+  @Option(name: .long, help: "Largest model file the registry accepts, in bytes.")
+  var maxUploadBytes: Int64 = 8 << 30
+
+  @Option(name: .long, help: "How long a download URL stays valid, in seconds.")
+  var downloadURLLifetime = 3600
+
+  @Flag(name: .long, help: "Serve only the model registry: no GGUF model is loaded.")
+  var registryOnly = false
+
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
     guard maxConcurrentRequests > 0 else { throw ValidationError("--max-concurrent-requests must be positive") }
+    guard maxUploadBytes > 0 else { throw ValidationError("--max-upload-bytes must be positive") }
+    guard downloadURLLifetime > 0 else { throw ValidationError("--download-url-lifetime must be positive") }
+    if let publicURL {
+      guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+        throw ValidationError("--public-url must be an http(s) URL, e.g. https://models.example.com")
+      }
+    }
+    if registryOnly, !model.isEmpty { throw ValidationError("--registry-only serves no GGUF model; drop --model") }
     _ = try modelSpecs()
   }
 
   func run() async throws {
     logging.bootstrap()
     var models: [ServedModel] = []
-    for (name, path) in try modelSpecs() {
+    for (name, path) in registryOnly ? [] : try modelSpecs() {
       var configuration = BatchedLanguageModel.Configuration()
       configuration.maxConcurrentSequences = maxConcurrentRequests
       configuration.contextSizePerSequence = contextSize
@@ -66,15 +95,36 @@ struct ServeCommand: AsyncParsableCommand {
       models.append(ServedModel(name: name, batched: batched))
     }
     let keys = Set(apiKey + (ProcessInfo.processInfo.environment["HYBRIDAI_SERVER_API_KEY"].map { [$0] } ?? []))
+    let environment = ProcessInfo.processInfo.environment
+    let adminToken = adminToken ?? environment["HYBRIDAI_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    let dataDirectory = data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? Self.defaultDataDirectory(environment)
+    let registry: ModelRegistry
+    do {
+      registry = try ModelRegistry(configuration: RegistryConfiguration(
+        dataDirectory: dataDirectory, adminToken: adminToken, publicURL: publicURL.flatMap(URL.init(string:)),
+        maxUploadBytes: maxUploadBytes, downloadURLLifetime: .seconds(downloadURLLifetime)))
+    } catch {
+      Terminal.status("error: cannot open the model registry in \(dataDirectory.path): \(error)")
+      throw ExitCode.failure
+    }
     let server = GeminiCompatibleServer(
       configuration: ServerConfiguration(host: host, port: port, apiKeys: keys, maxRequestBytes: maxRequestBytes),
-      models: models)
-    let names = models.map(\.name).joined(separator: ", ")
+      models: models, registry: registry)
+    let names = models.isEmpty ? "none" : models.map(\.name).joined(separator: ", ")
     let host = self.host
+    let registryState = "registry \(dataDirectory.path), admin API \(adminToken == nil ? "off" : "on")"
     try await server.run { port in
-      Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key \(keys.isEmpty ? "not required" : "required"))\n")
+      Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
+        + "\(keys.isEmpty ? "not required" : "required"); \(registryState))\n")
     }
     Terminal.status("hybrid serve: stopped")
+  }
+
+  /// `$XDG_DATA_HOME/hybridai/registry`, or `~/.local/share/hybridai/registry`.
+  static func defaultDataDirectory(_ environment: [String: String]) -> URL {
+    let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+    return base.appendingPathComponent("hybridai/registry", isDirectory: true)
   }
 
   /// `(name, path)` for each `--model`, or the default model.

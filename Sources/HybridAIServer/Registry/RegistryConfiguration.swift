@@ -1,0 +1,27 @@
+import Foundation
+
+/// How the model registry inside `hybrid serve` stores models and hands them out
+/// (see docs/model-delivery.md).
+public struct RegistryConfiguration: Sendable {
+  /// The registry's directory (`--data DIR`): `registry.sqlite`, `signing.key`, `blobs/` and `uploads/`.
+  /// Created when missing.
+  public var dataDirectory: URL
+  /// The token the admin API requires (`Authorization: Bearer <token>`); `nil` turns the admin API off.
+  public var adminToken: String?
+  /// The address clients reach this server at (e.g. `https://models.example.com`), used to build
+  /// download URLs. `nil`: taken from each request's `X-Forwarded-Proto`/`X-Forwarded-Host`, or its `Host`.
+  public var publicURL: URL?
+  /// The largest model file an upload may have, in bytes.
+  public var maxUploadBytes: Int64
+  /// How long a signed download URL stays valid.
+  public var downloadURLLifetime: Duration
+
+  public init(dataDirectory: URL, adminToken: String? = nil, publicURL: URL? = nil,
+              maxUploadBytes: Int64 = 8 << 30, downloadURLLifetime: Duration = .seconds(3600)) {
+    self.dataDirectory = dataDirectory
+    self.adminToken = adminToken
+    self.publicURL = publicURL
+    self.maxUploadBytes = maxUploadBytes
+    self.downloadURLLifetime = downloadURLLifetime
+  }
+}

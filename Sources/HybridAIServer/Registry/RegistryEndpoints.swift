@@ -1,0 +1,292 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The registry's HTTP API (docs/model-delivery.md): the client's download info, signed blob
+/// downloads, the admin API and the OpenAPI document.
+struct RegistryEndpoints: Sendable {
+  let registry: ModelRegistry
+
+  static let installationIdHeader = HTTPField.Name("X-HybridAI-Installation-Id")!
+  static let forwardedProtoHeader = HTTPField.Name("X-Forwarded-Proto")!
+  static let forwardedHostHeader = HTTPField.Name("X-Forwarded-Host")!
+  /// The largest JSON body the admin API reads.
+  static let maxJSONBodyBytes = 64 << 10
+  static let maxDescriptionLength = 1024
+  static let maxTagCount = 32
+  static let maxTagLength = 64
+  static let maxSplitCount = 100
+  /// The method suffix of `GET /v1/models/{name}:download`.
+  static let downloadSuffix = ":download"
+
+  /// Adds every route but `GET /v1/models/{name}:download`, which shares its path pattern with
+  /// the Gemini API's `GET /v1/models/{model}` and is dispatched from there (see ``download(_:request:)``).
+  func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+    router.get("/v1/openapi.yaml") { _, _ in openAPIDocument() }
+    router.get("/v1/blobs/{sha256}") { request, context in
+      try await blob(try context.parameters.require("sha256"), request: request, context: context, includeBody: true)
+    }
+    router.head("/v1/blobs/{sha256}") { request, context in
+      try await blob(try context.parameters.require("sha256"), request: request, context: context, includeBody: false)
+    }
+
+    let admin = router.group("/v1/admin")
+      .add(middleware: AdminAuthorizationMiddleware<Context>(token: registry.configuration.adminToken))
+    admin.post("models") { request, _ in try await createModel(request) }
+    admin.get("models") { _, _ in try json(ModelListResource(models: try await registry.models().map(ModelResource.init))) }
+    admin.get("models/{name}") { _, context in
+      try json(ModelResource(model: try await registry.model(named: try modelName(context))))
+    }
+    admin.delete("models/{name}") { _, context in
+      try await registry.deleteModel(named: try modelName(context))
+      return Response(status: .noContent)
+    }
+    admin.post("models/{name}/versions") { request, context in try await uploadVersion(try modelName(context), request: request) }
+    // Here `{version}` holds `version:publish` or `version:unpublish` (Hummingbird matches whole
+    // path components, and one position takes one parameter name).
+    admin.post("models/{name}/versions/{version}") { _, context in
+      try await changeVersionState(try modelName(context), versionAction: try context.parameters.require("version"))
+    }
+    admin.delete("models/{name}/versions/{version}") { _, context in
+      let name = try modelName(context)
+      try await registry.deleteVersion(try versionNumber(try context.parameters.require("version")), ofModel: name)
+      return Response(status: .noContent)
+    }
+    admin.put("models/{name}/rollout") { request, context in try await setRollout(try modelName(context), request: request) }
+    admin.delete("models/{name}/rollout") { _, context in
+      try json(ModelResource(model: try await registry.setRollout(nil, ofModel: try modelName(context))))
+    }
+  }
+
+  // MARK: - Client API
+
+  /// `GET /v1/models/{name}:download`: which version this installation gets and a signed URL for it.
+  /// `modelAction` is the path component, `name:download`.
+  func download(_ modelAction: String, request: Request) async throws -> Response {
+    let name = try validatedModelName(String(modelAction.dropLast(Self.downloadSuffix.count)))
+    let installationId = request.headers[Self.installationIdHeader] ?? ""
+    guard installationId.isEmpty || RegistryIdentifiers.isValidInstallationId(installationId) else {
+      throw GoogleAPIError.invalidArgument(
+        "X-HybridAI-Installation-Id is 1–\(RegistryIdentifiers.maxInstallationIdLength) visible ASCII characters.")
+    }
+    let model = try await registry.model(named: name)
+    guard let version = registry.servedVersion(of: model, installationId: installationId) else {
+      throw GoogleAPIError.notFound("Model \(name) has no published version.")
+    }
+    let eTag = Self.eTag(version.sha256)
+    var headers: HTTPFields = [.eTag: eTag, .cacheControl: "no-cache"]
+    if Self.ifNoneMatch(request.headers[.ifNoneMatch], matches: eTag) {
+      return Response(status: .notModified, headers: headers)
+    }
+    let (url, expires) = registry.signedBlobURL(sha256: version.sha256, baseURL: baseURL(for: request))
+    headers[.contentType] = "application/json; charset=UTF-8"
+    return try json(DownloadInfoResource(
+      name: name, version: String(version.number), sizeBytes: version.sizeBytes, sha256: version.sha256,
+      format: version.format, downloadUri: url, expireTime: RegistryTimestamp.string(expires)), headers: headers)
+  }
+
+  /// `GET|HEAD /v1/blobs/{sha256}?expires=…&signature=…`: the file, whole or a range, streamed from disk.
+  func blob(_ sha256: String, request: Request, context: some RequestContext, includeBody: Bool) async throws -> Response {
+    guard RegistryIdentifiers.isValidSHA256(sha256) else {
+      throw GoogleAPIError.invalidArgument("Blob ids are lowercase hex SHA-256 (64 characters).")
+    }
+    let query = request.uri.queryParameters
+    switch registry.signer.verify(sha256: sha256, expires: query.get("expires"), signature: query.get("signature"),
+                                  now: registry.now()) {
+    case .valid: break
+    case .expired: throw GoogleAPIError.permissionDenied("The download URL has expired; fetch the model info again.")
+    case .invalid: throw GoogleAPIError.permissionDenied("The download URL is invalid (its signature does not match).")
+    }
+    guard let size = registry.blobs.size(ofBlob: sha256) else { throw GoogleAPIError.notFound("Blob \(sha256) not found.") }
+    let eTag = Self.eTag(sha256)
+    var headers: HTTPFields = [.acceptRanges: "bytes", .eTag: eTag, .contentType: "application/octet-stream"]
+    if Self.ifNoneMatch(request.headers[.ifNoneMatch], matches: eTag) {
+      return Response(status: .notModified, headers: headers)
+    }
+    // A range applies only to the representation the client has: a different If-Range means "send it all".
+    let ifRangeMatches = request.headers[.ifRange].map { $0.trimmingASCIISpaces() == eTag } ?? true
+    let rangeHeader = ifRangeMatches ? request.headers[.range] : nil
+    let path = registry.blobs.path(ofBlob: sha256)
+    switch ByteRangeRequest(header: rangeHeader, size: size) {
+    case .unsatisfiable:
+      throw GoogleAPIError.rangeNotSatisfiable(size: size)
+    case .partial(let range):
+      headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+      headers[.contentLength] = String(range.count)
+      let body = includeBody
+        ? try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+        : ResponseBody()
+      return Response(status: .partialContent, headers: headers, body: body)
+    case .whole:
+      headers[.contentLength] = String(size)
+      let body = includeBody ? try await FileIO().loadFile(path: path, context: context) : ResponseBody()
+      return Response(status: .ok, headers: headers, body: body)
+    }
+  }
+
+  /// `GET /v1/openapi.yaml`.
+  func openAPIDocument() -> Response {
+    Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+             body: ResponseBody(byteBuffer: registry.openAPIDocument))
+  }
+
+  // MARK: - Admin API
+
+  private func createModel(_ request: Request) async throws -> Response {
+    let body = try await decodeJSON(CreateModelRequest.self, from: request)
+    let name = try validatedModelName(body.name)
+    let description = body.description ?? ""
+    guard description.unicodeScalars.count <= Self.maxDescriptionLength else {
+      throw GoogleAPIError.invalidArgument("A description has at most \(Self.maxDescriptionLength) characters.")
+    }
+    let tags = body.tags ?? []
+    guard tags.count <= Self.maxTagCount,
+          tags.allSatisfy({ (1...Self.maxTagLength).contains($0.unicodeScalars.count) }) else {
+      throw GoogleAPIError.invalidArgument("At most \(Self.maxTagCount) tags of 1–\(Self.maxTagLength) characters each.")
+    }
+    guard Set(tags).count == tags.count else { throw GoogleAPIError.invalidArgument("Tags must be unique.") }
+    let model = try await registry.createModel(named: name, description: description, tags: tags)
+    return try json(ModelResource(model: model), status: .created, headers: [.location: "/v1/admin/models/\(name)"])
+  }
+
+  private func uploadVersion(_ name: String, request: Request) async throws -> Response {
+    guard request.headers[.transferEncoding] == nil, let lengthText = request.headers[.contentLength] else {
+      throw GoogleAPIError.lengthRequired
+    }
+    guard let declaredLength = Int64(lengthText), declaredLength >= 0 else {
+      throw GoogleAPIError.invalidArgument("Content-Length is not a byte count.")
+    }
+    guard declaredLength <= registry.configuration.maxUploadBytes else {
+      throw GoogleAPIError.uploadTooLarge(declared: declaredLength, limit: registry.configuration.maxUploadBytes)
+    }
+    guard declaredLength > 0 else { throw GoogleAPIError.invalidArgument("The upload is empty: send the model file as the body.") }
+    let version = try await registry.addVersion(toModel: name, body: request.body, declaredLength: declaredLength)
+    return try json(VersionResource(version), status: .created,
+                    headers: [.location: "/v1/admin/models/\(name)/versions/\(version.number)"])
+  }
+
+  private func changeVersionState(_ name: String, versionAction: String) async throws -> Response {
+    guard let colon = versionAction.lastIndex(of: ":") else {
+      throw GoogleAPIError.methodNotFound("POST versions/\(versionAction)")
+    }
+    let version = try versionNumber(String(versionAction[..<colon]))
+    let state: RegistryModel.Version.State
+    switch versionAction[versionAction.index(after: colon)...] {
+    case "publish": state = .published
+    case "unpublish": state = .draft
+    default: throw GoogleAPIError.methodNotFound("POST versions/\(versionAction)")
+    }
+    return try json(ModelResource(model: try await registry.setState(state, ofVersion: version, inModel: name)))
+  }
+
+  private func setRollout(_ name: String, request: Request) async throws -> Response {
+    let body = try await decodeJSON(RolloutResource.self, from: request)
+    guard (1...Self.maxSplitCount).contains(body.splits.count) else {
+      throw GoogleAPIError.invalidArgument("A roll-out has 1–\(Self.maxSplitCount) splits.")
+    }
+    let splits = try body.splits.map { split in
+      let version = try versionNumber(split.version)
+      guard (1...RolloutBucket.count).contains(split.percent.basisPoints) else {
+        throw GoogleAPIError.invalidArgument("Each split's percent is more than 0 and at most 100.")
+      }
+      return RegistryModel.Rollout.Split(version: version, basisPoints: split.percent.basisPoints)
+    }
+    guard Set(splits.map(\.version)).count == splits.count else {
+      throw GoogleAPIError.invalidArgument("A roll-out names each version at most once.")
+    }
+    let total = splits.reduce(0) { $0 + $1.basisPoints }
+    guard total == RolloutBucket.count else {
+      throw GoogleAPIError.invalidArgument("The splits add up to \(Percent(basisPoints: total).text) %, not 100 %.")
+    }
+    return try json(ModelResource(model: try await registry.setRollout(RegistryModel.Rollout(splits: splits), ofModel: name)))
+  }
+
+  // MARK: - Helpers
+
+  private func modelName(_ context: some RequestContext) throws -> String {
+    try validatedModelName(try context.parameters.require("name"))
+  }
+
+  private func validatedModelName(_ name: String) throws -> String {
+    guard RegistryIdentifiers.isValidModelName(name) else {
+      throw GoogleAPIError.invalidArgument(
+        "Model names are 1–\(RegistryIdentifiers.maxModelNameLength) characters of [A-Za-z0-9_-], starting with a letter or digit.")
+    }
+    return name
+  }
+
+  private func versionNumber(_ text: String) throws -> Int {
+    guard let number = RegistryIdentifiers.version(from: text) else {
+      throw GoogleAPIError.invalidArgument("Versions are positive decimal integers, e.g. \"1\".")
+    }
+    return number
+  }
+
+  /// Where clients reach this server: the configured public URL, else the scheme and host the
+  /// reverse proxy reports (`X-Forwarded-Proto`, `X-Forwarded-Host`), else the request's `Host`.
+  func baseURL(for request: Request) -> String {
+    if let publicURL = registry.configuration.publicURL {
+      var base = publicURL.absoluteString
+      while base.hasSuffix("/") { base.removeLast() }
+      return base
+    }
+    let forwardedProto = request.headers[Self.forwardedProtoHeader].map(Self.firstListElement)?.lowercased()
+    let scheme = forwardedProto.flatMap { ["http", "https"].contains($0) ? $0 : nil } ?? "http"
+    let host = request.headers[Self.forwardedHostHeader].map(Self.firstListElement).flatMap(Self.plausibleHost)
+      ?? request.head.authority.flatMap(Self.plausibleHost) ?? "localhost"
+    return "\(scheme)://\(host)"
+  }
+
+  /// The first of a comma-separated header list (proxies append theirs).
+  private static func firstListElement(_ value: String) -> String {
+    String((value.split(separator: ",", maxSplits: 1).first ?? "").trimmingASCIISpaces())
+  }
+
+  /// `host`, `host:port` or `[v6]:port`, nothing that could change the URL's shape.
+  private static func plausibleHost(_ value: String) -> String? {
+    let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]".utf8)
+    guard (1...255).contains(value.utf8.count), value.utf8.allSatisfy(allowed.contains) else { return nil }
+    return value
+  }
+
+  static func eTag(_ sha256: String) -> String { "\"\(sha256)\"" }
+
+  /// `If-None-Match` (a list of entity tags or `*`, weak ones compared weakly) names `eTag`.
+  static func ifNoneMatch(_ header: String?, matches eTag: String) -> Bool {
+    guard let header else { return false }
+    return header.split(separator: ",").contains { candidate in
+      let tag = candidate.trimmingASCIISpaces()
+      return tag == "*" || tag == eTag || tag == "W/\(eTag)"
+    }
+  }
+
+  private func decodeJSON<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+    let body: ByteBuffer
+    do {
+      body = try await request.body.collect(upTo: Self.maxJSONBodyBytes)
+    } catch is NIOTooManyBytesError {
+      throw GoogleAPIError.payloadTooLarge(limit: Self.maxJSONBodyBytes)
+    }
+    do {
+      return try JSONDecoder().decode(T.self, from: Data(buffer: body))
+    } catch let error as DecodingError {
+      throw GoogleAPIError.invalidArgument("Invalid JSON payload received. \(error.briefDescription)")
+    } catch {
+      throw GoogleAPIError.invalidArgument("Invalid JSON payload received.")
+    }
+  }
+
+  private func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    var headers = headers
+    headers[.contentType] = "application/json; charset=UTF-8"
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder.api.encode(value))))
+  }
+}
+
+extension Percent {
+  /// `90`, `33.33`.
+  var text: String {
+    basisPoints.isMultiple(of: 100) ? "\(basisPoints / 100)" : "\(Decimal(basisPoints) / 100)"
+  }
+}

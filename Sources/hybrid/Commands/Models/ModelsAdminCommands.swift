@@ -1,0 +1,164 @@
+import ArgumentParser
+import Foundation
+import ModelDelivery
+
+/// `hybrid models deploy NAME FILE` — creates the model if needed and uploads FILE as a new version.
+struct ModelsDeployCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "deploy", abstract: "Upload a model file as a new version (creating the model if needed).")
+
+  @Argument(help: "The model's name (letters, digits, '-' and '_').") var name: String
+  @Argument(help: "The model file (.tflite, .gguf or any other).") var file: String
+  @Flag(name: .long, help: "Publish the new version, so clients get it.") var publish = false
+  @Option(name: .long, parsing: .singleValue, help: "A tag for a new model. Repeatable.") var tag: [String] = []
+  @Option(name: .long, help: "A description for a new model.") var description: String?
+  @Flag(name: .long, help: "Print the new version as JSON.") var json = false
+  @OptionGroup var server: RegistryServerOptions
+  @OptionGroup var admin: AdminTokenOptions
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    logging.bootstrap()
+    let registry = try ModelRegistryAdmin(server: server.url(), token: admin.value())
+    guard FileManager.default.isReadableFile(atPath: file) else { throw ValidationError("cannot read \(file)") }
+    if try await registry.modelIfExists(named: name) == nil {
+      _ = try await registry.createModel(name: name, description: description ?? "", tags: tag)
+      Terminal.status("created model \(name)")
+    }
+    let version = try await registry.uploadVersion(name: name, fileAt: URL(fileURLWithPath: file))
+    Terminal.status("uploaded \(name) version \(version.version): \(version.sizeBytes) bytes, \(version.format), sha256 \(version.sha256)")
+    if publish {
+      _ = try await registry.publish(name: name, version: version.version)
+      Terminal.status("published \(name) version \(version.version)")
+    }
+    if json { try printJSON(version) } else { Terminal.write("\(version.version)\n") }
+  }
+}
+
+/// `hybrid models publish NAME VERSION`.
+struct ModelsPublishCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "publish", abstract: "Publish a version, so clients can get it.")
+  @Argument(help: "The model's name.") var name: String
+  @Argument(help: "The version to publish.") var version: String
+  @OptionGroup var server: RegistryServerOptions
+  @OptionGroup var admin: AdminTokenOptions
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    logging.bootstrap()
+    let model = try await ModelRegistryAdmin(server: server.url(), token: admin.value()).publish(name: name, version: version)
+    Terminal.write(ModelsListCommand.describe(model))
+  }
+}
+
+/// `hybrid models unpublish NAME VERSION`.
+struct ModelsUnpublishCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "unpublish", abstract: "Withdraw a published version.")
+  @Argument(help: "The model's name.") var name: String
+  @Argument(help: "The version to withdraw.") var version: String
+  @OptionGroup var server: RegistryServerOptions
+  @OptionGroup var admin: AdminTokenOptions
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    logging.bootstrap()
+    let model = try await ModelRegistryAdmin(server: server.url(), token: admin.value()).unpublish(name: name, version: version)
+    Terminal.write(ModelsListCommand.describe(model))
+  }
+}
+
+/// `hybrid models rollout NAME VERSION_A=90 VERSION_B=10` (or `--clear`).
+struct ModelsRolloutCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rollout", abstract: "Split clients between published versions by percentage (A/B).",
+    discussion: "Example: hybrid models rollout selfie 1=90 2=10. Each installation keeps its bucket.")
+  @Argument(help: "The model's name.") var name: String
+  @Argument(help: "VERSION=PERCENT pairs summing to 100.") var splits: [String] = []
+  @Flag(name: .long, help: "Remove the roll-out: clients get the newest published version.") var clear = false
+  @OptionGroup var server: RegistryServerOptions
+  @OptionGroup var admin: AdminTokenOptions
+  @OptionGroup var logging: LoggingOptions
+
+  func validate() throws {
+    guard clear != !splits.isEmpty else { throw ValidationError("give VERSION=PERCENT pairs, or --clear") }
+    _ = try parsedSplits()
+  }
+
+  func parsedSplits() throws -> [RolloutSplit] {
+    try splits.map { pair in
+      let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+      guard parts.count == 2, let percent = Double(parts[1]), percent >= 0, percent <= 100 else {
+        throw ValidationError("'\(pair)' is not VERSION=PERCENT (e.g. 2=10)")
+      }
+      return RolloutSplit(version: parts[0], percent: percent)
+    }
+  }
+
+  func run() async throws {
+    logging.bootstrap()
+    let registry = try ModelRegistryAdmin(server: server.url(), token: admin.value())
+    let model = clear ? try await registry.clearRollout(name: name)
+                      : try await registry.setRollout(name: name, splits: try parsedSplits())
+    Terminal.write(ModelsListCommand.describe(model))
+  }
+}
+
+/// `hybrid models list`.
+struct ModelsListCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "list", abstract: "List the registry's models and versions.")
+  @Flag(name: .long, help: "Print JSON.") var json = false
+  @OptionGroup var server: RegistryServerOptions
+  @OptionGroup var admin: AdminTokenOptions
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    logging.bootstrap()
+    let models = try await ModelRegistryAdmin(server: server.url(), token: admin.value()).listModels()
+    if json { return try printJSON(models) }
+    if models.isEmpty { Terminal.write("no models\n") }
+    for model in models { Terminal.write(Self.describe(model)) }
+  }
+
+  /// A model and its versions, a few lines for people.
+  static func describe(_ model: RegistryModel) -> String {
+    var text = "\(model.name)" + (model.tags.isEmpty ? "" : " [\(model.tags.joined(separator: ", "))]")
+      + " · serving \(model.servedVersion.map { "version \($0)" } ?? "nothing")"
+    if let rollout = model.rollout {
+      text += " · roll-out " + rollout.splits.map { "\($0.version)=\(String(format: "%g", $0.percent))%" }.joined(separator: " ")
+    }
+    text += "\n"
+    for version in model.versions {
+      text += "  version \(version.version)  \(version.state)  \(version.format)  \(version.sizeBytes) bytes  sha256 \(version.sha256.prefix(16))…\n"
+    }
+    return text
+  }
+}
+
+/// `hybrid models rm NAME [--version V]`.
+struct ModelsRemoveCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a model (all versions) or one version.")
+  @Argument(help: "The model's name.") var name: String
+  @Option(name: .long, help: "Remove only this version.") var version: String?
+  @OptionGroup var server: RegistryServerOptions
+  @OptionGroup var admin: AdminTokenOptions
+  @OptionGroup var logging: LoggingOptions
+
+  func run() async throws {
+    logging.bootstrap()
+    let registry = try ModelRegistryAdmin(server: server.url(), token: admin.value())
+    if let version {
+      try await registry.deleteVersion(name: name, version: version)
+      Terminal.status("removed \(name) version \(version)")
+    } else {
+      try await registry.deleteModel(name: name)
+      Terminal.status("removed \(name)")
+    }
+  }
+}
+
+/// Prints a value as pretty, sorted JSON on standard output.
+func printJSON(_ value: some Encodable) throws {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+  Terminal.write(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+}

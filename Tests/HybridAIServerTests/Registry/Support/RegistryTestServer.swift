@@ -1,0 +1,94 @@
+import Foundation
+import HybridAIServer
+import Logging
+import Synchronization
+import Testing
+
+/// A real `GeminiCompatibleServer` on 127.0.0.1 (a free port) with no generative model, only a
+/// model registry in a temporary directory, on a clock the test moves.
+final class RegistryTestServer: Sendable {
+  static let adminToken = "test-admin-token"
+
+  let port: Int
+  let dataDirectory: URL
+  let clock: TestClock
+  private let task: Task<Void, any Error>
+
+  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  var base: String { baseURL.absoluteString }
+  var uploadsDirectory: URL { dataDirectory.appending(path: "uploads") }
+  var blobsDirectory: URL { dataDirectory.appending(path: "blobs/sha256") }
+
+  private init(port: Int, dataDirectory: URL, clock: TestClock, task: Task<Void, any Error>) {
+    self.port = port
+    self.dataDirectory = dataDirectory
+    self.clock = clock
+    self.task = task
+  }
+
+  /// Starts a server on `dataDirectory` (a new temporary one when `nil`).
+  static func start(dataDirectory: URL? = nil, adminToken: String? = RegistryTestServer.adminToken,
+                    publicURL: URL? = nil, maxUploadBytes: Int64 = 4 << 20, apiKeys: Set<String> = [],
+                    clock: TestClock = TestClock()) async throws -> RegistryTestServer {
+    let directory = dataDirectory ?? FileManager.default.temporaryDirectory
+      .appending(path: "hybrid-registry-tests-\(UUID().uuidString)", directoryHint: .isDirectory)
+    var logger = Logger(label: "HybridAI.registry.tests")
+    logger.logLevel = .warning
+    let registry = try ModelRegistry(
+      configuration: RegistryConfiguration(dataDirectory: directory, adminToken: adminToken, publicURL: publicURL,
+                                           maxUploadBytes: maxUploadBytes, downloadURLLifetime: .seconds(600)),
+      now: { clock.now }, logger: logger)
+    let server = GeminiCompatibleServer(
+      configuration: ServerConfiguration(host: "127.0.0.1", port: 0, apiKeys: apiKeys),
+      models: [], registry: registry, logger: logger)
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let task = Task { try await server.run { port in portContinuation.yield(port) } }
+    var iterator = ports.makeAsyncIterator()
+    guard let port = await iterator.next() else { throw CancellationError() }
+    return RegistryTestServer(port: port, dataDirectory: directory, clock: clock, task: task)
+  }
+
+  /// Runs `body` against a fresh server, then stops it and deletes its directory.
+  static func with<T>(adminToken: String? = RegistryTestServer.adminToken, publicURL: URL? = nil,
+                      maxUploadBytes: Int64 = 4 << 20, apiKeys: Set<String> = [],
+                      _ body: (RegistryTestServer) async throws -> T) async throws -> T {
+    let server = try await start(adminToken: adminToken, publicURL: publicURL, maxUploadBytes: maxUploadBytes, apiKeys: apiKeys)
+    defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+    do {
+      let result = try await body(server)
+      await server.stop()
+      return result
+    } catch {
+      await server.stop()
+      throw error
+    }
+  }
+
+  /// Stops the server and waits until it no longer listens (the directory stays).
+  func stop() async {
+    task.cancel()
+    _ = try? await task.value
+  }
+
+  func url(_ path: String) -> URL { URL(string: base + path)! }
+
+  /// The regular files under `directory`, recursively.
+  func files(in directory: URL) -> [String] {
+    guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
+      return []
+    }
+    return enumerator.compactMap { item in
+      guard let url = item as? URL, (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { return nil }
+      return url.path
+    }
+  }
+}
+
+/// A clock tests set by hand.
+final class TestClock: Sendable {
+  private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+
+  var now: Date { current.withLock { $0 } }
+
+  func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+}

@@ -1,0 +1,120 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import ModelDelivery
+import NIOCore
+import Synchronization
+import Testing
+
+/// Shared pieces of the ModelDelivery tests.
+enum TestSupport {
+  /// One HTTP client for all tests (never shut down, like `HTTPClient.shared`), which fails a
+  /// refused connection at once instead of retrying until the connect timeout.
+  static let httpClient: HTTPClient = {
+    var configuration = HTTPClient.Configuration()
+    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(2), read: .seconds(10))
+    configuration.connectionPool.retryConnectionEstablishment = false
+    configuration.decompression = .disabled
+    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+  }()
+
+  /// Retries without waiting, so fault tests stay fast.
+  static let fastRetries = ModelDownloadRetryPolicy(maxAttemptsWithoutProgress: 4, initialBackoff: .milliseconds(1),
+                                                    maxBackoff: .milliseconds(5), networkPollInterval: .milliseconds(10))
+
+  /// `count` reproducible pseudo-random bytes.
+  static func bytes(_ count: Int, seed: UInt64) -> Data {
+    var random = SeededRandom(seed: seed)
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(count + 8)
+    while bytes.count < count {
+      let value = random.next()
+      for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+    return Data(bytes.prefix(count))
+  }
+
+  /// A new empty directory, removed by `cleanUp`.
+  static func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+      .appendingPathComponent("ModelDeliveryTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  static func cleanUp(_ url: URL) {
+    try? FileManager.default.removeItem(at: url)
+  }
+
+  static let logger: Logger = {
+    var logger = Logger(label: "ModelDeliveryTests")
+    logger.logLevel = ProcessInfo.processInfo.environment["MODEL_DELIVERY_TEST_LOG"] != nil ? .trace : .critical
+    return logger
+  }()
+
+  static func downloader(_ server: URL, directory: URL, networkProbe: any NetworkProbe = FixedNetworkProbe(NetworkPath(interface: "lo")),
+                         diskSpaceProbe: any DiskSpaceProbe = FixedDiskSpaceProbe(bytes: nil),
+                         retryPolicy: ModelDownloadRetryPolicy = fastRetries,
+                         installationID: String? = "test-installation") -> ModelDownloader {
+    ModelDownloader(server: server, directory: directory.appendingPathComponent("models", isDirectory: true),
+                    installationID: installationID, httpClient: httpClient, networkProbe: networkProbe,
+                    diskSpaceProbe: diskSpaceProbe, retryPolicy: retryPolicy, logger: logger)
+  }
+
+  /// Waits (up to `limit`) until `condition` holds; returns whether it did.
+  static func eventually(upTo limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+      if try await condition() { return true }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return try await condition()
+  }
+
+  /// The files in a model's directory.
+  static func files(of name: String, in directory: URL) -> Set<String> {
+    Set((try? FileManager.default.contentsOfDirectory(
+      atPath: directory.appendingPathComponent("models/\(name)").path)) ?? [])
+  }
+}
+
+/// A test environment: a faulty registry server and a temporary directory, torn down by `close`.
+struct FaultyEnvironment {
+  let server: FaultyRegistryServer
+  let directory: URL
+
+  static func make() async throws -> FaultyEnvironment {
+    FaultyEnvironment(server: try await FaultyRegistryServer.start(), directory: try TestSupport.temporaryDirectory())
+  }
+
+  func downloader(networkProbe: any NetworkProbe = FixedNetworkProbe(NetworkPath(interface: "lo")),
+                  diskSpaceProbe: any DiskSpaceProbe = FixedDiskSpaceProbe(bytes: nil),
+                  retryPolicy: ModelDownloadRetryPolicy = TestSupport.fastRetries) -> ModelDownloader {
+    TestSupport.downloader(server.baseURL, directory: directory, networkProbe: networkProbe,
+                           diskSpaceProbe: diskSpaceProbe, retryPolicy: retryPolicy)
+  }
+
+  var modelsDirectory: URL { directory.appendingPathComponent("models", isDirectory: true) }
+
+  func close() async {
+    await server.stop()
+    TestSupport.cleanUp(directory)
+  }
+}
+
+/// A probe whose answer a test changes, counting its calls.
+final class SwitchableNetworkProbe: NetworkProbe {
+  private let state: Mutex<(path: NetworkPath, calls: Int)>
+
+  init(_ path: NetworkPath) { state = Mutex((path, 0)) }
+
+  func set(_ path: NetworkPath) { state.withLock { $0.path = path } }
+  var calls: Int { state.withLock { $0.calls } }
+
+  func path(to host: String) async -> NetworkPath {
+    state.withLock { state in
+      state.calls += 1
+      return state.path
+    }
+  }
+}
