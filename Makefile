@@ -32,6 +32,7 @@ bench:
 	.build/release/hybrid bench hybrid --reference .deps/llama-bench/llama-batched-bench --output .build/bench-hybrid.md
 	.build/release/hybrid bench guided --output .build/bench-guided.md
 	.build/release/hybrid bench tflite --reference .deps/litert-venv/bin/python --output .build/bench-tflite.md
+	.build/release/hybrid bench delivery --output .build/bench-delivery.md
 
 clean:
 	rm -rf .build

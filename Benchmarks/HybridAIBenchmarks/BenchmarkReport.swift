@@ -9,6 +9,8 @@ public struct BenchmarkReport: Sendable {
     case atMost(Double)
     /// ours − reference at most this many units (e.g. milliseconds of extra latency).
     case excessAtMost(Double, unit: String)
+    /// ours below this absolute bound (e.g. peak memory under 64 MiB); the reference is shown for comparison.
+    case below(Double, unit: String)
     /// No target: shown for comparison only.
     case informational
 
@@ -17,6 +19,7 @@ public struct BenchmarkReport: Sendable {
       case .atLeast(let bound): String(format: "≥ %.2f×", bound)
       case .atMost(let bound): String(format: "≤ %.2f×", bound)
       case .excessAtMost(let bound, let unit): String(format: "≤ +%.0f ", bound) + unit
+      case .below(let bound, let unit): String(format: "< %.0f ", bound) + unit
       case .informational: "—"
       }
     }
@@ -35,6 +38,7 @@ public struct BenchmarkReport: Sendable {
       case .atLeast(let bound): ratio.map { $0 >= bound }
       case .atMost(let bound): ratio.map { $0 <= bound }
       case .excessAtMost(let bound, _): reference.map { ours - $0 <= bound }
+      case .below(let bound, _): ours < bound
       case .informational: nil
       }
     }

@@ -92,7 +92,22 @@ public struct GeminiCompatibleServer: Sendable {
       }
       // `{model}` holds `name:method` here (Hummingbird matches whole path components).
       router.post("/\(version)/models/{model}") { request, context in
-        try await endpoints.perform(try context.parameters.require("model"), request: request, context: context)
+        let model = try context.parameters.require("model")
+        if version == "v1", registryEndpoints != nil, model.hasSuffix(RegistryEndpoints.downloadSuffix) {
+          throw GoogleAPIError.methodNotAllowed(allow: "GET, HEAD")
+        }
+        return try await endpoints.perform(model, request: request, context: context)
+      }
+      if version == "v1", registryEndpoints != nil {
+        // Other methods: 405 for the registry's `name:download`, as before (404) for anything else.
+        for method in RegistryEndpoints.methods where ![.get, .head, .post].contains(method) {
+          router.on("/v1/models/{model}", method: method) { request, context -> Response in
+            guard try context.parameters.require("model").hasSuffix(RegistryEndpoints.downloadSuffix) else {
+              throw HTTPError(.notFound)
+            }
+            throw GoogleAPIError.methodNotAllowed(allow: "GET, HEAD")
+          }
+        }
       }
     }
     return router

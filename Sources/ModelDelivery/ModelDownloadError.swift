@@ -83,6 +83,7 @@ public enum ModelDownloadError: Error, Sendable, Hashable, CustomStringConvertib
 
   public var errorDescription: String? { description }
 
+  /// Why the registry could not be reached, for ``offline(_:detail:)``; `nil` otherwise.
   public var offlineReason: OfflineReason? {
     if case .offline(let reason, _) = self { return reason }
     return nil

@@ -45,11 +45,17 @@ extension ModelDownloader {
     return (flight, true)
   }
 
-  /// Forgets an abandoned flight, so that the next request starts a fresh one.
-  private func forget(_ flight: DownloadFlight) {
-    state.withLock { state in
-      if state.flights[flight.name] === flight { state.flights[flight.name] = nil }
+  /// Forgets an abandoned (cancelled or deleted) flight, so that the next request starts a fresh
+  /// one, and ends its progress streams.
+  func forget(_ flight: DownloadFlight) {
+    let subscribers = state.withLock { state -> [AsyncStream<ModelDownloadProgress>.Continuation] in
+      guard state.flights[flight.name] === flight else { return [] }
+      state.flights[flight.name] = nil
+      state.progress[flight.name] = nil
+      state.lastReportedBytes[flight.name] = nil
+      return Array((state.subscribers.removeValue(forKey: flight.name) ?? [:]).values)
     }
+    for subscriber in subscribers { subscriber.finish() }
   }
 
   private func finished(_ flight: DownloadFlight, result: Result<CustomModel, any Error>) {

@@ -70,14 +70,16 @@ public final class ModelDownloader: Sendable {
   ///     `~/.cache/hybridai/models`.
   ///   - installationID: the id that picks this device's A/B bucket (1–128 visible ASCII
   ///     characters); by default a random UUID created once and kept in `directory`.
-  ///   - httpClient: the client for all requests. `HTTPClient.shared` retries failed connection
-  ///     attempts until its connect timeout; pass a client with
-  ///     `connectionPool.retryConnectionEstablishment = false` to notice an unreachable registry at once.
+  ///   - apiKey: the server's API key, when it requires one (`hybrid serve --api-key`), sent as
+  ///     `x-goog-api-key` with each model-information request.
+  ///   - httpClient: the client for all requests; by default a process-wide one that fails a
+  ///     refused connection at once (`HTTPClient.shared` would retry it until its connect timeout).
   ///   - networkProbe: tells which interface reaches the server (for ``ModelDownloadConditions``).
   ///   - diskSpaceProbe: tells the free space, checked before a download starts.
   ///   - retryPolicy: how interruptions are retried.
   ///   - logger: where the downloader logs (label `HybridAI.modelDelivery` by default).
-  public init(server: URL, directory: URL? = nil, installationID: String? = nil, httpClient: HTTPClient = .shared,
+  public init(server: URL, directory: URL? = nil, installationID: String? = nil, apiKey: String? = nil,
+              httpClient: HTTPClient = DeliveryHTTPClient.shared,
               networkProbe: any NetworkProbe = LinuxNetworkProbe(),
               diskSpaceProbe: any DiskSpaceProbe = StatvfsDiskSpaceProbe(),
               retryPolicy: ModelDownloadRetryPolicy = .default,
@@ -95,7 +97,8 @@ public final class ModelDownloader: Sendable {
     self.retryPolicy = retryPolicy
     self.logger = logger
     self.store = ModelStore(root: self.directory, logger: logger)
-    self.infoClient = ModelInfoClient(server: server, httpClient: httpClient, retryPolicy: retryPolicy, logger: logger)
+    self.infoClient = ModelInfoClient(server: server, apiKey: apiKey, httpClient: httpClient, retryPolicy: retryPolicy,
+                                      logger: logger)
     self.blobDownloader = BlobDownloader(httpClient: httpClient, retryPolicy: retryPolicy, logger: logger)
     self.state = Mutex(State(installationID: installationID))
   }
@@ -176,10 +179,12 @@ public final class ModelDownloader: Sendable {
     let flight = state.withLock { state -> DownloadFlight? in
       state.installed[name] = nil
       state.failures[name] = nil
-      return state.flights.removeValue(forKey: name)
+      return state.flights[name]
     }
-    if let flight, let task = flight.abandon(with: .deletedDuringDownload(name: name)) {
-      await task.value
+    if let flight {
+      let task = flight.abandon(with: .deletedDuringDownload(name: name))
+      forget(flight)
+      await task?.value
     }
     var removed = false
     if FileManager.default.fileExists(atPath: store.directory(for: name)) {

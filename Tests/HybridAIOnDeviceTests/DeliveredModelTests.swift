@@ -27,8 +27,13 @@ struct DeliveredModelTests {
     #expect(file.prepareCount == 1)
     #expect(model.modelPath.isEmpty)
     #expect(model.modelIdentifier == "smollm2")
-    await #expect(throws: OnDeviceModelError.modelNotDownloaded(name: "smollm2")) {
+    await #expect(throws: GenerationError.self) {
       _ = try await GenerativeModelSession(model: model).respond(to: "Hi")
+    }
+    // Asked directly (no session's availability check first), the model says what is missing.
+    let request = GenerationRequest(transcript: Transcript(), options: GenerationOptions())
+    await #expect(throws: OnDeviceModelError.modelNotDownloaded(name: "smollm2")) {
+      for try await _ in model.generate(request) {}
     }
   }
 
@@ -48,8 +53,8 @@ struct DeliveredModelTests {
     file.set(.failed(reason: "connection refused"))
     let model = SystemLanguageModel(modelFile: file)
     #expect(model.availability == .unavailable(.modelNotReady))
-    #expect(model.availabilityDetail?.contains("connection refused") == true)
     #expect(file.prepareCount == 1)
+    #expect(model.availabilityDetail?.contains("connection refused") == true)
   }
 
   @Test("ready: available, and it answers from the delivered file")

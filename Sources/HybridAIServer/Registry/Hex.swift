@@ -4,6 +4,7 @@ enum Hex {
 
   static func encode(_ bytes: some Sequence<UInt8>) -> String {
     var text: [UInt8] = []
+    text.reserveCapacity(bytes.underestimatedCount * 2)
     for byte in bytes {
       text.append(digits[Int(byte >> 4)])
       text.append(digits[Int(byte & 0x0F)])

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import Synchronization
 
 /// The model registry inside `hybrid serve`: deploy model files, publish them, split
 /// installations among versions, and hand out signed, expiring download URLs
@@ -16,19 +17,32 @@ import NIOCore
 /// Everything lives in ``RegistryConfiguration/dataDirectory``: metadata in `registry.sqlite`
 /// (unless another ``RegistryStore`` is given), model files in `blobs/`, uploads in progress in
 /// `uploads/`, and the URL signing key in `signing.key` (mode 0600, generated on first start).
+///
+/// ## One writer per directory
+///
+/// The store is the source of truth, but reads are answered from an in-memory snapshot of every
+/// model (versions and roll-out included), loaded from the store on first use and brought up to
+/// date by each change made through this registry before that change's reply is sent. Changes
+/// are made one at a time. So **only one process, through one `ModelRegistry`, may write a
+/// registry directory (or an injected ``RegistryStore``)**: a change made behind its back (another
+/// server on the same directory, a hand edit of `registry.sqlite`) is not seen until restart.
 public final class ModelRegistry: Sendable {
+  /// Where the registry lives and how it answers.
   public let configuration: RegistryConfiguration
   let store: any RegistryStore
   let blobs: BlobStore
   let signer: DownloadURLSigner
-  /// The OpenAPI document served at `GET /v1/openapi.yaml`.
-  let openAPIDocument: ByteBuffer
+  /// The OpenAPI document served at `GET /v1/openapi.yaml`; `nil` when the resource is not installed.
+  let openAPIDocument: ByteBuffer?
   /// The current time; injectable so that tests can move past a URL's expiry without waiting.
   let now: @Sendable () -> Date
   let logger: Logger
-  /// Serializes the steps that add or remove blobs, so that a blob is never deleted between being
-  /// stored and being referenced by its new version.
-  private let blobChanges = SerialAsyncQueue()
+  /// Serializes every metadata change with the snapshot update that follows it (so that updates
+  /// land in the order of the changes) and with the steps that add or remove blobs (so that a blob
+  /// is never deleted between being stored and being referenced by its new version).
+  private let changes = SerialAsyncQueue()
+  /// What reads are answered from: the store's models by name (see "One writer per directory").
+  private let snapshot = Mutex(ModelSnapshot())
 
   /// Opens the registry in `configuration.dataDirectory`, creating what is missing.
   ///
@@ -44,7 +58,12 @@ public final class ModelRegistry: Sendable {
     self.store = try store ?? SQLiteRegistryStore(path: directory.appending(path: "registry.sqlite").path, logger: logger)
     blobs = try BlobStore(dataDirectory: directory, logger: logger)
     signer = try DownloadURLSigner.loadingOrCreatingKey(at: directory.appending(path: "signing.key").path, logger: logger)
-    openAPIDocument = try Self.loadOpenAPIDocument()
+    openAPIDocument = Self.loadOpenAPIDocument()
+    if openAPIDocument == nil {
+      logger.warning("the OpenAPI document is not installed beside the executable; GET /v1/openapi.yaml answers 404", metadata: [
+        "expected": "\(Self.openAPIDocumentCandidates.map(\.path).joined(separator: ", "))",
+      ])
+    }
     self.now = now
     self.logger = logger
     logger.info("model registry ready", metadata: [
@@ -53,36 +72,57 @@ public final class ModelRegistry: Sendable {
     ])
   }
 
-  private static func loadOpenAPIDocument() throws -> ByteBuffer {
-    guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
-      throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "openapi.yaml (HybridAIServer resources)"])
+  /// Where the document may be: SwiftPM's resource bundle beside the executable (or the test
+  /// bundle), else the source tree this was built from. Not `Bundle.module`, whose accessor stops
+  /// the process when the bundle is missing (a binary copied elsewhere without it).
+  static var openAPIDocumentCandidates: [URL] {
+    let bundleName = "HybridAI_HybridAIServer.resources"
+    var directories = [Bundle.main.bundleURL]
+    if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+      directories.append(executable.deletingLastPathComponent())
     }
-    return ByteBuffer(data: try Data(contentsOf: url))
+    return directories.map { $0.appending(path: bundleName).appending(path: "openapi.yaml") }
+      + [URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "openapi.yaml")]
+  }
+
+  private static func loadOpenAPIDocument() -> ByteBuffer? {
+    for candidate in openAPIDocumentCandidates {
+      if let data = try? Data(contentsOf: candidate) { return ByteBuffer(data: data) }
+    }
+    return nil
   }
 
   // MARK: - Models
 
-  func models() async throws -> [RegistryModel] {
-    try await store.models()
+  /// All models, by name, from the snapshot.
+  func models() async throws -> [ModelRecord] {
+    try await currentModels().values.sorted { $0.name < $1.name }
   }
 
-  func model(named name: String) async throws -> RegistryModel {
-    guard let model = try await store.model(named: name) else { throw GoogleAPIError.from(storeError: .modelNotFound(name)) }
+  /// The model named `name` from the snapshot; throws a `404` when there is none.
+  func model(named name: String) async throws -> ModelRecord {
+    let cached = snapshot.withLock { snapshot in snapshot.models.map { $0[name] } }
+    let model: ModelRecord?
+    switch cached {
+    case .some(let found): model = found
+    case .none: model = try await currentModels()[name]
+    }
+    guard let model else { throw GoogleAPIError.from(storeError: .modelNotFound(name)) }
     return model
   }
 
-  func createModel(named name: String, description: String, tags: [String]) async throws -> RegistryModel {
-    let model = RegistryModel(name: name, description: description, tags: tags, createTime: wholeSecondsNow())
-    try await storeCall { try await self.store.createModel(model) }
+  func createModel(named name: String, description: String, tags: [String]) async throws -> ModelRecord {
+    let model = ModelRecord(name: name, description: description, tags: tags, createTime: wholeSecondsNow())
+    try await changes.run { try await self.write(model: name) { try await self.store.createModel(model) } }
     logger.info("model created", metadata: ["model": "\(name)"])
     return model
   }
 
   /// Deletes the model with its versions and roll-out, and the blobs no other version uses.
   func deleteModel(named name: String) async throws {
-    let removedBlobs = try await blobChanges.run {
+    let removedBlobs = try await changes.run {
       let model = try await self.model(named: name)
-      try await self.storeCall { try await self.store.deleteModel(named: name) }
+      try await self.write(model: name) { try await self.store.deleteModel(named: name) }
       return try await self.removeUnreferencedBlobs(Set(model.versions.map(\.sha256)))
     }
     logger.info("model deleted", metadata: ["model": "\(name)", "blobsRemoved": "\(removedBlobs)"])
@@ -92,7 +132,7 @@ public final class ModelRegistry: Sendable {
 
   /// Streams an upload into the blob store and adds it to the model as a draft version.
   func addVersion<Body: AsyncSequence>(toModel name: String, body: Body, declaredLength: Int64) async throws
-    -> RegistryModel.Version where Body.Element == ByteBuffer {
+    -> ModelRecord.Version where Body.Element == ByteBuffer {
     _ = try await model(named: name)   // refuse before reading the body
     let staged: StagedBlob
     do {
@@ -113,10 +153,10 @@ public final class ModelRegistry: Sendable {
       throw GoogleAPIError.invalidArgument("The upload was interrupted before its \(declaredLength) bytes arrived.")
     }
     let createTime = wholeSecondsNow()
-    let (version, isNewBlob) = try await blobChanges.run {
+    let (version, isNewBlob) = try await changes.run {
       let isNewBlob = try self.blobs.store(staged)
       do {
-        let version = try await self.storeCall {
+        let version = try await self.write(model: name) {
           try await self.store.addVersion(toModel: name, sha256: staged.sha256, sizeBytes: staged.sizeBytes,
                                           format: staged.format, createTime: createTime)
         }
@@ -133,9 +173,11 @@ public final class ModelRegistry: Sendable {
     return version
   }
 
-  func setState(_ state: RegistryModel.Version.State, ofVersion version: Int, inModel name: String) async throws
-    -> RegistryModel {
-    let model = try await storeCall { try await self.store.setState(state, ofVersion: version, inModel: name) }
+  func setState(_ state: ModelRecord.Version.State, ofVersion version: Int, inModel name: String) async throws
+    -> ModelRecord {
+    let model = try await changes.run {
+      try await self.write(model: name) { try await self.store.setState(state, ofVersion: version, inModel: name) }
+    }
     logger.info("model version \(state == .published ? "published" : "unpublished")", metadata: [
       "model": "\(name)", "version": "\(version)", "rollout": "\(model.rollout == nil ? "none" : "kept")",
     ])
@@ -144,12 +186,12 @@ public final class ModelRegistry: Sendable {
 
   /// Deletes a version, the roll-out if it names it, and its blob when no other version uses it.
   func deleteVersion(_ version: Int, ofModel name: String) async throws {
-    let removedBlobs = try await blobChanges.run {
+    let removedBlobs = try await changes.run {
       let model = try await self.model(named: name)
       guard let doomed = model.version(version) else {
         throw GoogleAPIError.from(storeError: .versionNotFound(model: name, version: version))
       }
-      try await self.storeCall { try await self.store.deleteVersion(version, ofModel: name) }
+      try await self.write(model: name) { try await self.store.deleteVersion(version, ofModel: name) }
       return try await self.removeUnreferencedBlobs([doomed.sha256])
     }
     logger.info("model version deleted", metadata: ["model": "\(name)", "version": "\(version)", "blobsRemoved": "\(removedBlobs)"])
@@ -159,8 +201,10 @@ public final class ModelRegistry: Sendable {
 
   /// Sets (or with `nil` removes) the model's roll-out. The caller has checked that the splits are
   /// well formed and sum to 100 %; the store checks that they name published versions.
-  func setRollout(_ rollout: RegistryModel.Rollout?, ofModel name: String) async throws -> RegistryModel {
-    let model = try await storeCall { try await self.store.setRollout(rollout, ofModel: name) }
+  func setRollout(_ rollout: ModelRecord.Rollout?, ofModel name: String) async throws -> ModelRecord {
+    let model = try await changes.run {
+      try await self.write(model: name) { try await self.store.setRollout(rollout, ofModel: name) }
+    }
     logger.info("model roll-out \(rollout == nil ? "removed" : "set")", metadata: [
       "model": "\(name)",
       "splits": "\(rollout?.splits.map { "\($0.version):\($0.basisPoints)bp" }.joined(separator: ",") ?? "-")",
@@ -171,7 +215,7 @@ public final class ModelRegistry: Sendable {
   // MARK: - Serving
 
   /// The version an installation gets: its roll-out split's, else the newest published one.
-  func servedVersion(of model: RegistryModel, installationId: String) -> RegistryModel.Version? {
+  func servedVersion(of model: ModelRecord, installationId: String) -> ModelRecord.Version? {
     if let rollout = model.rollout {
       let bucket = RolloutBucket.bucket(modelName: model.name, installationId: installationId)
       if let number = RolloutBucket.version(forBucket: bucket, in: rollout),
@@ -198,17 +242,57 @@ public final class ModelRegistry: Sendable {
     Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
   }
 
-  /// Runs a store call, turning its refusals into API errors.
-  private func storeCall<T: Sendable>(_ call: @Sendable () async throws -> T) async throws -> T {
+  /// Runs a store call that changes the model `name`, turning its refusals into API errors, then
+  /// brings the snapshot's entry for the model up to date, whether the call succeeded or not (a
+  /// failed commit may still have changed something). Runs inside `changes`.
+  private func write<T: Sendable>(model name: String, _ call: @Sendable () async throws -> T) async throws -> T {
+    let result: Result<T, any Error>
     do {
-      return try await call()
+      result = .success(try await call())
     } catch let error as RegistryStoreError {
-      throw GoogleAPIError.from(storeError: error)
+      result = .failure(GoogleAPIError.from(storeError: error))
+    } catch {
+      result = .failure(error)
+    }
+    await refreshSnapshot(ofModel: name)
+    return try result.get()
+  }
+
+  /// Replaces the snapshot's entry for `name` with the store's (removing it when the store has
+  /// none). When the store cannot be read, drops the snapshot so that the next read loads it
+  /// afresh. Runs inside `changes`, after the change.
+  private func refreshSnapshot(ofModel name: String) async {
+    do {
+      let model = try await store.model(named: name)
+      snapshot.withLock { snapshot in
+        snapshot.generation &+= 1
+        snapshot.models?[name] = model
+      }
+    } catch {
+      logger.error("could not re-read a model after changing it; reloading all models on the next request", metadata: [
+        "model": "\(name)", "error": "\(error)",
+      ])
+      snapshot.withLock { snapshot in
+        snapshot.generation &+= 1
+        snapshot.models = nil
+      }
     }
   }
 
+  /// Every model by name: the snapshot, or (before the first load, or after a failed refresh) the
+  /// store's, which then become the snapshot unless a change was made while they were read.
+  private func currentModels() async throws -> [String: ModelRecord] {
+    let (cached, generation) = snapshot.withLock { ($0.models, $0.generation) }
+    if let cached { return cached }
+    let loaded = Dictionary(try await store.models().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    snapshot.withLock { snapshot in
+      if snapshot.models == nil, snapshot.generation == generation { snapshot.models = loaded }
+    }
+    return loaded
+  }
+
   /// Deletes those of `candidates` that no version refers to; returns how many. Runs inside
-  /// `blobChanges`.
+  /// `changes`.
   private func removeUnreferencedBlobs(_ candidates: Set<String>) async throws -> Int {
     var removed = 0
     for sha256 in candidates.sorted() where try await !store.isBlobReferenced(sha256: sha256) {
@@ -217,4 +301,12 @@ public final class ModelRegistry: Sendable {
     }
     return removed
   }
+}
+
+/// The registry's in-memory copy of the store's models (see ``ModelRegistry``).
+struct ModelSnapshot: Sendable {
+  /// Every model by name; `nil` until loaded, and after a change could not be read back.
+  var models: [String: ModelRecord]?
+  /// Counts the changes applied, so that a load that raced a change is not installed over it.
+  var generation: UInt64 = 0
 }

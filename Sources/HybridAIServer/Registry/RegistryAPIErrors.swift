@@ -34,6 +34,13 @@ extension GoogleAPIError {
                    message: "The upload has \(declared) bytes; the limit is \(limit) bytes.", reason: nil)
   }
 
+  /// A method the resource does not have; `allow` lists those it has.
+  static func methodNotAllowed(allow: String) -> GoogleAPIError {
+    GoogleAPIError(status: .methodNotAllowed, statusName: "UNIMPLEMENTED",
+                   message: "Method not allowed; this resource answers \(allow).", reason: nil,
+                   headers: [.allow: allow])
+  }
+
   /// A `Range` that starts beyond the end of a blob of `size` bytes.
   static func rangeNotSatisfiable(size: Int64) -> GoogleAPIError {
     GoogleAPIError(status: .rangeNotSatisfiable, statusName: "OUT_OF_RANGE",

@@ -16,6 +16,7 @@ public struct RegistryConfiguration: Sendable {
   /// How long a signed download URL stays valid.
   public var downloadURLLifetime: Duration
 
+  /// A configuration; only the directory is required (the admin API is then off).
   public init(dataDirectory: URL, adminToken: String? = nil, publicURL: URL? = nil,
               maxUploadBytes: Int64 = 8 << 30, downloadURLLifetime: Duration = .seconds(3600)) {
     self.dataDirectory = dataDirectory

@@ -23,7 +23,7 @@ struct RegistryEndpoints: Sendable {
   /// Adds every route but `GET /v1/models/{name}:download`, which shares its path pattern with
   /// the Gemini API's `GET /v1/models/{model}` and is dispatched from there (see ``download(_:request:)``).
   func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-    router.get("/v1/openapi.yaml") { _, _ in openAPIDocument() }
+    router.get("/v1/openapi.yaml") { _, _ in try openAPIDocument() }
     router.get("/v1/blobs/{sha256}") { request, context in
       try await blob(try context.parameters.require("sha256"), request: request, context: context, includeBody: true)
     }
@@ -49,13 +49,41 @@ struct RegistryEndpoints: Sendable {
       try await changeVersionState(try modelName(context), versionAction: try context.parameters.require("version"))
     }
     admin.delete("models/{name}/versions/{version}") { _, context in
-      let name = try modelName(context)
-      try await registry.deleteVersion(try versionNumber(try context.parameters.require("version")), ofModel: name)
+      let name = try modelName(context), version: String = try context.parameters.require("version")
+      guard !version.contains(":") else { throw GoogleAPIError.methodNotAllowed(allow: "POST") }
+      try await registry.deleteVersion(try versionNumber(version), ofModel: name)
       return Response(status: .noContent)
     }
     admin.put("models/{name}/rollout") { request, context in try await setRollout(try modelName(context), request: request) }
     admin.delete("models/{name}/rollout") { _, context in
       try json(ModelResource(model: try await registry.setRollout(nil, ofModel: try modelName(context))))
+    }
+
+    // Every other method is 405 with the methods that are there (before the admin token is checked).
+    refuseOtherMethods(on: "/v1/openapi.yaml", allowing: [.get, .head], router: router)
+    refuseOtherMethods(on: "/v1/blobs/{sha256}", allowing: [.get, .head], router: router)
+    refuseOtherMethods(on: "/v1/admin/models", allowing: [.get, .head, .post], router: router)
+    refuseOtherMethods(on: "/v1/admin/models/{name}", allowing: [.get, .head, .delete], router: router)
+    refuseOtherMethods(on: "/v1/admin/models/{name}/versions", allowing: [.post], router: router)
+    refuseOtherMethods(on: "/v1/admin/models/{name}/rollout", allowing: [.put, .delete], router: router)
+    for method in Self.methods where method != .post && method != .delete {
+      router.on("/v1/admin/models/{name}/versions/{version}", method: method) { _, context -> Response in
+        let version: String = try context.parameters.require("version")
+        throw GoogleAPIError.methodNotAllowed(allow: version.contains(":") ? "POST" : "DELETE")
+      }
+    }
+  }
+
+  /// The methods a client might try on a path (QUERY: RFC 9110's safe method with a body, in draft).
+  static let methods: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch, .options, .trace,
+                                              HTTPRequest.Method("QUERY")!]
+
+  /// Answers every method but `allowed` on `path` with `405` and an `Allow` header.
+  private func refuseOtherMethods<Context: RequestContext>(on path: RouterPath, allowing allowed: [HTTPRequest.Method],
+                                                           router: Router<Context>) {
+    let allow = allowed.map(\.rawValue).joined(separator: ", ")
+    for method in Self.methods where !allowed.contains(method) {
+      router.on(path, method: method) { _, _ -> Response in throw GoogleAPIError.methodNotAllowed(allow: allow) }
     }
   }
 
@@ -65,13 +93,14 @@ struct RegistryEndpoints: Sendable {
   /// `modelAction` is the path component, `name:download`.
   func download(_ modelAction: String, request: Request) async throws -> Response {
     let name = try validatedModelName(String(modelAction.dropLast(Self.downloadSuffix.count)))
-    let installationId = request.headers[Self.installationIdHeader] ?? ""
-    guard installationId.isEmpty || RegistryIdentifiers.isValidInstallationId(installationId) else {
+    // Without the header, everyone shares the empty id's bucket; a header that is there must be valid.
+    let installationId = request.headers[Self.installationIdHeader]
+    guard installationId.map(RegistryIdentifiers.isValidInstallationId) ?? true else {
       throw GoogleAPIError.invalidArgument(
         "X-HybridAI-Installation-Id is 1–\(RegistryIdentifiers.maxInstallationIdLength) visible ASCII characters.")
     }
     let model = try await registry.model(named: name)
-    guard let version = registry.servedVersion(of: model, installationId: installationId) else {
+    guard let version = registry.servedVersion(of: model, installationId: installationId ?? "") else {
       throw GoogleAPIError.notFound("Model \(name) has no published version.")
     }
     let eTag = Self.eTag(version.sha256)
@@ -80,6 +109,9 @@ struct RegistryEndpoints: Sendable {
       return Response(status: .notModified, headers: headers)
     }
     let (url, expires) = registry.signedBlobURL(sha256: version.sha256, baseURL: baseURL(for: request))
+    registry.logger.debug("model download info", metadata: [
+      "model": "\(name)", "version": "\(version.number)", "rollout": "\(model.rollout != nil)",
+    ])
     headers[.contentType] = "application/json; charset=UTF-8"
     return try json(DownloadInfoResource(
       name: name, version: String(version.number), sizeBytes: version.sizeBytes, sha256: version.sha256,
@@ -95,8 +127,12 @@ struct RegistryEndpoints: Sendable {
     switch registry.signer.verify(sha256: sha256, expires: query.get("expires"), signature: query.get("signature"),
                                   now: registry.now()) {
     case .valid: break
-    case .expired: throw GoogleAPIError.permissionDenied("The download URL has expired; fetch the model info again.")
-    case .invalid: throw GoogleAPIError.permissionDenied("The download URL is invalid (its signature does not match).")
+    case .expired:
+      registry.logger.debug("expired download URL refused", metadata: ["sha256": "\(sha256)"])
+      throw GoogleAPIError.permissionDenied("The download URL has expired; fetch the model info again.")
+    case .invalid:
+      registry.logger.notice("download URL with a bad signature refused", metadata: ["sha256": "\(sha256)"])
+      throw GoogleAPIError.permissionDenied("The download URL is invalid (its signature does not match).")
     }
     guard let size = registry.blobs.size(ofBlob: sha256) else { throw GoogleAPIError.notFound("Blob \(sha256) not found.") }
     let eTag = Self.eTag(sha256)
@@ -108,7 +144,11 @@ struct RegistryEndpoints: Sendable {
     let ifRangeMatches = request.headers[.ifRange].map { $0.trimmingASCIISpaces() == eTag } ?? true
     let rangeHeader = ifRangeMatches ? request.headers[.range] : nil
     let path = registry.blobs.path(ofBlob: sha256)
-    switch ByteRangeRequest(header: rangeHeader, size: size) {
+    let range = ByteRangeRequest(header: rangeHeader, size: size)
+    registry.logger.debug("blob download", metadata: [
+      "sha256": "\(sha256)", "range": "\(rangeHeader ?? "-")", "method": "\(request.method)",
+    ])
+    switch range {
     case .unsatisfiable:
       throw GoogleAPIError.rangeNotSatisfiable(size: size)
     case .partial(let range):
@@ -126,9 +166,12 @@ struct RegistryEndpoints: Sendable {
   }
 
   /// `GET /v1/openapi.yaml`.
-  func openAPIDocument() -> Response {
-    Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
-             body: ResponseBody(byteBuffer: registry.openAPIDocument))
+  func openAPIDocument() throws -> Response {
+    guard let document = registry.openAPIDocument else {
+      throw GoogleAPIError(status: .notFound, statusName: "NOT_FOUND",
+                           message: "The OpenAPI document is not installed with this server.", reason: nil)
+    }
+    return Response(status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"], body: ResponseBody(byteBuffer: document))
   }
 
   // MARK: - Admin API
@@ -146,6 +189,10 @@ struct RegistryEndpoints: Sendable {
       throw GoogleAPIError.invalidArgument("At most \(Self.maxTagCount) tags of 1–\(Self.maxTagLength) characters each.")
     }
     guard Set(tags).count == tags.count else { throw GoogleAPIError.invalidArgument("Tags must be unique.") }
+    // SQLite text ends at a NUL; refuse rather than store less than was sent.
+    guard !description.unicodeScalars.contains("\u{0}"), !tags.contains(where: { $0.unicodeScalars.contains("\u{0}") }) else {
+      throw GoogleAPIError.invalidArgument("Descriptions and tags may not contain NUL characters.")
+    }
     let model = try await registry.createModel(named: name, description: description, tags: tags)
     return try json(ModelResource(model: model), status: .created, headers: [.location: "/v1/admin/models/\(name)"])
   }
@@ -167,11 +214,9 @@ struct RegistryEndpoints: Sendable {
   }
 
   private func changeVersionState(_ name: String, versionAction: String) async throws -> Response {
-    guard let colon = versionAction.lastIndex(of: ":") else {
-      throw GoogleAPIError.methodNotFound("POST versions/\(versionAction)")
-    }
+    guard let colon = versionAction.lastIndex(of: ":") else { throw GoogleAPIError.methodNotAllowed(allow: "DELETE") }
     let version = try versionNumber(String(versionAction[..<colon]))
-    let state: RegistryModel.Version.State
+    let state: ModelRecord.Version.State
     switch versionAction[versionAction.index(after: colon)...] {
     case "publish": state = .published
     case "unpublish": state = .draft
@@ -190,7 +235,7 @@ struct RegistryEndpoints: Sendable {
       guard (1...RolloutBucket.count).contains(split.percent.basisPoints) else {
         throw GoogleAPIError.invalidArgument("Each split's percent is more than 0 and at most 100.")
       }
-      return RegistryModel.Rollout.Split(version: version, basisPoints: split.percent.basisPoints)
+      return ModelRecord.Rollout.Split(version: version, basisPoints: split.percent.basisPoints)
     }
     guard Set(splits.map(\.version)).count == splits.count else {
       throw GoogleAPIError.invalidArgument("A roll-out names each version at most once.")
@@ -199,7 +244,7 @@ struct RegistryEndpoints: Sendable {
     guard total == RolloutBucket.count else {
       throw GoogleAPIError.invalidArgument("The splits add up to \(Percent(basisPoints: total).text) %, not 100 %.")
     }
-    return try json(ModelResource(model: try await registry.setRollout(RegistryModel.Rollout(splits: splits), ofModel: name)))
+    return try json(ModelResource(model: try await registry.setRollout(ModelRecord.Rollout(splits: splits), ofModel: name)))
   }
 
   // MARK: - Helpers
@@ -280,7 +325,7 @@ struct RegistryEndpoints: Sendable {
   private func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
     var headers = headers
     headers[.contentType] = "application/json; charset=UTF-8"
-    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder.api.encode(value))))
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder.registry.encode(value))))
   }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 
 /// A model as the admin API shows it.
 struct ModelResource: Encodable {
-  let model: RegistryModel
+  let model: ModelRecord
 
   private enum CodingKeys: String, CodingKey {
     case name, description, tags, createTime, versions, rollout, servedVersion
@@ -42,10 +42,10 @@ struct VersionResource: Encodable {
   let sizeBytes: Int64
   let sha256: String
   let format: ModelFormat
-  let state: RegistryModel.Version.State
+  let state: ModelRecord.Version.State
   let createTime: String
 
-  init(_ version: RegistryModel.Version) {
+  init(_ version: ModelRecord.Version) {
     self.version = String(version.number)
     sizeBytes = version.sizeBytes
     sha256 = version.sha256
@@ -59,7 +59,7 @@ struct VersionResource: Encodable {
 struct RolloutResource: Codable {
   let splits: [SplitResource]
 
-  init(_ rollout: RegistryModel.Rollout) {
+  init(_ rollout: ModelRecord.Rollout) {
     splits = rollout.splits.map { SplitResource(version: String($0.version), percent: Percent(basisPoints: $0.basisPoints)) }
   }
 
@@ -131,4 +131,14 @@ struct DownloadInfoResource: Encodable {
 /// Timestamps on the wire: RFC 3339 in UTC, whole seconds (`2026-11-22T12:00:00Z`).
 enum RegistryTimestamp {
   static func string(_ date: Date) -> String { date.formatted(.iso8601) }
+}
+
+extension JSONEncoder {
+  /// The encoder for registry responses: like the Gemini API's, with keys sorted so that the same
+  /// state always reads the same.
+  static var registry: JSONEncoder {
+    let encoder = JSONEncoder.api
+    encoder.outputFormatting.insert(.sortedKeys)
+    return encoder
+  }
 }

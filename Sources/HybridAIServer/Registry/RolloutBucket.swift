@@ -16,7 +16,7 @@ enum RolloutBucket {
 
   /// The version the split containing `bucket` names: the first split whose running total of
   /// basis points exceeds the bucket.
-  static func version(forBucket bucket: Int, in rollout: RegistryModel.Rollout) -> Int? {
+  static func version(forBucket bucket: Int, in rollout: ModelRecord.Rollout) -> Int? {
     var runningTotal = 0
     for split in rollout.splits {
       runningTotal += split.basisPoints

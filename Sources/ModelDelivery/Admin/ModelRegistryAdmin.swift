@@ -27,7 +27,7 @@ public struct ModelRegistryAdmin: Sendable {
   static let maxBodyBytes = 16 << 20
 
   /// A client for the registry at `server`, authenticating with the admin `token`.
-  public init(server: URL, token: String, httpClient: HTTPClient = .shared,
+  public init(server: URL, token: String, httpClient: HTTPClient = DeliveryHTTPClient.shared,
               logger: Logger = Logger(label: "HybridAI.modelDelivery.admin")) {
     self.server = server
     self.token = token

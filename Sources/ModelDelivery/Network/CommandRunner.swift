@@ -41,6 +41,11 @@ public enum SystemCommandRunner {
     box.process.standardError = FileHandle.nullDevice
     box.process.standardInput = FileHandle.nullDevice
     let finished = Mutex(false)
+    let watchdog = Task {
+      try? await Task.sleep(for: timeout)
+      if !Task.isCancelled, box.process.isRunning { box.process.terminate() }
+    }
+    defer { watchdog.cancel() }
     let status: Int32? = await withCheckedContinuation { continuation in
       box.process.terminationHandler = { process in
         guard finished.withLock({ done in defer { done = true }; return !done }) else { return }
@@ -51,11 +56,6 @@ public enum SystemCommandRunner {
       } catch {
         guard finished.withLock({ done in defer { done = true }; return !done }) else { return }
         continuation.resume(returning: nil)
-        return
-      }
-      Task {
-        try? await Task.sleep(for: timeout)
-        if box.process.isRunning { box.process.terminate() }
       }
     }
     let data = output.fileHandleForReading.readDataToEndOfFile()

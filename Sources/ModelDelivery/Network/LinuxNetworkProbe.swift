@@ -12,6 +12,9 @@ import Logging
 ///   NetworkManager is installed).
 ///
 /// The roots of `/proc` and `/sys` and the command runner are injectable, so tests use fake trees.
+/// A host name is resolved with `getaddrinfo` (which blocks while it runs); numeric addresses and
+/// `localhost` are not looked up. Traffic to this machine's own non-loopback addresses is judged
+/// by the main routing table, not the local one.
 ///
 /// ```swift
 /// let probe = LinuxNetworkProbe()

@@ -24,6 +24,13 @@ final class PartialDownload {
   private(set) var offset: Int64
   private var hasher: SHA256
   private var fd: Int32
+  /// Where the part stood when the kernel was last asked to start writing it back.
+  private var writebackRequestedAt: Int64 = 0
+
+  /// How many written bytes may wait in the page cache before writeback is started: keeps the
+  /// final `fsync` short (a 1 GiB part would otherwise flush everything at the end, ~0.5 s here)
+  /// and the page cache of a large download small.
+  static let writebackInterval: Int64 = 16 << 20
 
   private init(path: String, infoPath: String, info: PartInfo, fd: Int32, offset: Int64, hasher: SHA256) {
     self.path = path
@@ -107,16 +114,26 @@ final class PartialDownload {
     switch result {
     case .success:
       offset += Int64(buffer.readableBytes)
+      if offset - writebackRequestedAt >= Self.writebackInterval { requestWriteback() }
     case .failure(let failure):
       _ = ftruncate(fd, off_t(offset))
       throw failure
     }
   }
 
+  /// Asks the kernel to start writing the part back now and to drop the pages already written
+  /// (Linux's `POSIX_FADV_DONTNEED` starts asynchronous writeback of dirty pages in the range and
+  /// evicts clean ones); advisory, so a failure changes nothing.
+  private func requestWriteback() {
+    _ = posix_fadvise(fd, 0, off_t(offset), POSIX_FADV_DONTNEED)
+    writebackRequestedAt = offset
+  }
+
   /// Empties the part to start again from byte 0.
   func restart() throws(POSIXFile.Failure) {
     try POSIXFile.truncate(fd, to: 0, path: path)
     offset = 0
+    writebackRequestedAt = 0
     hasher = SHA256()
   }
 

@@ -20,6 +20,8 @@ struct ModelInfoClient: Sendable {
   }
 
   let server: URL
+  /// Sent as `x-goog-api-key` when the server requires a key.
+  let apiKey: String?
   let httpClient: HTTPClient
   let retryPolicy: ModelDownloadRetryPolicy
   let logger: Logger
@@ -47,6 +49,7 @@ struct ModelInfoClient: Sendable {
       request.headers.add(name: "Accept", value: "application/json")
       request.headers.add(name: "User-Agent", value: ModelDownloader.userAgent)
       request.headers.add(name: ModelDownloader.installationIDHeader, value: installationID)
+      if let apiKey { request.headers.add(name: "x-goog-api-key", value: apiKey) }
       if let sha256 { request.headers.add(name: "If-None-Match", value: "\"\(sha256)\"") }
 
       var retryReason = ""

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self, Hybrid.self, Guided.self, TensorFlowLite.self],
+    subcommands: [OnDevice.self, Hybrid.self, Guided.self, TensorFlowLite.self, Delivery.self],
     defaultSubcommand: OnDevice.self)
 
   struct OnDevice: AsyncParsableCommand {
@@ -122,6 +122,60 @@ struct BenchCommand: AsyncParsableCommand {
       settings.threads = threads
       settings.runs = runs
       try BenchCommand.publish(try TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Delivery: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "delivery",
+      abstract: "Model delivery on loopback: `hybrid models get` download MB/s and peak memory vs curl; model-info requests/s under wrk.",
+      discussion: """
+        Starts a model registry in this process (temporary data directory, free loopback port), deploys a \
+        file of pseudo-random bytes with ModelRegistryAdmin, then downloads it in interleaved rounds with \
+        this executable's `models get` (a child process) and with curl. Needs about 3 × --size-mib of \
+        free disk in --work-dir; everything is deleted at the end.
+        """)
+
+    @Option(name: .customLong("size-mib"), help: "Size of the model file, in MiB.")
+    var sizeMiB = 1024
+
+    @Option(name: .long, help: "Download rounds (each runs ours and curl; medians are reported).")
+    var rounds = 3
+
+    @Option(name: .long, help: "Seconds of each wrk run.")
+    var wrkSeconds = 5
+
+    @Option(name: .long, help: "wrk connections.")
+    var wrkConnections = 32
+
+    @Option(name: .long, help: "curl, for the reference download and upload.")
+    var curl = "curl"
+
+    @Option(name: .long, help: "wrk, for the requests/s of the model-info endpoint.")
+    var wrk = "wrk"
+
+    @Option(name: .long, help: "Where the temporary files go (default: the system's temporary directory).")
+    var workDir: String?
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+      guard sizeMiB > 0 else { throw ValidationError("--size-mib must be positive") }
+      guard rounds > 0 else { throw ValidationError("--rounds must be positive") }
+      guard wrkSeconds > 0, wrkConnections > 0 else { throw ValidationError("--wrk-seconds and --wrk-connections must be positive") }
+    }
+
+    func run() async throws {
+      report.logging.bootstrap()
+      var settings = ModelDeliveryBenchmark.Settings(hybridExecutable: ServerProcess.currentExecutable.path)
+      settings.sizeMiB = sizeMiB
+      settings.rounds = rounds
+      settings.wrkSeconds = wrkSeconds
+      settings.wrkConnections = wrkConnections
+      settings.curl = curl
+      settings.wrk = wrk
+      if let workDir { settings.workDirectory = URL(fileURLWithPath: workDir, isDirectory: true) }
+      try BenchCommand.publish(try await ModelDeliveryBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 

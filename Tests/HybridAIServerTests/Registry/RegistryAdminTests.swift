@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 import Testing
 
 /// The admin API: models, versions, publishing, roll-outs, authorization, name checks, upload limits.
@@ -137,14 +138,61 @@ struct RegistryAdminTests {
         let delete = try await RegistryHTTP.admin(.DELETE, server.url("/v1/admin/models/A-1_b/versions/\(version)"))
         #expect(delete.status == 400, "version \(version)")
       }
-      let tooLongId = try await server.downloadInfo("A-1_b", installationId: String(repeating: "i", count: 129))
-      #expect(tooLongId.status == 400)
+      for installationId in [String(repeating: "i", count: 129), "", "has space"] {
+        let reply = try await server.downloadInfo("A-1_b", installationId: installationId)
+        #expect(reply.status == 400, "installation id \(installationId.debugDescription)")
+      }
       let sha = RegistryFixtures.tfliteSHA256
       for blob in [sha.uppercased(), String(sha.dropLast()), sha + "0", "..", "%2E%2E", String(sha.dropLast(2)) + "%2F"] {
         let reply = try await RegistryHTTP.send(.GET, server.url("/v1/blobs/\(blob)?expires=1&signature=00"))
         #expect(reply.status == 400, "blob \(blob)")
       }
       #expect(server.files(in: server.blobsDirectory).isEmpty)
+    }
+  }
+
+  @Test("methods a resource does not have are 405 with Allow")
+  func methodNotAllowed() async throws {
+    try await RegistryTestServer.with { server in
+      try await server.createModel("m")
+      let cases: [(HTTPMethod, String, String)] = [
+        (.PATCH, "/v1/admin/models", "GET, HEAD, POST"),
+        (.PUT, "/v1/admin/models/m", "GET, HEAD, DELETE"),
+        (.GET, "/v1/admin/models/m/versions", "POST"),
+        (.GET, "/v1/admin/models/m/rollout", "PUT, DELETE"),
+        (.POST, "/v1/admin/models/m/versions/1", "DELETE"),
+        (.GET, "/v1/admin/models/m/versions/1", "DELETE"),
+        (.DELETE, "/v1/admin/models/m/versions/1:publish", "POST"),
+        (.PUT, "/v1/admin/models/m/versions/1:unpublish", "POST"),
+        (.POST, "/v1/models/m:download", "GET, HEAD"),
+        (.DELETE, "/v1/models/m:download", "GET, HEAD"),
+        (.PUT, "/v1/blobs/\(RegistryFixtures.otherSHA256)", "GET, HEAD"),
+        (.POST, "/v1/openapi.yaml", "GET, HEAD"),
+      ]
+      for (method, path, allow) in cases {
+        // POST and DELETE on a version path reach the admin API (and its token check) first.
+        let versionPathMethod = path.contains("/versions/") && (method == .POST || method == .DELETE)
+        for headers in versionPathMethod ? [RegistryHTTP.adminHeaders] : [RegistryHTTP.adminHeaders, [:]] {
+          let reply = try await RegistryHTTP.send(method, server.url(path), headers: headers)
+          #expect(reply.status == 405, "\(method) \(path)")
+          #expect(reply.header("allow") == allow, "\(method) \(path)")
+        }
+      }
+      #expect(try await RegistryHTTP.send(.PUT, server.url("/v1/models/m")).status == 404, "Gemini paths are as before")
+    }
+  }
+
+  @Test("descriptions and tags with NUL characters are refused (SQLite would cut them short)")
+  func nulCharacters() async throws {
+    try await RegistryTestServer.with { server in
+      for body in [["name": "n", "description": "a\u{0}b"], ["name": "n", "tags": ["x\u{0}"]]] as [[String: Any]] {
+        let reply = try await RegistryHTTP.admin(.POST, server.url("/v1/admin/models"), json: body)
+        #expect(reply.status == 400)
+      }
+      let created = try await server.createModel("n", description: "tab\there, üñí, \"quoted\"", tags: ["ü"])
+      let fetched = try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models/n"))
+      #expect(try fetched.json["description"] as? String == "tab\there, üñí, \"quoted\"")
+      #expect(try fetched.json["description"] as? String == (try created.json["description"] as? String))
     }
   }
 

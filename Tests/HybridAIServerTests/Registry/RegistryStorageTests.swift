@@ -21,7 +21,8 @@ struct RegistryStorageTests {
 
     let second = try await RegistryTestServer.start(dataDirectory: first.dataDirectory, clock: first.clock)
     defer { Task { await second.stop() } }
-    #expect(try await RegistryHTTP.admin(.GET, second.url("/v1/admin/models")).text == before)
+    let after = try await RegistryHTTP.admin(.GET, second.url("/v1/admin/models")).text
+    #expect(after == before)
     let reissued = try #require(URL(string: uri.absoluteString.replacingOccurrences(of: first.base, with: second.base)))
     #expect(try await RegistryHTTP.send(.GET, reissued).status == 200, "the signing key is the same after a restart")
     #expect(try await second.upload(RegistryFixtures.other, to: "durable")["version"] as? String == "3")
@@ -98,9 +99,9 @@ struct RegistryStorageTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try SQLiteRegistryStore(path: directory.appending(path: "registry.sqlite").path)
     let now = Date(timeIntervalSince1970: 1_800_000_000)
-    try await store.createModel(RegistryModel(name: "m", description: "", tags: ["a"], createTime: now))
+    try await store.createModel(ModelRecord(name: "m", description: "", tags: ["a"], createTime: now))
     await #expect(throws: RegistryStoreError.modelAlreadyExists("m")) {
-      try await store.createModel(RegistryModel(name: "m", description: "", tags: [], createTime: now))
+      try await store.createModel(ModelRecord(name: "m", description: "", tags: [], createTime: now))
     }
     let sha = String(repeating: "ab", count: 32)
     let one = try await store.addVersion(toModel: "m", sha256: sha, sizeBytes: 10, format: .tflite, createTime: now)
@@ -108,11 +109,11 @@ struct RegistryStorageTests {
     #expect(one.number == 1)
     #expect(two.number == 2)
     await #expect(throws: RegistryStoreError.versionNotPublished(model: "m", version: 1)) {
-      try await store.setRollout(RegistryModel.Rollout(splits: [.init(version: 1, basisPoints: 10_000)]), ofModel: "m")
+      try await store.setRollout(ModelRecord.Rollout(splits: [.init(version: 1, basisPoints: 10_000)]), ofModel: "m")
     }
     _ = try await store.setState(.published, ofVersion: 1, inModel: "m")
     _ = try await store.setState(.published, ofVersion: 2, inModel: "m")
-    let rollout = RegistryModel.Rollout(splits: [.init(version: 1, basisPoints: 2500), .init(version: 2, basisPoints: 7500)])
+    let rollout = ModelRecord.Rollout(splits: [.init(version: 1, basisPoints: 2500), .init(version: 2, basisPoints: 7500)])
     #expect(try await store.setRollout(rollout, ofModel: "m").rollout == rollout)
     #expect(try await store.setState(.draft, ofVersion: 2, inModel: "m").rollout == nil)
     #expect(try await store.isBlobReferenced(sha256: sha))

@@ -10,7 +10,7 @@ struct RegistryUnitTests {
     #expect(RolloutBucket.bucket(modelName: "selfie", installationId: "installation-1") == 1540)
     #expect(RolloutBucket.bucket(modelName: "selfie", installationId: "") == 6736)
     #expect(RolloutBucket.bucket(modelName: "m", installationId: String(repeating: "a", count: 128)) == 3320)
-    let rollout = RegistryModel.Rollout(splits: [.init(version: 3, basisPoints: 9000), .init(version: 1, basisPoints: 1000)])
+    let rollout = ModelRecord.Rollout(splits: [.init(version: 3, basisPoints: 9000), .init(version: 1, basisPoints: 1000)])
     #expect(RolloutBucket.version(forBucket: 0, in: rollout) == 3)
     #expect(RolloutBucket.version(forBucket: 8999, in: rollout) == 3)
     #expect(RolloutBucket.version(forBucket: 9000, in: rollout) == 1)

@@ -19,10 +19,14 @@ final class FaultyRegistryServer: Sendable {
 
   /// What to do wrong; change with ``configure(_:)``.
   struct Faults: Sendable {
-    /// Absolute file offsets at which blob answers are cut, in order; each is used once, by the
+    /// Absolute file offsets at which blob answers are cut (what was queued before the cut and not
+    /// yet written to the socket is dropped, so the client may get less), in order; each is used once, by the
     /// first answer that reaches it.
     var cutOffsets: [Int] = []
     var cutStyle: CutStyle = .alternate
+    /// How long to wait after the last byte before a cut, so that the client has read what was
+    /// sent (the HTTP client drops body parts it buffered when the connection fails).
+    var cutDelay: Duration = .milliseconds(10)
     /// Answer every blob request with the whole file (`200`), whatever its `Range`.
     var ignoreRange = false
     /// Answer this many ranged blob requests with `416`.
@@ -50,6 +54,7 @@ final class FaultyRegistryServer: Sendable {
     var notModified = 0
     var blobRequests = 0
     var rangedBlobRequests = 0
+    /// Blob body bytes written to sockets.
     var blobBytesSent = 0
     var rejectedBlobRequests = 0
     var cuts = 0
@@ -271,8 +276,8 @@ final class FaultyRegistryServer: Sendable {
     }
   }
 
-  fileprivate var pacing: (chunkSize: Int, delay: Duration) {
-    state.withLock { ($0.faults.chunkSize, $0.faults.chunkDelay) }
+  fileprivate var pacing: (chunkSize: Int, delay: Duration, cutDelay: Duration) {
+    state.withLock { ($0.faults.chunkSize, $0.faults.chunkDelay, $0.faults.cutDelay) }
   }
 
   fileprivate func sent(_ bytes: Int) { state.withLock { $0.stats.blobBytesSent += bytes } }
@@ -336,6 +341,11 @@ final class FaultyRegistryServer: Sendable {
       }
     }
 
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+      let (seconds, attoseconds) = duration.components
+      return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
     private func writeHead(_ status: Int, _ headers: [(String, String)], length: Int, context: ChannelHandlerContext) {
       var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
       for (name, value) in headers { head.headers.add(name: name, value: value) }
@@ -346,14 +356,16 @@ final class FaultyRegistryServer: Sendable {
     private func writeBody(_ data: Data, from position: Int, to stop: Int, cut: (offset: Int, reset: Bool)?,
                            corruptAt: Int?, context: ChannelHandlerContext) {
       guard context.channel.isActive else { return }
-      let (chunkSize, delay) = server.pacing
+      let (chunkSize, delay, cutDelay) = server.pacing
       guard position < stop else {
         if let cut {
-          if cut.reset, let provider = context.channel as? any SocketOptionProvider {
-            let channel = context.channel
-            provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
-          } else {
-            context.close(promise: nil)
+          let channel = context.channel
+          context.eventLoop.scheduleTask(in: Self.timeAmount(cutDelay)) {
+            if cut.reset, let provider = channel as? any SocketOptionProvider {
+              provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            } else {
+              channel.close(promise: nil)
+            }
           }
         } else {
           context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
@@ -363,12 +375,14 @@ final class FaultyRegistryServer: Sendable {
       let next = min(position + chunkSize, stop)
       var bytes = [UInt8](data[(data.startIndex + position)..<(data.startIndex + next)])
       if let corruptAt, corruptAt >= position, corruptAt < next { bytes[corruptAt - position] ^= 0xFF }
-      server.sent(bytes.count)
-      context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: nil)
+      // Counted once written to the socket: bytes still queued when the connection is cut are dropped.
+      let written = context.eventLoop.makePromise(of: Void.self)
+      let server = self.server
+      let count = bytes.count
+      written.futureResult.whenSuccess { server.sent(count) }
+      context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: written)
       if delay > .zero {
-        let (seconds, attoseconds) = delay.components
-        context.eventLoop.assumeIsolated().scheduleTask(
-          in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+        context.eventLoop.assumeIsolated().scheduleTask(in: Self.timeAmount(delay)) {
           self.writeBody(data, from: next, to: stop, cut: cut, corruptAt: corruptAt, context: context)
         }
       } else {

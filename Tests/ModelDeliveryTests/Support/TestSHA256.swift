@@ -14,8 +14,32 @@ enum TestSHA256 {
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
   ]
 
-  /// The lowercase hex digest of `data`.
+  /// The lowercase hex digest of `data`: from coreutils' `sha256sum` when there is one (debug
+  /// builds of the Swift code below are slow for megabytes), else computed here.
   static func hex(_ data: Data) -> String {
+    if data.count > 64 << 10, let digest = coreutils(data) { return digest }
+    return computed(data)
+  }
+
+  private static func coreutils(_ data: Data) -> String? {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sha256sum") else { return nil }
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: file) }
+    guard (try? data.write(to: file)) != nil else { return nil }
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [file.path]
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return nil }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let digest = String(text.prefix(64))
+    return process.terminationStatus == 0 && digest.count == 64 ? digest : nil
+  }
+
+  /// The digest computed in Swift.
+  static func computed(_ data: Data) -> String {
     var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
     var message = [UInt8](data)
     let bitLength = UInt64(message.count) * 8
@@ -49,4 +73,15 @@ enum TestSHA256 {
   }
 
   private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { (value >> count) | (value << (32 - count)) }
+}
+
+import Testing
+
+@Suite struct TestSHA256Tests {
+  @Test func knownDigests() {
+    #expect(TestSHA256.computed(Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(TestSHA256.computed(Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    let big = TestSupport.bytes(100_000, seed: 1)
+    #expect(TestSHA256.hex(big) == TestSHA256.computed(big))
+  }
 }

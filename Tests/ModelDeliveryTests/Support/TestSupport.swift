@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAI
 import Logging
 import ModelDelivery
 import NIOCore
@@ -25,13 +26,12 @@ enum TestSupport {
   /// `count` reproducible pseudo-random bytes.
   static func bytes(_ count: Int, seed: UInt64) -> Data {
     var random = SeededRandom(seed: seed)
-    var bytes = [UInt8]()
-    bytes.reserveCapacity(count + 8)
-    while bytes.count < count {
-      let value = random.next()
-      for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    let words = (count + 7) / 8
+    let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, initialized in
+      for index in 0..<words { buffer.initializeElement(at: index, to: random.next().littleEndian) }
+      initialized = words
     }
-    return Data(bytes.prefix(count))
+    return values.withUnsafeBytes { Data($0.prefix(count)) }
   }
 
   /// A new empty directory, removed by `cleanUp`.
@@ -69,6 +69,12 @@ enum TestSupport {
       try? await Task.sleep(for: .milliseconds(5))
     }
     return try await condition()
+  }
+
+  /// Bytes of `name` the downloader has on disk now, while it downloads (0 otherwise).
+  static func bytesOnDevice(_ name: String, _ downloader: ModelDownloader) -> Int64 {
+    if case .downloading(let bytes, _) = downloader.modelFile(named: name).fileState { return bytes }
+    return 0
   }
 
   /// The files in a model's directory.

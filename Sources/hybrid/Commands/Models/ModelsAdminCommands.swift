@@ -25,10 +25,11 @@ struct ModelsDeployCommand: AsyncParsableCommand {
       _ = try await registry.createModel(name: name, description: description ?? "", tags: tag)
       Terminal.status("created model \(name)")
     }
-    let version = try await registry.uploadVersion(name: name, fileAt: URL(fileURLWithPath: file))
+    var version = try await registry.uploadVersion(name: name, fileAt: URL(fileURLWithPath: file))
     Terminal.status("uploaded \(name) version \(version.version): \(version.sizeBytes) bytes, \(version.format), sha256 \(version.sha256)")
     if publish {
-      _ = try await registry.publish(name: name, version: version.version)
+      let model = try await registry.publish(name: name, version: version.version)
+      version = model.version(version.version) ?? version
       Terminal.status("published \(name) version \(version.version)")
     }
     if json { try printJSON(version) } else { Terminal.write("\(version.version)\n") }

@@ -30,13 +30,19 @@ struct ModelsGetCommand: AsyncParsableCommand {
   @Option(name: .long, help: "Where downloaded models live. Default: $XDG_CACHE_HOME/hybridai/models.") var dir: String?
   @Flag(name: .long, help: "Refuse to download over a cellular or metered connection.") var noCellular = false
   @Flag(name: .long, help: "With --no-cellular: wait for an allowed connection instead of failing.") var waitForNetwork = false
+  @Option(name: .long, help: "The server's API key, if it requires one. Default: $HYBRIDAI_SERVER_API_KEY.") var apiKey: String?
   @Flag(name: .long, help: "Print the model as JSON.") var json = false
   @OptionGroup var server: RegistryServerOptions
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws {
     logging.bootstrap()
-    let downloader = ModelDownloader(server: try server.url(), directory: dir.map { URL(fileURLWithPath: $0, isDirectory: true) })
+    // A file-size limit (RLIMIT_FSIZE) then fails write(2) with EFBIG — reported as notEnoughSpace —
+    // instead of killing the process.
+    signal(SIGXFSZ, SIG_IGN)
+    let key = apiKey ?? ProcessInfo.processInfo.environment["HYBRIDAI_SERVER_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+    let downloader = ModelDownloader(server: try server.url(), directory: dir.map { URL(fileURLWithPath: $0, isDirectory: true) },
+                                     apiKey: key)
     let updates = downloader.progress(for: name)
     let progress = Task { [name] in
       var bar = ProgressBar(label: name)

@@ -39,7 +39,9 @@ final class RegistryTestServer: Sendable {
                                            maxUploadBytes: maxUploadBytes, downloadURLLifetime: .seconds(600)),
       now: { clock.now }, logger: logger)
     let server = GeminiCompatibleServer(
-      configuration: ServerConfiguration(host: "127.0.0.1", port: 0, apiKeys: apiKeys),
+      // The Gemini API's body limit (1 MiB) is below the uploads' (tests upload 3 MiB): uploads
+      // must not be held to it.
+      configuration: ServerConfiguration(host: "127.0.0.1", port: 0, apiKeys: apiKeys, maxRequestBytes: 1 << 20),
       models: [], registry: registry, logger: logger)
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let task = Task { try await server.run { port in portContinuation.yield(port) } }
