@@ -76,13 +76,18 @@ public struct SystemLanguageModel: LanguageModel {
     if case .delivered(let source) = weights { source } else { nil }
   }
 
-  /// The file name without `.gguf`, e.g. `SmolLM2-135M-Instruct.Q4_1`; reported as `modelVersion`.
-  /// A delivered model not yet downloaded is named by its registry name.
+  /// Reported as `modelVersion`: the file name without `.gguf`, e.g. `SmolLM2-135M-Instruct.Q4_1`;
+  /// for a delivered model its registry name and version, e.g. `smollm2-v3` (just the name before
+  /// it is downloaded).
   public var modelIdentifier: String {
-    let path = modelPath
-    if path.isEmpty, let source = modelFile { return source.name }
-    let name = URL(fileURLWithPath: path).lastPathComponent
-    return name.hasSuffix(".gguf") ? String(name.dropLast(5)) : name
+    switch weights {
+    case .file(let path):
+      let name = URL(fileURLWithPath: path).lastPathComponent
+      return name.hasSuffix(".gguf") ? String(name.dropLast(5)) : name
+    case .delivered(let source):
+      if case .ready(_, let version) = source.fileState { return "\(source.name)-v\(version)" }
+      return source.name
+    }
   }
 
   /// Always ``ModelSource/onDevice``.

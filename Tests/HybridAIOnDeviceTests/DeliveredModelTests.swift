@@ -65,6 +65,7 @@ struct DeliveredModelTests {
     let model = SystemLanguageModel(modelFile: file, configuration: .init(contextSize: 512))
     #expect(model.availability == .available)
     #expect(model.modelPath == TestModel.path)
+    #expect(model.modelIdentifier == "smollm2-v3")
     let response = try await GenerativeModelSession(model: model).respond(
       to: "Say hi.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 4))
     #expect(response.rawResponse.source == .onDevice)

@@ -92,6 +92,6 @@ struct SeedEndToEndTests {
     let response = try await GenerativeModelSession(model: model).respond(
       to: "Say hi.", options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 4))
     #expect(response.rawResponse.source == .onDevice)
-    #expect(response.rawResponse.modelVersion == model.modelIdentifier)
+    #expect(response.rawResponse.modelVersion == "smollm2-v\(version.version)")
   }
 }

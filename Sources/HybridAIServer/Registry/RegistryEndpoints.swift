@@ -7,6 +7,17 @@ import NIOCore
 /// downloads, the admin API and the OpenAPI document.
 struct RegistryEndpoints: Sendable {
   let registry: ModelRegistry
+  /// ``RegistryConfiguration/publicURL`` without trailing slashes, worked out once.
+  private let publicBaseURL: String?
+
+  init(registry: ModelRegistry) {
+    self.registry = registry
+    publicBaseURL = registry.configuration.publicURL.map { publicURL in
+      var base = publicURL.absoluteString
+      while base.hasSuffix("/") { base.removeLast() }
+      return base
+    }
+  }
 
   static let installationIdHeader = HTTPField.Name("X-HybridAI-Installation-Id")!
   static let forwardedProtoHeader = HTTPField.Name("X-Forwarded-Proto")!
@@ -91,6 +102,10 @@ struct RegistryEndpoints: Sendable {
 
   /// `GET /v1/models/{name}:download`: which version this installation gets and a signed URL for it.
   /// `modelAction` is the path component, `name:download`.
+  ///
+  /// The busiest request a registry answers (every installation asks at every check), so it does
+  /// no I/O: the model comes from the registry's in-memory snapshot, and the body is written
+  /// without `JSONEncoder`.
   func download(_ modelAction: String, request: Request) async throws -> Response {
     let name = try validatedModelName(String(modelAction.dropLast(Self.downloadSuffix.count)))
     // Without the header, everyone shares the empty id's bucket; a header that is there must be valid.
@@ -113,9 +128,10 @@ struct RegistryEndpoints: Sendable {
       "model": "\(name)", "version": "\(version.number)", "rollout": "\(model.rollout != nil)",
     ])
     headers[.contentType] = "application/json; charset=UTF-8"
-    return try json(DownloadInfoResource(
+    let info = DownloadInfoResource(
       name: name, version: String(version.number), sizeBytes: version.sizeBytes, sha256: version.sha256,
-      format: version.format, downloadUri: url, expireTime: RegistryTimestamp.string(expires)), headers: headers)
+      format: version.format, downloadUri: url, expireTime: RegistryTimestamp.string(expires))
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: info.jsonBody))
   }
 
   /// `GET|HEAD /v1/blobs/{sha256}?expires=…&signature=…`: the file, whole or a range, streamed from disk.
@@ -271,11 +287,7 @@ struct RegistryEndpoints: Sendable {
   /// Where clients reach this server: the configured public URL, else the scheme and host the
   /// reverse proxy reports (`X-Forwarded-Proto`, `X-Forwarded-Host`), else the request's `Host`.
   func baseURL(for request: Request) -> String {
-    if let publicURL = registry.configuration.publicURL {
-      var base = publicURL.absoluteString
-      while base.hasSuffix("/") { base.removeLast() }
-      return base
-    }
+    if let publicBaseURL { return publicBaseURL }
     let forwardedProto = request.headers[Self.forwardedProtoHeader].map(Self.firstListElement)?.lowercased()
     let scheme = forwardedProto.flatMap { ["http", "https"].contains($0) ? $0 : nil } ?? "http"
     let host = request.headers[Self.forwardedHostHeader].map(Self.firstListElement).flatMap(Self.plausibleHost)
@@ -290,9 +302,19 @@ struct RegistryEndpoints: Sendable {
 
   /// `host`, `host:port` or `[v6]:port`, nothing that could change the URL's shape.
   private static func plausibleHost(_ value: String) -> String? {
-    let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_:[]".utf8)
-    guard (1...255).contains(value.utf8.count), value.utf8.allSatisfy(allowed.contains) else { return nil }
+    guard (1...255).contains(value.utf8.count), value.utf8.allSatisfy(isHostByte) else { return nil }
     return value
+  }
+
+  /// `[A-Za-z0-9._:\[\]-]`.
+  private static func isHostByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+         UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"):
+      true
+    default:
+      false
+    }
   }
 
   static func eTag(_ sha256: String) -> String { "\"\(sha256)\"" }

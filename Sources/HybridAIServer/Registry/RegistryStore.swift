@@ -7,6 +7,9 @@ import Foundation
 /// a roll-out names only published versions of its model; unpublishing or deleting a version that
 /// the roll-out names removes the roll-out; deleting a model deletes its versions and roll-out.
 /// ``SQLiteRegistryStore`` is the one that ships.
+///
+/// ``ModelRegistry`` answers reads from an in-memory copy of the store that it updates after each
+/// of its own changes, so it must be the store's only writer (see ``ModelRegistry``).
 public protocol RegistryStore: Sendable {
   /// All models, by name.
   func models() async throws -> [ModelRecord]

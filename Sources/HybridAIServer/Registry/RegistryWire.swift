@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 // The registry's JSON, as docs/model-delivery.md and openapi.yaml describe it.
 
@@ -126,11 +127,116 @@ struct DownloadInfoResource: Encodable {
   let format: ModelFormat
   let downloadUri: String
   let expireTime: String
+
+  /// The JSON body, written directly rather than through `JSONEncoder` (this is the client API's
+  /// busiest answer): the bytes `JSONEncoder.registry` writes, keys sorted, `/` unescaped.
+  var jsonBody: ByteBuffer {
+    var buffer = ByteBuffer()
+    buffer.reserveCapacity(160 + name.utf8.count + version.utf8.count + sha256.utf8.count + downloadUri.utf8.count
+                             + expireTime.utf8.count)
+    buffer.writeStaticString("{\"downloadUri\":")
+    buffer.writeJSONString(downloadUri)
+    buffer.writeStaticString(",\"expireTime\":")
+    buffer.writeJSONString(expireTime)
+    buffer.writeStaticString(",\"format\":")
+    buffer.writeJSONString(format.rawValue)
+    buffer.writeStaticString(",\"name\":")
+    buffer.writeJSONString(name)
+    buffer.writeStaticString(",\"sha256\":")
+    buffer.writeJSONString(sha256)
+    buffer.writeStaticString(",\"sizeBytes\":")
+    buffer.writeString(String(sizeBytes))
+    buffer.writeStaticString(",\"version\":")
+    buffer.writeJSONString(version)
+    buffer.writeStaticString("}")
+    return buffer
+  }
+}
+
+extension ByteBuffer {
+  /// Writes `string` as a JSON string literal, escaped as `JSONEncoder` escapes it with
+  /// `.withoutEscapingSlashes`: `"` and `\` with a backslash, control characters as `\n`, `\r`,
+  /// `\t`, `\b`, `\f` or `\u00XX`; everything else as its UTF-8 bytes.
+  mutating func writeJSONString(_ string: String) {
+    writeInteger(UInt8(ascii: "\""))
+    var string = string
+    string.withUTF8 { utf8 in
+      let bytes = UnsafeRawBufferPointer(utf8)
+      var start = 0   // the first byte not written yet
+      for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+        writeBytes(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        start = index + 1
+        switch byte {
+        case UInt8(ascii: "\""): writeStaticString("\\\"")
+        case UInt8(ascii: "\\"): writeStaticString("\\\\")
+        case UInt8(ascii: "\n"): writeStaticString("\\n")
+        case UInt8(ascii: "\r"): writeStaticString("\\r")
+        case UInt8(ascii: "\t"): writeStaticString("\\t")
+        case 0x08: writeStaticString("\\b")
+        case 0x0C: writeStaticString("\\f")
+        default:
+          writeStaticString("\\u00")
+          writeInteger(Self.hexDigits[Int(byte >> 4)])
+          writeInteger(Self.hexDigits[Int(byte & 0x0F)])
+        }
+      }
+      writeBytes(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+    }
+    writeInteger(UInt8(ascii: "\""))
+  }
+
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 /// Timestamps on the wire: RFC 3339 in UTC, whole seconds (`2026-11-22T12:00:00Z`).
 enum RegistryTimestamp {
-  static func string(_ date: Date) -> String { date.formatted(.iso8601) }
+  /// `date` as `date.formatted(.iso8601)` writes it. Whole seconds from 1970 through 9999, which
+  /// is every time the registry writes, are formatted here without Foundation's calendar
+  /// machinery (a few microseconds a call); anything else goes to Foundation.
+  static func string(_ date: Date) -> String {
+    let interval = date.timeIntervalSince1970
+    guard interval >= 0, interval < 253_402_300_800, interval.rounded(.down) == interval else {
+      return date.formatted(.iso8601)
+    }
+    let seconds = Int64(interval)
+    let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
+    let (year, month, day) = civilDate(daysSince1970: days)
+    var text = [UInt8](repeating: 0, count: 20)
+    func put(_ value: Int64, at offset: Int, digits: Int) {
+      var value = value
+      for position in (offset..<offset + digits).reversed() {
+        text[position] = UInt8(ascii: "0") + UInt8(value % 10)
+        value /= 10
+      }
+    }
+    put(year, at: 0, digits: 4)
+    text[4] = UInt8(ascii: "-")
+    put(month, at: 5, digits: 2)
+    text[7] = UInt8(ascii: "-")
+    put(day, at: 8, digits: 2)
+    text[10] = UInt8(ascii: "T")
+    put(secondOfDay / 3600, at: 11, digits: 2)
+    text[13] = UInt8(ascii: ":")
+    put(secondOfDay / 60 % 60, at: 14, digits: 2)
+    text[16] = UInt8(ascii: ":")
+    put(secondOfDay % 60, at: 17, digits: 2)
+    text[19] = UInt8(ascii: "Z")
+    return String(decoding: text, as: UTF8.self)
+  }
+
+  /// The proleptic Gregorian date `days` after 1970-01-01, for `days >= 0` (Howard Hinnant's
+  /// `civil_from_days`).
+  static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    let shifted = days + 719_468                                   // days since 0000-03-01
+    let era = shifted / 146_097                                    // 400-year cycles
+    let dayOfEra = shifted - era * 146_097                         // 0...146_096
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)   // from March 1
+    let monthFromMarch = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+    let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
 }
 
 extension JSONEncoder {

@@ -10,6 +10,8 @@ extension DemoCommand {
   /// The demo's registry and download folders, emptied at the start of each run so downloads really happen.
   static let deliveryDirectory = URL(fileURLWithPath: ".build/demo/delivery", isDirectory: true)
   static let adminToken = "demo-admin"
+  /// The demo server's API key, which guards model information as it guards the Gemini API.
+  static let apiKey = "demo-key"
 
   /// Step 9: deploy the selfie-segmentation model, download it, ask again (local copy, no network).
   func tourModelDelivery(server: URL) async throws -> CustomModel {
@@ -22,7 +24,8 @@ extension DemoCommand {
     Terminal.write("  deployed selfie_segmentation version \(version.version): \(version.format), \(version.sizeBytes) bytes, "
       + "sha256 \(version.sha256.prefix(16))…, published\n")
 
-    let downloader = ModelDownloader(server: server, directory: Self.deliveryDirectory.appendingPathComponent("downloads"))
+    let downloader = ModelDownloader(server: server, directory: Self.deliveryDirectory.appendingPathComponent("downloads"),
+                                     apiKey: Self.apiKey)
     let updates = downloader.progress(for: "selfie_segmentation")
     let progress = Task {
       var last: ModelDownloadProgress?
@@ -54,7 +57,8 @@ extension DemoCommand {
       _ = try await admin.publish(name: "smollm2", version: version.version)
       Terminal.write("  deployed smollm2 version \(version.version) (\(version.format), \(version.sizeBytes / 1_000_000) MB)\n")
 
-      let downloader = ModelDownloader(server: server, directory: Self.deliveryDirectory.appendingPathComponent("downloads"))
+      let downloader = ModelDownloader(server: server, directory: Self.deliveryDirectory.appendingPathComponent("downloads"),
+                                     apiKey: Self.apiKey)
       let delivered = SystemLanguageModel(modelFile: downloader.modelFile(named: "smollm2"),
                                           configuration: .init(contextSize: 2048))
       let options = GenerationOptions.hybrid(

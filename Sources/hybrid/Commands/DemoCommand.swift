@@ -94,11 +94,11 @@ struct DemoCommand: AsyncParsableCommand {
     let registryDirectory = Self.deliveryDirectory.appendingPathComponent("registry")
     let server = try await ServerProcess(
       executable: ServerProcess.currentExecutable,
-      arguments: ["--model", "smollm2=\(onDevice.modelPath)", "--api-key", "demo-key", "--max-concurrent-requests", "2",
+      arguments: ["--model", "smollm2=\(onDevice.modelPath)", "--api-key", Self.apiKey, "--max-concurrent-requests", "2",
                   "--context-size", "2048", "--data", registryDirectory.path, "--admin-token", Self.adminToken])
-    Terminal.write("  listening on \(server.baseURL.absoluteString) (API key required: demo-key; "
+    Terminal.write("  listening on \(server.baseURL.absoluteString) (API key required: \(Self.apiKey); "
       + "model registry in \(registryDirectory.path))\n")
-    let cloud = GeminiModel(name: "smollm2", apiKey: "demo-key", baseURL: server.baseURL)
+    let cloud = GeminiModel(name: "smollm2", apiKey: Self.apiKey, baseURL: server.baseURL)
     let offDevice = SystemLanguageModel(
       modelPath: onDevice.modelPath, configuration: .init(contextSize: onDevice.configuration.contextSize, isEnabled: false))
 

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import Synchronization
 import Testing
 @testable import HybridAIServer
 
@@ -76,6 +78,11 @@ struct RegistryUnitTests {
     let signature = signer.signature(sha256: sha, expires: 1000)
     // From Python: hmac.new(bytes([7] * 32), (sha + "\n1000").encode(), hashlib.sha256).hexdigest()
     #expect(signature == "96d2a7faac966dc1797b98763662114deb7ba52f8d322825d5a72f836be349dc")
+    // Each signature starts from a copy of the keyed state: signing others leaves it as it was.
+    #expect(signer.signature(sha256: sha, expires: 1001) != signature)
+    #expect(signer.signature(sha256: sha, expires: 1000) == signature)
+    let concurrent = DispatchQueue.concurrentPerformSignatures(signer, sha256: sha, expires: 1000, count: 64)
+    #expect(concurrent == Set([signature]), "signing from many threads at once")
     let attributes = try FileManager.default.attributesOfItem(atPath: keyPath)
     #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "a key readable by others is restricted")
 
@@ -100,6 +107,36 @@ struct RegistryUnitTests {
     #expect(throws: SigningKeyError.self) { try DownloadURLSigner.loadingOrCreatingKey(at: keyPath, logger: .init(label: "test")) }
   }
 
+  @Test("the download info body is the JSON that JSONEncoder.registry writes, escapes included")
+  func downloadInfoJSON() throws {
+    let awkward = "a\"b\\c/d\n\r\t\u{8}\u{C}\u{0}\u{1F}\u{7F}é😀 e"
+    for (uri, name) in [("https://models.example.com/registry/v1/blobs/ab?expires=1&signature=cd", "selfie"),
+                        (awkward, awkward), ("", "")] {
+      let info = DownloadInfoResource(name: name, version: "12", sizeBytes: 9_000_000_000, sha256: String(repeating: "ab", count: 32),
+                                      format: .gguf, downloadUri: uri, expireTime: "2027-01-15T08:00:00Z")
+      let expected = String(decoding: try JSONEncoder.registry.encode(info), as: UTF8.self)
+      #expect(String(buffer: info.jsonBody) == expected)
+      let decoded = try #require(try JSONSerialization.jsonObject(with: Data(buffer: info.jsonBody)) as? [String: Any])
+      #expect(decoded["downloadUri"] as? String == uri)
+      #expect(decoded["name"] as? String == name)
+      #expect(decoded["sizeBytes"] as? Int == 9_000_000_000)
+    }
+  }
+
+  @Test("timestamps are written as Foundation's ISO 8601 style writes them")
+  func timestamps() {
+    var seconds: [TimeInterval] = [0, 59, 86_399, 86_400, 951_782_400, 951_868_800, 1_800_000_000, 4_107_542_400,
+                                   253_402_300_799, 253_402_300_800, -1, -86_401, 1_800_000_000.5, 1_800_000_000.999]
+    var generator = SystemRandomNumberGenerator()
+    seconds += (0..<2000).map { _ in TimeInterval(Int64.random(in: 0..<253_402_300_800, using: &generator)) }
+    for second in seconds {
+      let date = Date(timeIntervalSince1970: second)
+      #expect(RegistryTimestamp.string(date) == date.formatted(.iso8601), "\(second)")
+    }
+    #expect(RegistryTimestamp.string(Date(timeIntervalSince1970: 1_800_000_000)) == "2027-01-15T08:00:00Z")
+    #expect(RegistryTimestamp.string(Date(timeIntervalSince1970: 951_782_400)) == "2000-02-29T00:00:00Z")
+  }
+
   @Test("percentages keep two decimals exactly")
   func percents() throws {
     func decode(_ json: String) throws -> Int { try JSONDecoder().decode(Percent.self, from: Data(json.utf8)).basisPoints }
@@ -112,5 +149,18 @@ struct RegistryUnitTests {
     #expect(Percent(basisPoints: 3333).text == "33.33")
     #expect(String(decoding: try JSONEncoder().encode(Percent(basisPoints: 1000)), as: UTF8.self) == "10")
     #expect(String(decoding: try JSONEncoder().encode(Percent(basisPoints: 1)), as: UTF8.self) == "0.01")
+  }
+}
+
+extension DispatchQueue {
+  /// The distinct signatures `count` threads get for the same blob and expiry at the same time.
+  static func concurrentPerformSignatures(_ signer: DownloadURLSigner, sha256: String, expires: Int64,
+                                          count: Int) -> Set<String> {
+    let results = Mutex(Set<String>())
+    concurrentPerform(iterations: count) { _ in
+      let signature = signer.signature(sha256: sha256, expires: expires)
+      results.withLock { _ = $0.insert(signature) }
+    }
+    return results.withLock { $0 }
   }
 }
