@@ -9,6 +9,7 @@
 //   HybridAIMacroExpansions  the macros' implementation (a library, so tests can expand them).
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
+//   HybridAIHTTP      what HybridAI's HTTP clients share: which transport errors mean "offline".
 //   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): wire types, SSE, errors, retries.
 //   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp and a model registry
 //                     (SQLite via GRDB, content-addressed blobs, signed download URLs) (Hummingbird).
@@ -87,9 +88,18 @@ let package = Package(
       dependencies: ["HybridAI", "CLlama", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strictSwift),
     .target(
-      name: "HybridAIGemini",
+      name: "HybridAIHTTP",
       dependencies: [
         "HybridAI",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      swiftSettings: strictSwift),
+    .target(
+      name: "HybridAIGemini",
+      dependencies: [
+        "HybridAI", "HybridAIHTTP",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -114,7 +124,7 @@ let package = Package(
     .target(
       name: "ModelDelivery",
       dependencies: [
-        "HybridAI",
+        "HybridAI", "HybridAIHTTP",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -175,7 +185,7 @@ let package = Package(
     .testTarget(
       name: "HybridAIGeminiTests",
       dependencies: [
-        "HybridAI", "HybridAIGemini",
+        "HybridAI", "HybridAIGemini", "HybridAIHTTP",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

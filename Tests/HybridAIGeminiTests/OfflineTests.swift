@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAIHTTP
 @testable import HybridAIGemini
 import NIOCore
 import Testing

@@ -150,24 +150,6 @@ struct GoogleGenAIConformanceTests {
 
   /// Runs a process to completion off the cooperative pool; returns its standard output.
   static func run(_ executable: URL, _ arguments: [String]) async throws -> String {
-    try await withCheckedThrowingContinuation { continuation in
-      let process = Process()
-      process.executableURL = executable
-      process.arguments = arguments
-      let output = Pipe()
-      process.standardOutput = output
-      process.standardError = FileHandle.standardError
-      do {
-        try process.run()
-      } catch {
-        continuation.resume(throwing: error)
-        return
-      }
-      Thread.detachNewThread {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        continuation.resume(returning: String(decoding: data, as: UTF8.self))
-      }
-    }
+    try await ChildProcess.run(executable, arguments).output
   }
 }

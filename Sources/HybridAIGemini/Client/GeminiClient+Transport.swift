@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HybridAI
+import HybridAIHTTP
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -14,33 +14,12 @@ struct RegistryFuzzTests {
     try #require(FileManager.default.isExecutableFile(atPath: schemathesis.path),
                  "schemathesis is missing at \(schemathesis.path): run scripts/bootstrap (make test does)")
     try await RegistryTestServer.with(maxUploadBytes: 1 << 20) { server in
-      let (status, output) = try await Self.run(URL(fileURLWithPath: "/bin/bash"),
-                                                [Self.script.path, server.baseURL.absoluteString, RegistryTestServer.adminToken])
+      let outcome = try await ChildProcess.run(
+        URL(fileURLWithPath: "/bin/bash"), [Self.script.path, server.baseURL.absoluteString, RegistryTestServer.adminToken],
+        mergingStandardError: true)
+      let (status, output) = (outcome.status, outcome.output)
       #expect(status == 0, "\(output.suffix(4000))")
       #expect(output.contains("registry_fuzz: PASS"), "\(output.suffix(2000))")
-    }
-  }
-
-  /// Runs a process to completion off the cooperative pool; returns its exit status and output.
-  static func run(_ executable: URL, _ arguments: [String]) async throws -> (Int32, String) {
-    try await withCheckedThrowingContinuation { continuation in
-      let process = Process()
-      process.executableURL = executable
-      process.arguments = arguments
-      let output = Pipe()
-      process.standardOutput = output
-      process.standardError = output
-      do {
-        try process.run()
-      } catch {
-        continuation.resume(throwing: error)
-        return
-      }
-      Thread.detachNewThread {
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
-      }
     }
   }
 }

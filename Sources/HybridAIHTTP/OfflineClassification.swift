@@ -16,10 +16,13 @@ import NIOPosix
 /// | `SocketAddressError.UnknownHost` (getaddrinfo failed) | ``OfflineReason/dnsFailure(host:)`` |
 /// | `NIOConnectionError` (happy-eyeballs connect): its connection errors, classified as above; with none, its DNS errors | as its parts |
 /// | anything else (TLS errors, read timeouts, cancellation, invalid URLs, …) | `nil`: not offline |
-enum OfflineClassification {
+///
+/// Shared by every HTTP client in HybridAI (`GeminiModel`, `ModelDownloader`), so "offline" means
+/// the same thing everywhere.
+public enum OfflineClassification {
   /// The offline reason of `error`, a failure before any response arrived from `host`; `nil` when
   /// the error does not mean the service was unreachable.
-  static func offlineReason(for error: any Error, host: String) -> OfflineReason? {
+  public static func offlineReason(for error: any Error, host: String) -> OfflineReason? {
     classify(error, host: host, depth: 0)
   }
 
@@ -67,7 +70,7 @@ enum OfflineClassification {
   }
 
   /// The offline reason of a socket `errno`, or `nil`.
-  static func reason(errno code: CInt) -> OfflineReason? {
+  public static func reason(errno code: CInt) -> OfflineReason? {
     switch code {
     case ECONNREFUSED: .connectionRefused
     case ECONNRESET, ECONNABORTED, EPIPE: .connectionReset
