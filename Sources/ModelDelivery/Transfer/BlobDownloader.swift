@@ -21,6 +21,9 @@ struct BlobDownloader {
   let retryPolicy: ModelDownloadRetryPolicy
   let logger: Logger
 
+  /// Received bytes are written (and hashed) in chunks of this size.
+  static let writeChunkBytes = 1 << 20
+
   /// How one attempt ended, when it did not throw.
   private enum Outcome {
     case complete
@@ -31,7 +34,7 @@ struct BlobDownloader {
   ///
   /// - Parameters:
   ///   - beforeRetry: runs before every attempt after the first (the network-conditions check).
-  ///   - onProgress: called with the part's size after every write.
+  ///   - onProgress: called with the bytes received so far (written, or gathered for the next write).
   ///   - mapFileFailure: turns a failed write into the error to throw (`ENOSPC` → not enough space).
   func download(from url: URL, into part: PartialDownload, name: String,
                 beforeRetry: () async throws -> Void,
@@ -143,18 +146,39 @@ struct BlobDownloader {
       throw ModelDownloadError.serverError(status: status, message: GoogleErrorBody.message(from: body))
     }
 
+    // Received bytes are gathered into chunks of `writeChunkBytes` before they are written and
+    // hashed (fewer system calls and task hops than one per network read); whatever is gathered
+    // when the connection fails is written before the attempt ends, so nothing received is lost.
+    var pending = ByteBuffer()
+    func flush() async throws(POSIXFile.Failure) {
+      guard pending.readableBytes > 0 else { return }
+      try await part.append(pending)
+      pending.clear()
+      onProgress(part.offset)
+    }
     do {
-      for try await buffer in response.body {
-        let end = part.offset + Int64(buffer.readableBytes)
+      for try await var buffer in response.body {
+        let end = part.offset + Int64(pending.readableBytes + buffer.readableBytes)
         guard end <= size else { throw ModelDownloadError.sizeMismatch(expected: size, actual: end) }
-        try part.append(buffer)
-        onProgress(part.offset)
+        if pending.readableBytes == 0, buffer.readableBytes >= Self.writeChunkBytes {
+          try await part.append(buffer)
+          onProgress(part.offset)
+          continue
+        }
+        pending.writeBuffer(&buffer)
+        if pending.readableBytes >= Self.writeChunkBytes {
+          try await flush()
+        } else {
+          onProgress(part.offset + Int64(pending.readableBytes))
+        }
       }
+      try await flush()
     } catch let error as ModelDownloadError {
       throw error
     } catch let error as POSIXFile.Failure {
       throw error
     } catch {
+      try await flush()
       if Task.isCancelled || TransportErrors.isCancellation(error) { throw CancellationError() }
       return .interrupted(.transportFailure("the connection failed after \(part.offset - offset) bytes: \(error)"))
     }
