@@ -49,11 +49,8 @@ import Testing
     #expect(await TestSupport.eventually { TestSupport.bytesOnDevice("m", downloader) >= 256 << 10 })
 
     let closedBefore = environment.server.stats.connectionsClosed
-    let clock = ContinuousClock()
-    let cancelled = clock.now
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
-    #expect(clock.now - cancelled < .seconds(2))
 
     // The server saw the connection go and stopped sending.
     #expect(await environment.server.wait { $0.connectionsClosed > closedBefore })

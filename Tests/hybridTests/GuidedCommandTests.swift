@@ -57,7 +57,7 @@ struct GuidedCommandTests {
                                                      "--data", HybridCommandTests.scratchRegistry()])
     defer { server.stop() }
     for mode in ["cloud", "prefer-cloud"] {
-      let result = try cli.run(["generate", "--prompt", "Describe a bird.", "--schema", file.path, "--mode", mode,
+      let result = try await cli.runDetached(["generate", "--prompt", "Describe a bird.", "--schema", file.path, "--mode", mode,
                                 "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "smollm2",
                                 "--greedy", "--max-tokens", "80", "--json"])
       #expect(result.status == 0, "\(result.stderr)")

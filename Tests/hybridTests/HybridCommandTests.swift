@@ -36,6 +36,17 @@ struct HybridCommandTests {
                stderr: String(decoding: stderr, as: UTF8.self))
   }
 
+  /// ``run(_:environment:executable:)`` on a thread of its own, for async tests: waiting for a child
+  /// process on the cooperative pool would starve every other test's async work (2 threads here).
+  func runDetached(_ arguments: [String], environment: [String: String] = [:],
+                   executable: URL = HybridCommandTests.executable) async throws -> Run {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        continuation.resume(with: Result { try self.run(arguments, environment: environment, executable: executable) })
+      }
+    }
+  }
+
   /// A fresh registry directory for a `hybrid serve` under test (so none is made in the home directory).
   static func scratchRegistry() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-serve-\(UUID().uuidString)").path
@@ -106,26 +117,26 @@ struct HybridCommandTests {
     let url = server.baseURL.absoluteString
     let cloudArguments = ["--cloud-url", url, "--cloud-model", "smollm2", "--greedy", "--max-tokens", "6", "--json"]
 
-    let viaCloud = try run(["generate", "--prompt", "Hi", "--mode", "prefer-cloud"] + cloudArguments)
+    let viaCloud = try await runDetached(["generate", "--prompt", "Hi", "--mode", "prefer-cloud"] + cloudArguments)
     #expect(viaCloud.status == 0, "\(viaCloud.stderr)")
     let cloudJSON = try json(viaCloud.stdout)
     #expect(cloudJSON["source"] as? String == "cloud" && cloudJSON["modelVersion"] as? String == "smollm2")
     #expect(cloudJSON.keys.contains("fallbackReason") && cloudJSON["fallbackReason"] is NSNull)
 
-    let onDevice = try run(["generate", "--prompt", "Hi", "--mode", "prefer-on-device"] + cloudArguments)
+    let onDevice = try await runDetached(["generate", "--prompt", "Hi", "--mode", "prefer-on-device"] + cloudArguments)
     #expect(try json(onDevice.stdout)["source"] as? String == "on-device")
 
     server.stop()   // SIGTERM: graceful shutdown
     #expect(server.process.terminationStatus == 0)
 
-    let fallback = try run(["generate", "--prompt", "Hi", "--mode", "prefer-cloud"] + cloudArguments)
+    let fallback = try await runDetached(["generate", "--prompt", "Hi", "--mode", "prefer-cloud"] + cloudArguments)
     #expect(fallback.status == 0, "\(fallback.stderr)")
     let fallbackJSON = try json(fallback.stdout)
     #expect(fallbackJSON["source"] as? String == "on-device")
     #expect((fallbackJSON["fallbackReason"] as? String)?.contains("offline") == true)
     #expect(fallback.stderr.contains("falling back"))   // logged at warning level
 
-    let onlyCloud = try run(["generate", "--prompt", "Hi", "--mode", "cloud"] + cloudArguments)
+    let onlyCloud = try await runDetached(["generate", "--prompt", "Hi", "--mode", "cloud"] + cloudArguments)
     #expect(onlyCloud.status == 1)
     let error = try #require(try json(onlyCloud.stdout)["error"] as? [String: Any])
     #expect(error["kind"] as? String == "gemini.offline.connectionRefused")

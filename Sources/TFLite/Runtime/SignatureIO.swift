@@ -20,16 +20,23 @@ final class SignatureIO {
 
   let compiled: CompiledModel
   let signature: Int
+  /// Tells this set of buffers apart from every other of the same compiled model (never reused,
+  /// unlike an object's address).
+  let identifier: Int
   let inputs: [Slot]
   let outputs: [Slot]
   /// The buffer handles in the form `LiteRtRunCompiledModel` takes, made once so that an invoke
   /// allocates nothing.
   let inputHandles: UnsafeMutableBufferPointer<LiteRtTensorBuffer?>
   let outputHandles: UnsafeMutableBufferPointer<LiteRtTensorBuffer?>
+  /// As many null handles as inputs: what `LiteRtRunCompiledModel` takes for "the input is still
+  /// bound to the memory registered last time" (see ``CompiledModel/run(signature:io:timeLimit:)``).
+  let unchangedInputHandles: UnsafeMutableBufferPointer<LiteRtTensorBuffer?>
 
   init(compiled: CompiledModel, signature: Int, limits: ModelValidator.Limits) throws(InterpreterError) {
     self.compiled = compiled
     self.signature = signature
+    identifier = compiled.makeIOIdentifier()
     let info = compiled.loaded.signatures[signature]
     let api = compiled.api
     var made: [LiteRtTensorBuffer] = []
@@ -77,6 +84,8 @@ final class SignatureIO {
       _ = inputHandles.initialize(from: inputs.map(\.handle))
       outputHandles = .allocate(capacity: outputs.count)
       _ = outputHandles.initialize(from: outputs.map(\.handle))
+      unchangedInputHandles = .allocate(capacity: inputs.count)
+      unchangedInputHandles.initialize(repeating: nil)
     } catch {
       for handle in made { api.LiteRtDestroyTensorBuffer(handle) }
       throw error
@@ -88,5 +97,6 @@ final class SignatureIO {
     for slot in outputs { compiled.api.LiteRtDestroyTensorBuffer(slot.handle) }
     inputHandles.deallocate()
     outputHandles.deallocate()
+    unchangedInputHandles.deallocate()
   }
 }

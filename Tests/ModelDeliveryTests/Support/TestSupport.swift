@@ -13,7 +13,7 @@ enum TestSupport {
   /// refused connection at once instead of retrying until the connect timeout.
   static let httpClient: HTTPClient = {
     var configuration = HTTPClient.Configuration()
-    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(2), read: .seconds(10))
+    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(60))
     configuration.connectionPool.retryConnectionEstablishment = false
     configuration.decompression = .disabled
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -62,7 +62,7 @@ enum TestSupport {
   }
 
   /// Waits (up to `limit`) until `condition` holds; returns whether it did.
-  static func eventually(upTo limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+  static func eventually(upTo limit: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
       if try await condition() { return true }
