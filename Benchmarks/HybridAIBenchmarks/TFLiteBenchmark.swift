@@ -51,7 +51,7 @@ public struct TFLiteBenchmark: Sendable {
     if settings.referencePython == nil {
       report.notes.append("no reference Python given: run `make bench` for the side-by-side comparison")
     }
-    report.notes.append("reference: ai_edge_litert.interpreter.Interpreter (Python, the same libLiteRt build), same inputs and threads")
+    report.notes.append("reference: ai_edge_litert.interpreter.Interpreter (Python; the wheel's own copy of the TFLite runtime, same kernels as libLiteRt), same inputs and threads")
     return report
   }
 

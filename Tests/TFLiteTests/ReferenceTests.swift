@@ -82,6 +82,39 @@ struct ReferenceTests {
     }
   }
 
+  /// An invoke registers the input buffers with the runtime only when they are not already
+  /// registered (`CompiledModel.run`); the other invokes pass them as null. Every invoke must still
+  /// see the bytes copied just before it, also after the buffers were replaced.
+  @Test("every invoke reads the current inputs: consecutive runs, re-allocation, a resize")
+  func inputsAreReadEveryInvoke() throws {
+    let path = try TestModels.path(TestModels.faceDetection)
+    var random = SeededGenerator(seed: 20_260_006)
+    let frames = (0..<5).map { _ in Data(random.float32Bytes(count: 128 * 128 * 3, in: -1...1)) }
+    // Each frame on an interpreter of its own: its only run registers the buffers.
+    let expected = try frames.map { frame in
+      try Self.runSwift(path, inputs: [frame], threads: 2)
+    }
+    #expect(Set(expected).count == frames.count, "the frames give different outputs")
+
+    let interpreter = try Interpreter(modelPath: path, options: .init(threadCount: 2))
+    func outputs(after frame: Data) throws -> [Data] {
+      try interpreter.copy(frame, toInputAt: 0)
+      try interpreter.invoke()
+      return try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0).data }
+    }
+    try interpreter.allocateTensors()
+    #expect(try outputs(after: frames[0]) == expected[0])
+    #expect(try outputs(after: frames[1]) == expected[1], "a second invoke on the same buffers")
+    #expect(try outputs(after: frames[2]) == expected[2], "a third one")
+    // New buffers (the old ones are freed): the next invoke must register them.
+    try interpreter.allocateTensors()
+    #expect(try outputs(after: frames[3]) == expected[3], "after allocateTensors() again")
+    try interpreter.resizeInput(at: 0, to: [1, 128, 128, 3])
+    try interpreter.allocateTensors()
+    #expect(try outputs(after: frames[4]) == expected[4], "after a resize to the same shape")
+    #expect(try outputs(after: frames[0]) == expected[0], "and again on those buffers")
+  }
+
   @Test("resizing inputs: face detection at 256x256 and a batch of two selfies match Python")
   func resize() throws {
     var random = SeededGenerator(seed: 20_260_005)

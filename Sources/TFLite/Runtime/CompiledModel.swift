@@ -125,7 +125,7 @@ final class CompiledModel {
   /// Runs `signature` on `io`'s buffers, within `timeLimit` if given.
   ///
   /// `LiteRtRunCompiledModel` registers every buffer it is given with the interpreter on every
-  /// run (locks it, points the tensor's custom allocation at it — about 1,800 instructions a
+  /// run (locks it, points the tensor's custom allocation at it — about 2,000 instructions a
   /// buffer in the pinned build, a third of okay_nabu's overhead over the bare TFLite invoke). A
   /// null input handle tells it to skip that: the tensor keeps the memory registered last time.
   /// So an input is registered once, on the first run of a ``SignatureIO``, and passed as null
