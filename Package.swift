@@ -14,6 +14,7 @@
 //   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp and a model registry
 //                     (SQLite via GRDB, content-addressed blobs, signed download URLs) (Hummingbird).
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
+//   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
 //   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
 //   TFLite            Interpreter (TensorFlowLiteSwift's API) on Google's LiteRT runtime, CPU/XNNPACK.
 //   CImageCodecs      C: PNG/JPEG decode and encode on the system libpng and libjpeg-turbo, errors contained.
@@ -37,6 +38,7 @@ let package = Package(
     .library(name: "HybridAIGemini", targets: ["HybridAIGemini"]),
     .library(name: "HybridAIServer", targets: ["HybridAIServer"]),
     .library(name: "ModelDelivery", targets: ["ModelDelivery"]),
+    .library(name: "HybridAITools", targets: ["HybridAITools"]),
     .library(name: "TFLite", targets: ["TFLite"]),
     .library(name: "TFLiteImage", targets: ["TFLiteImage"]),
     .executable(name: "hybrid", targets: ["hybrid"]),
@@ -149,6 +151,13 @@ let package = Package(
       dependencies: ["CImageCodecs"],
       swiftSettings: strictSwift),
     .target(
+      name: "HybridAITools",
+      dependencies: [
+        "HybridAI", "TFLite", "TFLiteImage", "ModelDelivery",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSwift),
+    .target(
       name: "HybridAIBenchmarks",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "ModelDelivery", "TFLite",
@@ -212,6 +221,10 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIToolsTests",
+      dependencies: ["HybridAI", "HybridAITools", "TFLite", "TFLiteImage"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "TFLiteTests",

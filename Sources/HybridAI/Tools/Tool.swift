@@ -67,8 +67,19 @@ public struct ToolContext: Sendable {
   /// The conversation so far, ending with the model's tool calls.
   public let transcript: Transcript
 
-  public init(callID: String, transcript: Transcript) {
+  /// Receives progress reports (the session turns them into events).
+  private let progressHandler: (@Sendable (_ fraction: Double, _ message: String) -> Void)?
+
+  public init(callID: String, transcript: Transcript,
+              progressHandler: (@Sendable (_ fraction: Double, _ message: String) -> Void)? = nil) {
     self.callID = callID
     self.transcript = transcript
+    self.progressHandler = progressHandler
+  }
+
+  /// Reports how far the tool has got (`fraction` in 0...1) and what it is doing, for a UI's
+  /// progress bar. Cheap; call it as often as useful.
+  public func report(progress fraction: Double, _ message: String = "") {
+    progressHandler?(min(1, max(0, fraction)), message)
   }
 }

@@ -1,4 +1,7 @@
-/// What a tool returns to the model: text or structured content.
+/// What a tool returns to the model: text or structured content, and any files it made.
+///
+/// Artifacts (images, audio, files) are never shown to the model as bytes: the session keeps them
+/// in its ``ArtifactStore`` and the model reads only a short reference for each.
 public struct ToolOutput: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
   /// The output's content.
   public enum Content: Sendable, Hashable {
@@ -7,9 +10,17 @@ public struct ToolOutput: Sendable, Hashable, ExpressibleByStringInterpolation, 
   }
 
   public var content: Content
+  /// Files the tool made (kept by the session, referenced for the model, returned on the response).
+  public var artifacts: [Artifact] = []
 
   /// Text for the model.
   public init(_ text: String) { content = .text(text) }
+
+  /// Text for the model, and the artifacts the tool made.
+  public init(_ text: String, artifacts: [Artifact]) {
+    content = .text(text)
+    self.artifacts = artifacts
+  }
 
   /// Structured content for the model (sent as JSON).
   public init(_ value: some ConvertibleToGeneratedContent) { content = .structure(value.generatedContent) }
