@@ -7,11 +7,15 @@ extension GenerativeModelSession {
     var text: String
     var entries: [Transcript.Entry]
     var rawResponse: RawResponse
+    /// The artifacts the tools stored, with their file URLs.
+    var artifacts: [ArtifactReference]
   }
 
   /// Asks the model, running tool calls until it answers. Nothing is added to the session's
   /// transcript here: the caller commits ``Turn/entries`` once the answer is accepted.
-  func runTurn(_ promptEntry: Transcript.Prompt, history: Transcript,
+  /// Artifacts stored on the way are recorded in `artifacts`, so the caller can remove them if it
+  /// does not commit the turn.
+  func runTurn(_ promptEntry: Transcript.Prompt, history: Transcript, artifacts turnArtifacts: TurnArtifacts,
                onText: (String) -> Void) async throws -> Turn {
     var transcript = history
     transcript.append(.prompt(promptEntry))
@@ -20,6 +24,7 @@ extension GenerativeModelSession {
     var rounds = 0
     let started = ContinuousClock.now
     var options = promptEntry.options
+    var artifacts: [ArtifactReference] = []
 
     while true {
       let request = GenerationRequest(
@@ -39,7 +44,7 @@ extension GenerativeModelSession {
           "outputTokens": "\(totalUsage.outputTokens)", "finishReason": "\(raw.finishReason)",
           "toolRounds": "\(rounds)", "seconds": "\((ContinuousClock.now - started).seconds)",
         ])
-        return Turn(text: round.text, entries: entries, rawResponse: raw)
+        return Turn(text: round.text, entries: entries, rawResponse: raw, artifacts: artifacts)
       }
 
       rounds += 1
@@ -51,10 +56,11 @@ extension GenerativeModelSession {
         providerContent: round.completion.providerContent)
       transcript.append(.toolCalls(callsEntry))
       entries.append(.toolCalls(callsEntry))
-      let outputs = try await callTools(round.toolCalls, transcript: transcript)
-      for output in outputs {
+      let outputs = try await callTools(round.toolCalls, transcript: transcript, artifacts: turnArtifacts)
+      for (output, stored) in outputs {
         transcript.append(.toolOutput(output))
         entries.append(.toolOutput(output))
+        artifacts += stored
       }
       // A required call has been made: now the model may answer.
       if case .required = options.toolChoice { options.toolChoice = .automatic }
@@ -87,8 +93,11 @@ extension GenerativeModelSession {
     return (text, toolCalls, completion)
   }
 
-  /// Runs the calls concurrently and returns their outputs in the calls' order.
-  private func callTools(_ calls: [Transcript.ToolCall], transcript: Transcript) async throws -> [Transcript.ToolOutput] {
+  /// Runs the calls concurrently and returns their outputs, with the artifacts each stored, in
+  /// the calls' order.
+  private func callTools(_ calls: [Transcript.ToolCall], transcript: Transcript, artifacts: TurnArtifacts)
+    async throws -> [(Transcript.ToolOutput, [ArtifactReference])]
+  {
     var toolsByName: [String: any Tool] = [:]
     for tool in tools { toolsByName[tool.name] = tool }
     var resolved: [(Transcript.ToolCall, any Tool)] = []
@@ -98,37 +107,75 @@ extension GenerativeModelSession {
       }
       resolved.append((call, tool))
     }
-    return try await withThrowingTaskGroup(of: (Int, Transcript.ToolOutput).self) { group in
+    return try await withThrowingTaskGroup(of: (Int, (Transcript.ToolOutput, [ArtifactReference])).self) { group in
       for (index, (call, tool)) in resolved.enumerated() {
-        group.addTask { (index, try await self.call(tool, for: call, transcript: transcript)) }
+        group.addTask { (index, try await self.call(tool, for: call, transcript: transcript, artifacts: artifacts)) }
       }
-      var outputs = [Transcript.ToolOutput?](repeating: nil, count: resolved.count)
+      var outputs = [(Transcript.ToolOutput, [ArtifactReference])?](repeating: nil, count: resolved.count)
       for try await (index, output) in group { outputs[index] = output }
       return outputs.compactMap { $0 }
     }
   }
 
-  private func call(_ tool: any Tool, for call: Transcript.ToolCall, transcript: Transcript) async throws -> Transcript.ToolOutput {
-    let context = ToolContext(callID: call.id, transcript: transcript)
+  /// Calls one tool and stores the artifacts it returned. The model's text is the tool's output
+  /// followed by one ``ArtifactReference/modelDescription`` line per artifact; the transcript
+  /// entry records the references without file URLs; the returned references carry them.
+  private func call(_ tool: any Tool, for call: Transcript.ToolCall, transcript: Transcript, artifacts: TurnArtifacts)
+    async throws -> (Transcript.ToolOutput, [ArtifactReference])
+  {
+    let activity = toolActivity
+    let callID = call.id
+    let context = ToolContext(callID: call.id, transcript: transcript) { fraction, message in
+      activity.send(.progress(callID: callID, fraction: fraction, message: message))
+    }
     let started = ContinuousClock.now
+    activity.send(.started(toolName: call.toolName, callID: call.id))
+    var isError = true
+    defer { activity.send(.finished(callID: callID, isError: isError)) }
+    let output: ToolOutput
     do {
-      let output = try await tool.call(with: call.arguments, context: context)
-      logger.debug("tool called", metadata: [
-        "tool": "\(call.toolName)", "callID": "\(call.id)", "seconds": "\((ContinuousClock.now - started).seconds)",
-      ])
-      return Transcript.ToolOutput(callID: call.id, toolName: call.toolName, text: output.description)
+      output = try await tool.call(with: call.arguments, context: context)
     } catch let error as GenerationError {
       throw error   // invalid arguments: the model's fault, not the tool's
     } catch is CancellationError {
       throw CancellationError()
     } catch {
       logger.warning("tool failed", metadata: ["tool": "\(call.toolName)", "callID": "\(call.id)", "error": "\(error)"])
-      switch toolPolicy.failure {
-      case .rethrow:
-        throw ToolCallError(toolName: call.toolName, arguments: call.arguments.jsonString, underlyingError: error)
-      case .reportToModel:
-        return Transcript.ToolOutput(callID: call.id, toolName: call.toolName, text: "error: \(error)", isError: true)
-      }
+      return (try failedOutput(for: call, error: error, modelText: "error: \(error)"), [])
+    }
+    // Only a tool that returned keeps its artifacts; a cancelled request stores nothing.
+    try Task.checkCancellation()
+    let references: [ArtifactReference]
+    do {
+      references = try storeArtifacts(output.artifacts, callID: call.id, turn: artifacts)
+    } catch {
+      logger.warning("tool artifacts not stored", metadata: [
+        "tool": "\(call.toolName)", "callID": "\(call.id)", "error": "\(error)",
+      ])
+      return (try failedOutput(for: call, error: error, modelText: Self.modelMessage(for: error)), [])
+    }
+    logger.debug("tool called", metadata: [
+      "tool": "\(call.toolName)", "callID": "\(call.id)", "artifacts": "\(references.count)",
+      "seconds": "\((ContinuousClock.now - started).seconds)",
+    ])
+    isError = false
+    var text = output.description
+    if !references.isEmpty {
+      let lines = references.map(\.modelDescription).joined(separator: "\n")
+      text = text.isEmpty ? lines : text + "\n" + lines
+    }
+    let recorded = references.map { ArtifactReference(id: $0.id, name: $0.name, mimeType: $0.mimeType, size: $0.size) }
+    return (Transcript.ToolOutput(callID: call.id, toolName: call.toolName, text: text, artifacts: recorded), references)
+  }
+
+  /// A failed call, per ``ToolExecutionPolicy/failure``: a ``ToolCallError`` wrapping `error`, or
+  /// an error output whose text is `modelText`.
+  private func failedOutput(for call: Transcript.ToolCall, error: any Error, modelText: String) throws -> Transcript.ToolOutput {
+    switch toolPolicy.failure {
+    case .rethrow:
+      throw ToolCallError(toolName: call.toolName, arguments: call.arguments.jsonString, underlyingError: error)
+    case .reportToModel:
+      return Transcript.ToolOutput(callID: call.id, toolName: call.toolName, text: modelText, isError: true)
     }
   }
 

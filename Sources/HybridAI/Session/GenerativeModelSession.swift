@@ -18,6 +18,13 @@ import Synchronization
 /// the model's tool calls are run and their outputs sent back until the model answers. One request
 /// at a time: a second concurrent request throws ``GenerationError/concurrentRequests``. Cancelling
 /// the calling task stops generation promptly and leaves the transcript as it was.
+///
+/// Tools may return artifacts (images, audio, files: ``ToolOutput/artifacts``). The session keeps
+/// each in its ``artifactStore``, gives the model only a one-line reference
+/// (``ArtifactReference/modelDescription``, never bytes or paths), records the references on the
+/// transcript's tool-output entry and returns them, with local file URLs, in
+/// ``Response/artifacts``. ``toolEvents`` reports tool calls, their progress and their artifacts
+/// as they happen.
 public final class GenerativeModelSession: Sendable {
   /// The model that answers.
   public let model: any LanguageModel
@@ -33,28 +40,41 @@ public final class GenerativeModelSession: Sendable {
   let state: Mutex<State>
   let modelState = ModelStateStore()
   let logger: Logger
+  let artifactStorage: ArtifactStorage
+  let toolActivity = ToolActivityBroadcaster()
 
   /// A session with optional tools and instructions that guide every answer.
+  ///
+  /// - Parameter artifactStore: Where tools' artifacts are kept. Pass a store in your app's data
+  ///   directory to keep them; with `nil` (the default) the session creates its own store in a
+  ///   temporary directory (`<temporary directory>/HybridAI-artifacts/<session id>`) when the
+  ///   first artifact arrives. That directory is not removed with the session — the file URLs in
+  ///   responses stay valid — but the system may clean it up at any time.
   public convenience init(model: some LanguageModel, tools: [any Tool] = [], instructions: String? = nil,
-                          toolPolicy: ToolExecutionPolicy = .default) {
+                          toolPolicy: ToolExecutionPolicy = .default, artifactStore: ArtifactStore? = nil) {
     var transcript = Transcript()
     let instructions = instructions ?? ""
     if !instructions.isEmpty || !tools.isEmpty {
       transcript.append(.instructions(Transcript.Instructions(text: instructions, toolDefinitions: tools.map(\.definition))))
     }
-    self.init(model: model, tools: tools, transcript: transcript, toolPolicy: toolPolicy)
+    self.init(model: model, tools: tools, transcript: transcript, toolPolicy: toolPolicy, artifactStore: artifactStore)
   }
 
   /// A session that continues the conversation recorded in `transcript` (give it the same tools
-  /// to continue a conversation that used them).
+  /// to continue a conversation that used them, and the store holding its artifacts).
+  ///
+  /// - Parameter artifactStore: Where tools' artifacts are kept; `nil` (the default) makes a
+  ///   temporary store on the first artifact, as in ``init(model:tools:instructions:toolPolicy:artifactStore:)``.
   public init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript,
-              toolPolicy: ToolExecutionPolicy = .default) {
+              toolPolicy: ToolExecutionPolicy = .default, artifactStore: ArtifactStore? = nil) {
     self.model = model
     self.tools = tools
     self.toolPolicy = toolPolicy
     self.state = Mutex(State(transcript: transcript))
+    let sessionID = UUID().uuidString.lowercased()
+    self.artifactStorage = ArtifactStorage(store: artifactStore, sessionID: sessionID)
     var logger = Logger(label: "HybridAI.session")
-    logger[metadataKey: "session"] = "\(UUID().uuidString.prefix(8))"
+    logger[metadataKey: "session"] = "\(sessionID.prefix(8))"
     logger[metadataKey: "model"] = "\(model.modelIdentifier)"
     self.logger = logger
   }
@@ -64,6 +84,18 @@ public final class GenerativeModelSession: Sendable {
 
   /// Whether the session is answering a request right now.
   public var isResponding: Bool { state.withLock { $0.isResponding } }
+
+  /// What the session's tools are doing, as it happens: each access returns a new stream that
+  /// receives every ``ToolActivity`` from then on (calls started and finished, progress reports,
+  /// artifacts created) until its consumer stops iterating or the session is released.
+  ///
+  /// ```swift
+  /// let events = session.toolEvents
+  /// Task { for await event in events { if case .progress(_, let fraction, let message) = event { show(fraction, message) } } }
+  /// let response = try await session.respond(to: "Read it aloud")
+  /// ```
+  /// Subscribe before sending the request to see all of its events.
+  public var toolEvents: AsyncStream<ToolActivity> { toolActivity.subscribe() }
 
   // MARK: - Text
 
@@ -144,17 +176,21 @@ public final class GenerativeModelSession: Sendable {
       return
     }
     let outcome: Result<Response<Content>, any Error>
+    let turnArtifacts = TurnArtifacts()
     do {
       let promptEntry = Transcript.Prompt(text: prompt, options: options, responseFormat: format)
-      let turn = try await runTurn(promptEntry, history: history) { text in
+      let turn = try await runTurn(promptEntry, history: history, artifacts: turnArtifacts) { text in
         if let partial = decoding.partial(text) {
           continuation.yield(.snapshot(.init(content: partial, rawContent: text)))
         }
       }
       let content = try decoding.final(turn.text)
       state.withLock { $0.transcript.append(contentsOf: turn.entries) }
-      outcome = .success(Response(content: content, rawContent: turn.text, transcriptEntries: turn.entries, rawResponse: turn.rawResponse))
+      outcome = .success(Response(content: content, rawContent: turn.text, transcriptEntries: turn.entries,
+                                  rawResponse: turn.rawResponse, artifacts: turn.artifacts))
     } catch {
+      // The turn's entries are not committed: its artifacts would be referenced by nothing.
+      turnArtifacts.removeAll()
       outcome = .failure(error)
     }
     // Free the session before the caller hears the outcome, so it can send the next request at once.

@@ -9,17 +9,22 @@ extension GenerativeModelSession {
     public let transcriptEntries: [Transcript.Entry]
     /// Which model answered, token usage, why it stopped, timings.
     public let rawResponse: RawResponse
+    /// The artifacts the tools made during this turn, in the order they were made, each with the
+    /// local file URL where the session's ``GenerativeModelSession/artifactStore`` keeps it.
+    public let artifacts: [ArtifactReference]
 
     /// Token counts of this turn.
     public var usage: Usage { rawResponse.usage }
     /// Why generation ended.
     public var finishReason: FinishReason { rawResponse.finishReason }
 
-    public init(content: Content, rawContent: String, transcriptEntries: [Transcript.Entry], rawResponse: RawResponse) {
+    public init(content: Content, rawContent: String, transcriptEntries: [Transcript.Entry], rawResponse: RawResponse,
+                artifacts: [ArtifactReference] = []) {
       self.content = content
       self.rawContent = rawContent
       self.transcriptEntries = transcriptEntries
       self.rawResponse = rawResponse
+      self.artifacts = artifacts
     }
   }
 }

@@ -57,6 +57,13 @@ extension Transcript {
   }
 
   /// What a tool returned for one call.
+  ///
+  /// When the tool made artifacts, ``segments`` end with one ``ArtifactReference/modelDescription``
+  /// line per artifact (what the model reads) and ``artifacts`` records the references — without
+  /// their local ``ArtifactReference/fileURL``, so a transcript never carries paths; resolve them
+  /// with ``ArtifactStore/reference(id:)``. The `artifacts` field is written to JSON only when it
+  /// is not empty, so entries without artifacts encode exactly as before and older transcripts
+  /// (which lack the field) still decode.
   public struct ToolOutput: Sendable, Hashable, Identifiable, Codable {
     public var id: String
     /// The ``ToolCall/id`` this answers.
@@ -67,17 +74,45 @@ extension Transcript {
     public var segments: [Segment]
     /// Whether the tool failed and the output describes the error.
     public var isError: Bool
+    /// The artifacts the call produced, in the order the tool returned them (empty if none).
+    public var artifacts: [ArtifactReference]
 
-    public init(id: String = UUID().uuidString, callID: String, toolName: String, segments: [Segment], isError: Bool = false) {
+    public init(id: String = UUID().uuidString, callID: String, toolName: String, segments: [Segment], isError: Bool = false,
+                artifacts: [ArtifactReference] = []) {
       self.id = id
       self.callID = callID
       self.toolName = toolName
       self.segments = segments
       self.isError = isError
+      self.artifacts = artifacts
     }
 
-    public init(id: String = UUID().uuidString, callID: String, toolName: String, text: String, isError: Bool = false) {
-      self.init(id: id, callID: callID, toolName: toolName, segments: [.text(TextSegment(content: text))], isError: isError)
+    public init(id: String = UUID().uuidString, callID: String, toolName: String, text: String, isError: Bool = false,
+                artifacts: [ArtifactReference] = []) {
+      self.init(id: id, callID: callID, toolName: toolName, segments: [.text(TextSegment(content: text))], isError: isError,
+                artifacts: artifacts)
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, callID, toolName, segments, isError, artifacts }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      id = try container.decode(String.self, forKey: .id)
+      callID = try container.decode(String.self, forKey: .callID)
+      toolName = try container.decode(String.self, forKey: .toolName)
+      segments = try container.decode([Segment].self, forKey: .segments)
+      isError = try container.decode(Bool.self, forKey: .isError)
+      artifacts = try container.decodeIfPresent([ArtifactReference].self, forKey: .artifacts) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(id, forKey: .id)
+      try container.encode(callID, forKey: .callID)
+      try container.encode(toolName, forKey: .toolName)
+      try container.encode(segments, forKey: .segments)
+      try container.encode(isError, forKey: .isError)
+      if !artifacts.isEmpty { try container.encode(artifacts, forKey: .artifacts) }
     }
   }
 }

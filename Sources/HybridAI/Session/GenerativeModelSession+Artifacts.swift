@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+extension GenerativeModelSession {
+  /// Where a session keeps the artifacts its tools make: the store given to the initialiser, or
+  /// one in a temporary directory of its own, created when the first artifact arrives.
+  final class ArtifactStorage: Sendable {
+    private let store: Mutex<ArtifactStore?>
+    private let temporaryDirectory: URL
+
+    init(store: ArtifactStore?, sessionID: String) {
+      self.store = Mutex(store)
+      temporaryDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("HybridAI-artifacts", isDirectory: true)
+        .appendingPathComponent(sessionID, isDirectory: true)
+    }
+
+    /// The store, if it was given or has been created.
+    var current: ArtifactStore? { store.withLock { $0 } }
+
+    /// The store, created now if needed.
+    func resolve() throws(ArtifactStoreError) -> ArtifactStore {
+      try store.withLock { (store: inout ArtifactStore?) throws(ArtifactStoreError) -> ArtifactStore in
+        if let store { return store }
+        let created = try ArtifactStore(directory: temporaryDirectory)
+        store = created
+        return created
+      }
+    }
+  }
+
+  /// The artifacts stored during one request, so that they can be removed if the request fails
+  /// and its transcript entries are never committed (nothing is left orphaned).
+  final class TurnArtifacts: Sendable {
+    private let stored = Mutex<[(ArtifactStore, String)]>([])
+
+    func record(_ id: String, in store: ArtifactStore) { stored.withLock { $0.append((store, id)) } }
+
+    /// Removes every artifact recorded, newest first.
+    func removeAll() {
+      let stored = stored.withLock { stored in
+        defer { stored.removeAll() }
+        return stored
+      }
+      for (store, id) in stored.reversed() { try? store.remove(id: id) }
+    }
+  }
+
+  /// The artifact store the session keeps tools' artifacts in: the one given to the initialiser,
+  /// or — when none was given — the session's own temporary store once the first artifact has
+  /// been made (`nil` before).
+  public var artifactStore: ArtifactStore? { artifactStorage.current }
+
+  /// Stores `artifacts` returned by one tool call: all of them or, if one cannot be stored,
+  /// none (those already stored by this call are removed again). Artifacts that were in the
+  /// store before are referenced, not stored again, and never removed.
+  /// - Returns: The references, with their file URLs, in the tool's order.
+  func storeArtifacts(_ artifacts: [Artifact], callID: String, turn: TurnArtifacts) throws(ArtifactStoreError) -> [ArtifactReference] {
+    guard !artifacts.isEmpty else { return [] }
+    let store = try artifactStorage.resolve()
+    var references: [ArtifactReference] = []
+    var storedHere: [String] = []
+    do throws(ArtifactStoreError) {
+      for artifact in artifacts {
+        let isNew = store.reference(id: artifact.id) == nil
+        let reference = try store.store(artifact)
+        if isNew, !storedHere.contains(reference.id) { storedHere.append(reference.id) }
+        if !references.contains(where: { $0.id == reference.id }) { references.append(reference) }
+      }
+    } catch {
+      for id in storedHere.reversed() { try? store.remove(id: id) }
+      throw error
+    }
+    for id in storedHere { turn.record(id, in: store) }
+    for reference in references { toolActivity.send(.artifactCreated(callID: callID, reference)) }
+    return references
+  }
+
+  /// What the model reads when a tool's artifacts could not be stored: the reason, never a path.
+  static func modelMessage(for error: ArtifactStoreError) -> String {
+    switch error {
+    case .artifactTooLarge, .storeFull: "error: the tool's artifacts could not be kept: \(error)"
+    case .unreadableSource, .writeFailed, .unknownArtifact: "error: the tool's artifacts could not be kept (storage failed)"
+    }
+  }
+}
