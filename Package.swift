@@ -15,6 +15,7 @@
 //                     (SQLite via GRDB, content-addressed blobs, signed download URLs) (Hummingbird).
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
+//   HybridAIPersistence  SessionStore: sessions, transcripts and their artifacts in SQLite (GRDB).
 //   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
 //   TFLite            Interpreter (TensorFlowLiteSwift's API) on Google's LiteRT runtime, CPU/XNNPACK.
 //   CImageCodecs      C: PNG/JPEG decode and encode on the system libpng and libjpeg-turbo, errors contained.
@@ -39,6 +40,7 @@ let package = Package(
     .library(name: "HybridAIServer", targets: ["HybridAIServer"]),
     .library(name: "ModelDelivery", targets: ["ModelDelivery"]),
     .library(name: "HybridAITools", targets: ["HybridAITools"]),
+    .library(name: "HybridAIPersistence", targets: ["HybridAIPersistence"]),
     .library(name: "TFLite", targets: ["TFLite"]),
     .library(name: "TFLiteImage", targets: ["TFLiteImage"]),
     .executable(name: "hybrid", targets: ["hybrid"]),
@@ -158,6 +160,14 @@ let package = Package(
       ],
       swiftSettings: strictSwift),
     .target(
+      name: "HybridAIPersistence",
+      dependencies: [
+        "HybridAI",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSwift),
+    .target(
       name: "HybridAIBenchmarks",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "ModelDelivery", "TFLite",
@@ -221,6 +231,10 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIPersistenceTests",
+      dependencies: ["HybridAI", "HybridAIPersistence"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIToolsTests",
