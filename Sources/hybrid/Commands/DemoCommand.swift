@@ -151,6 +151,7 @@ struct DemoCommand: AsyncParsableCommand {
                               options: options) && allAsExpected
     allAsExpected = await ask(prompt, mode: "only cloud (no fallback: a typed offline error)", model: cloud,
                               options: options, expectsError: true) && allAsExpected
+    allAsExpected = await tourArtifacts(onDevice) && allAsExpected
     guard allAsExpected else {
       Terminal.status("error: some step of the tour did not go as described above")
       throw ExitCode.failure
