@@ -180,7 +180,7 @@ let package = Package(
       name: "hybrid",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks", "ModelDelivery",
-        "HybridAITools", "TFLite", "TFLiteImage",
+        "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

@@ -7,5 +7,6 @@ struct HybridCommand: AsyncParsableCommand {
     commandName: "hybrid",
     abstract: "Hybrid on-device + cloud generative AI for Swift on Linux.",
     subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, ServeCommand.self, ModelsCommand.self,
+                  SessionsCommand.self,
                   TFLiteCommand.self, BenchCommand.self])
 }

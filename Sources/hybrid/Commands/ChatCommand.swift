@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import HybridAI
 import HybridAIOnDevice
+import HybridAIPersistence
 import Synchronization
 
 /// `hybrid chat` — an interactive conversation with streamed answers.
@@ -10,9 +11,17 @@ struct ChatCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "chat",
     abstract: "Chat on-device, in the cloud, or hybrid (--mode).",
-    discussion: "Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer.")
+    discussion: """
+      Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer. \
+      --session ID saves the conversation (and the files tools make) after every answer and resumes it next time.
+      """)
 
   @OptionGroup var tools: ToolOptions
+
+  @Option(name: .long, help: "Save this conversation under ID (letters, digits, '-', '_'), resuming it if it exists.")
+  var session: String?
+
+  @OptionGroup var store: SessionStoreOptions
 
   @OptionGroup var conversation: ConversationOptions
 
@@ -27,8 +36,17 @@ struct ChatCommand: AsyncParsableCommand {
     let interrupts = InterruptHandler()
     let sessionTools = tools.sessionTools
     if tools.tools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
-    var session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
-                                         toolPolicy: tools.policy)
+    let sessionStore = try session.map { _ in try store.open() }
+    var session: GenerativeModelSession
+    if let id = self.session, let sessionStore, (try? sessionStore.record(id: id)) != nil {
+      session = try sessionStore.makeSession(id: id, model: model, tools: sessionTools, toolPolicy: tools.policy)
+      Terminal.status("(resumed session \(id): \(session.transcript.count) entries)")
+    } else {
+      session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
+                                       toolPolicy: tools.policy, artifactStore: sessionStore?.artifactStore)
+    }
+    var activity = ToolActivityDisplay.watch(session)
+    defer { activity.cancel() }
     while true {
       Terminal.write("you> ")
       guard let line = readLine() else { Terminal.write("\n"); return }
@@ -38,7 +56,9 @@ struct ChatCommand: AsyncParsableCommand {
       case "/exit", "/quit": return
       case "/reset":
         session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
-                                         toolPolicy: tools.policy)
+                                         toolPolicy: tools.policy, artifactStore: sessionStore?.artifactStore)
+        activity.cancel()
+        activity = ToolActivityDisplay.watch(session)
         Terminal.status("(new conversation)")
         continue
       default: break
@@ -55,6 +75,13 @@ struct ChatCommand: AsyncParsableCommand {
         Terminal.write("\n")
         for line in DemoTools.callLines(response.transcriptEntries) { Terminal.status("  [tool] \(line)") }
         Terminal.status("  [\(ResponseReport.summary(response))]")
+        if let id = self.session, let sessionStore {
+          do {
+            _ = try sessionStore.save(current, id: id)
+          } catch {
+            Terminal.status("error: the session could not be saved: \(error)")
+          }
+        }
       } catch is CancellationError {
         Terminal.write("\n")
         Terminal.status("  [stopped]")

@@ -1,16 +1,19 @@
 import Foundation
 
-/// A download progress bar on standard error: redrawn in place on a terminal, a line per 25% otherwise
+/// A progress bar (of a download, or of a tool's work) on standard error: redrawn in place on a terminal, a line per 25% otherwise
 /// (so logs and CI output stay readable).
 struct ProgressBar {
   private let label: String
+  private let showsBytes: Bool
   private let isTerminal: Bool
   private let started = ContinuousClock.now
   private var lastDraw: ContinuousClock.Instant?
   private var lastQuarter = -1
 
-  init(label: String, isTerminal: Bool = isatty(STDERR_FILENO) == 1) {
+  /// `showsBytes: false` draws only the bar and the percentage (for work that is not a transfer).
+  init(label: String, showsBytes: Bool = true, isTerminal: Bool = isatty(STDERR_FILENO) == 1) {
     self.label = label
+    self.showsBytes = showsBytes
     self.isTerminal = isTerminal
   }
 
@@ -45,6 +48,7 @@ struct ProgressBar {
     let fraction = min(1, Double(completed) / Double(total))
     let width = 24, filled = Int(fraction * Double(width))
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    guard showsBytes else { return "\(label) [\(bar)] \(String(format: "%3d%%", Int(fraction * 100)))" }
     return "\(label) [\(bar)] \(String(format: "%3d%%", Int(fraction * 100)))  "
       + String(format: "%.1f/%.1f MB", Double(completed) / 1_000_000, Double(total) / 1_000_000) + "  \(rate)"
   }

@@ -7,7 +7,7 @@ struct ToolOptions: ParsableArguments {
     case auto, required, none
   }
 
-  @Flag(name: .long, help: "Let the model call the demo tools (calculator, current_time); each call is shown.")
+  @Flag(name: .long, help: "Let the model call the demo tools (calculator, current_time, speak, write_file); each call, its progress and the files it makes are shown.")
   var tools = false
 
   @Option(name: .long, help: "With --tools: auto (the model decides), required (it must call a tool first) or none.")

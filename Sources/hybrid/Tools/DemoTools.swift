@@ -1,8 +1,9 @@
 import HybridAI
+import HybridAITools
 
 /// The tools `--tools` gives a session, and how the CLI shows their use.
 enum DemoTools {
-  static let all: [any Tool] = [CalculatorTool(), CurrentTimeTool()]
+  static let all: [any Tool] = [CalculatorTool(), CurrentTimeTool(), SpeakTool(), WriteFileTool()]
 
   /// One line per tool call and output of a response, e.g. `calculator({"a":6,…}) → {"result":42}`.
   static func callLines(_ entries: [Transcript.Entry]) -> [String] {

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import HybridAI
+import HybridAIPersistence
+import Logging
+
+/// `hybrid sessions list|show|rm` — conversations saved by `hybrid chat --session ID`.
+struct SessionsCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "sessions",
+    abstract: "List, show and remove saved conversations (hybrid chat --session ID saves one).",
+    subcommands: [SessionsListCommand.self, SessionsShowCommand.self, SessionsRemoveCommand.self])
+}
+
+/// `--sessions-dir`, shared by `hybrid sessions` and `hybrid chat --session`.
+struct SessionStoreOptions: ParsableArguments {
+  @Option(name: .long, help: "Where sessions and their artifacts are kept. Default: $XDG_DATA_HOME/hybridai/sessions.")
+  var sessionsDir: String?
+
+  func open() throws -> SessionStore {
+    let environment = ProcessInfo.processInfo.environment
+    let directory = sessionsDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+      ?? (environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+        ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true))
+        .appendingPathComponent("hybridai/sessions", isDirectory: true)
+    do {
+      return try SessionStore(directory: directory, logger: Self.quietLogger)
+    } catch {
+      throw ValidationError("cannot open the session store in \(directory.path): \(error)")
+    }
+  }
+
+  private static let quietLogger: Logger = {
+    var logger = Logger(label: "HybridAI.sessions")
+    logger.logLevel = .warning
+    return logger
+  }()
+}
+
+/// `hybrid sessions list`.
+struct SessionsListCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "list", abstract: "List saved sessions, newest first.")
+  @Flag(name: .long, help: "Print JSON.") var json = false
+  @OptionGroup var store: SessionStoreOptions
+
+  func run() async throws {
+    let records = try store.open().list()
+    if json { return try printJSON(records) }
+    if records.isEmpty { Terminal.write("no sessions\n") }
+    for record in records {
+      Terminal.write("\(record.id)  \(record.updatedAt.formatted(.iso8601))  \(record.entryCount) entries, "
+        + "\(record.artifactCount) artifacts" + (record.modelName.map { "  (\($0))" } ?? "")
+        + (record.title.map { "  \($0)" } ?? "") + "\n")
+    }
+  }
+}
+
+/// `hybrid sessions show ID`.
+struct SessionsShowCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "show", abstract: "Print a saved conversation and its artifacts.")
+  @Argument(help: "The session's id.") var id: String
+  @OptionGroup var store: SessionStoreOptions
+
+  func run() async throws {
+    let saved = try store.open().load(id: id)
+    for entry in saved.transcript.entries {
+      switch entry {
+      case .instructions: continue
+      case .prompt: Terminal.write("you> \(entry.text)\n")
+      case .response: Terminal.write("ai> \(entry.text)\n")
+      case .toolCalls(let calls):
+        for call in calls.calls { Terminal.write("  [tool call] \(call.toolName)(\(call.arguments.jsonString))\n") }
+      case .toolOutput:
+        Terminal.write("  [tool output] \(entry.text)\n")
+      }
+    }
+    for artifact in saved.artifacts {
+      Terminal.write("[artifact] \(artifact.name) · \(artifact.mimeType) · \(artifact.size) bytes → \(artifact.fileURL?.path ?? "?")\n")
+    }
+    for missing in saved.missingArtifactIDs { Terminal.write("[artifact \(missing)] missing from the store\n") }
+  }
+}
+
+/// `hybrid sessions rm ID`.
+struct SessionsRemoveCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "rm", abstract: "Remove a saved session and the artifacts no other session uses.")
+  @Argument(help: "The session's id.") var id: String
+  @OptionGroup var store: SessionStoreOptions
+
+  func run() async throws {
+    try store.open().delete(id: id)
+    Terminal.status("removed session \(id)")
+  }
+}
