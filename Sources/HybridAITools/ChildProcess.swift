@@ -38,6 +38,12 @@ struct ChildProcess: Sendable {
   var arguments: [String]
   var timeLimit: Duration
 
+  /// `duration` in whole nanoseconds (capped), for Dispatch.
+  static func nanoseconds(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    return Int(clamping: seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000)
+  }
+
   /// Starts the child and waits for it to exit; kills it (SIGKILL) at the time limit or when the
   /// calling task is cancelled.
   func run() async throws(Failure) -> Termination {
@@ -80,30 +86,22 @@ struct ChildProcess: Sendable {
     liveness.started(pid: process.processIdentifier)
     try? standardError.fileHandleForWriting.close()
 
-    let timeLimit = self.timeLimit
+    // The time limit is a Dispatch timer, not a sleeping task, so it fires even when every thread
+    // of the cooperative pool is busy.
+    let timer = DispatchSource.makeTimerSource(queue: .global())
+    timer.schedule(deadline: .now() + .nanoseconds(Self.nanoseconds(timeLimit)))
+    timer.setEventHandler { liveness.timeOut() }
+    timer.resume()
     let outcome: Termination? = await withTaskCancellationHandler {
-      await withTaskGroup(of: Termination?.self) { group in
-        group.addTask {
-          for await termination in exits { return termination }
-          return nil
-        }
-        group.addTask {
-          try? await Task.sleep(for: timeLimit)
-          return nil
-        }
-        let first = await group.next() ?? nil
-        if first == nil { liveness.kill() }
-        group.cancelAll()
-        return first
-      }
+      for await termination in exits { return termination }
+      return nil
     } onCancel: {
       liveness.kill()
     }
-    guard var termination = outcome else {
-      throw Task.isCancelled ? .cancelled : .timedOut
-    }
-    // Killed because the task was cancelled: the exit status (SIGKILL) is ours, not the program's.
+    timer.cancel()
     if Task.isCancelled { throw .cancelled }
+    if liveness.didTimeOut { throw .timedOut }
+    guard var termination = outcome else { throw .timedOut }
     _ = readerDone.wait(timeout: .now() + 1)
     termination.standardError = collected.text
     return termination
@@ -112,7 +110,7 @@ struct ChildProcess: Sendable {
 
 /// The child's pid, killed at most while it has not exited (so a reused pid is never signalled).
 private final class ChildLiveness: Sendable {
-  private let state = Mutex<(pid: pid_t?, exited: Bool)>((nil, false))
+  private let state = Mutex<(pid: pid_t?, exited: Bool, timedOut: Bool)>((nil, false, false))
 
   func started(pid: pid_t) { state.withLock { $0.pid = pid } }
   func markExited() { state.withLock { $0.exited = true } }
@@ -123,6 +121,17 @@ private final class ChildLiveness: Sendable {
       _ = SystemKill.send(SIGKILL, to: pid)
     }
   }
+
+  /// Kills the child because the time limit passed (if it is still running) and remembers why.
+  func timeOut() {
+    state.withLock { state in
+      guard let pid = state.pid, !state.exited else { return }
+      state.timedOut = true
+      _ = SystemKill.send(SIGKILL, to: pid)
+    }
+  }
+
+  var didTimeOut: Bool { state.withLock { $0.timedOut } }
 }
 
 /// `kill(2)`, named apart from ``ChildLiveness/kill()``.
