@@ -28,7 +28,7 @@ struct SegmentPersonToolTests {
     let directory = try ToolTestSupport.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let pictureURL = directory.appendingPathComponent("portrait.png")
-    try ToolTestSupport.portrait(width: 320, height: 240).write(to: pictureURL)
+    try Bitmap.samplePortrait(width: 320, height: 240).write(to: pictureURL)
 
     let progress = ProgressLog()
     let tool = SegmentPersonTool(modelPath: modelPath, allowedDirectories: [directory])
@@ -61,8 +61,8 @@ struct SegmentPersonToolTests {
     let outside = root.appendingPathComponent("elsewhere")
     try FileManager.default.createDirectory(at: allowed.appendingPathComponent("sub"), withIntermediateDirectories: true)
     try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-    try ToolTestSupport.portrait(width: 32, height: 24).write(to: root.appendingPathComponent("outside.png"))
-    try ToolTestSupport.portrait(width: 32, height: 24).write(to: outside.appendingPathComponent("outside.png"))
+    try Bitmap.samplePortrait(width: 32, height: 24).write(to: root.appendingPathComponent("outside.png"))
+    try Bitmap.samplePortrait(width: 32, height: 24).write(to: outside.appendingPathComponent("outside.png"))
     try FileManager.default.createSymbolicLink(at: allowed.appendingPathComponent("link"), withDestinationURL: outside)
 
     let tool = SegmentPersonTool(modelPath: "/nonexistent.tflite", allowedDirectories: [allowed])

@@ -35,10 +35,10 @@ import Testing
   @Test func cancellationStopsTheDownloadAndKeepsThePart() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    let size = 4 << 20
+    let size = 16 << 20
     environment.server.publish("m", data: TestSupport.bytes(size, seed: 42))
-    // 128 chunks 20 ms apart: the whole file takes 2.5 s, so the cancellation (after 256 KiB)
-    // comes long before the end even on a loaded machine.
+    // 512 chunks 20 ms apart: the whole file takes 10 s, so the cancellation (after the first
+    // 1 MiB write) comes long before the end even on a loaded machine.
     environment.server.configure {
       $0.chunkDelay = .milliseconds(20)
       $0.chunkSize = 32 << 10
@@ -46,7 +46,7 @@ import Testing
     let downloader = environment.downloader()
     let progress = downloader.progress(for: "m")
     let task = Task { try await downloader.getModel(name: "m", downloadType: .latestModel) }
-    #expect(await TestSupport.eventually { TestSupport.bytesOnDevice("m", downloader) >= 256 << 10 })
+    #expect(await TestSupport.eventually { TestSupport.bytesOnDevice("m", downloader) >= 1 << 20 })
 
     let closedBefore = environment.server.stats.connectionsClosed
     task.cancel()

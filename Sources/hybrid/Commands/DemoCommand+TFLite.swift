@@ -12,7 +12,7 @@ extension DemoCommand {
     let input = try interpreter.input(at: 0)
     Terminal.write("  model: \(modelPath)\n  input \(input.name): \(input.dataType) \(input.shape)\n")
 
-    let picture = try Self.samplePortrait(width: 480, height: 360)
+    let picture = try Bitmap.samplePortrait(width: 480, height: 360)
     let directory = URL(fileURLWithPath: ".build/demo", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try picture.write(to: directory.appendingPathComponent("portrait.png"))
@@ -32,26 +32,5 @@ extension DemoCommand {
     Terminal.write(String(format: "  invoke: %.1f ms · output %@ %@ · %.0f%% of the mask is foreground (> 0.5)\n",
                           elapsed.seconds * 1000, output.dataType.description, output.shape.description, foreground * 100))
     Terminal.write("  wrote \(directory.path)/portrait.png and \(maskURL.path)\n")
-  }
-
-  /// A simple generated portrait: a head and shoulders in front of a sky-blue wall.
-  static func samplePortrait(width: Int, height: Int) throws -> Bitmap {
-    var pixels = [UInt8](repeating: 0, count: width * height * 3)
-    let headCentre = (x: Double(width) / 2, y: Double(height) * 0.38), headRadius = Double(height) * 0.17
-    for y in 0..<height {
-      for x in 0..<width {
-        let dx = Double(x) - headCentre.x, dy = Double(y) - headCentre.y
-        let inHead = dx * dx + dy * dy * 0.8 < headRadius * headRadius
-        let shoulderHalfWidth = Double(width) * 0.12 + max(0, Double(y) - Double(height) * 0.55) * 0.9
-        let inBody = Double(y) > Double(height) * 0.55 && abs(dx) < shoulderHalfWidth
-        let colour: (UInt8, UInt8, UInt8) =
-          inHead ? (224, 172, 140) : inBody ? (40, 60, 110) : (UInt8(150 + y * 60 / height), 190, 235)
-        let offset = (y * width + x) * 3
-        pixels[offset] = colour.0
-        pixels[offset + 1] = colour.1
-        pixels[offset + 2] = colour.2
-      }
-    }
-    return try Bitmap(width: width, height: height, channels: 3, pixels: pixels)
   }
 }

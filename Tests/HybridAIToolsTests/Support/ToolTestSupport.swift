@@ -49,27 +49,6 @@ enum ToolTestSupport {
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
-
-  /// A head and shoulders in front of a sky-blue wall (as `hybrid demo` draws it).
-  static func portrait(width: Int, height: Int) throws -> Bitmap {
-    var pixels = [UInt8](repeating: 0, count: width * height * 3)
-    let centre = (x: Double(width) / 2, y: Double(height) * 0.38), radius = Double(height) * 0.17
-    for y in 0..<height {
-      for x in 0..<width {
-        let dx = Double(x) - centre.x, dy = Double(y) - centre.y
-        let inHead = dx * dx + dy * dy * 0.8 < radius * radius
-        let shoulder = Double(width) * 0.12 + max(0, Double(y) - Double(height) * 0.55) * 0.9
-        let inBody = Double(y) > Double(height) * 0.55 && abs(dx) < shoulder
-        let colour: (UInt8, UInt8, UInt8) =
-          inHead ? (224, 172, 140) : inBody ? (40, 60, 110) : (UInt8(150 + y * 60 / height), 190, 235)
-        let offset = (y * width + x) * 3
-        pixels[offset] = colour.0
-        pixels[offset + 1] = colour.1
-        pixels[offset + 2] = colour.2
-      }
-    }
-    return try Bitmap(width: width, height: height, channels: 3, pixels: pixels)
-  }
 }
 
 /// Progress reports received through a ``ToolContext``.
