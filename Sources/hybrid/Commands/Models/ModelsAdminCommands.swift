@@ -13,13 +13,10 @@ struct ModelsDeployCommand: AsyncParsableCommand {
   @Option(name: .long, parsing: .singleValue, help: "A tag for a new model. Repeatable.") var tag: [String] = []
   @Option(name: .long, help: "A description for a new model.") var description: String?
   @Flag(name: .long, help: "Print the new version as JSON.") var json = false
-  @OptionGroup var server: RegistryServerOptions
-  @OptionGroup var admin: AdminTokenOptions
-  @OptionGroup var logging: LoggingOptions
+  @OptionGroup var admin: AdminConnectionOptions
 
   func run() async throws {
-    logging.bootstrap()
-    let registry = try ModelRegistryAdmin(server: server.url(), token: admin.value())
+    let registry = try admin.connect()
     guard FileManager.default.isReadableFile(atPath: file) else { throw ValidationError("cannot read \(file)") }
     if try await registry.modelIfExists(named: name) == nil {
       _ = try await registry.createModel(name: name, description: description ?? "", tags: tag)
@@ -41,13 +38,10 @@ struct ModelsPublishCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "publish", abstract: "Publish a version, so clients can get it.")
   @Argument(help: "The model's name.") var name: String
   @Argument(help: "The version to publish.") var version: String
-  @OptionGroup var server: RegistryServerOptions
-  @OptionGroup var admin: AdminTokenOptions
-  @OptionGroup var logging: LoggingOptions
+  @OptionGroup var admin: AdminConnectionOptions
 
   func run() async throws {
-    logging.bootstrap()
-    let model = try await ModelRegistryAdmin(server: server.url(), token: admin.value()).publish(name: name, version: version)
+    let model = try await admin.connect().publish(name: name, version: version)
     Terminal.write(ModelsListCommand.describe(model))
   }
 }
@@ -57,13 +51,10 @@ struct ModelsUnpublishCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "unpublish", abstract: "Withdraw a published version.")
   @Argument(help: "The model's name.") var name: String
   @Argument(help: "The version to withdraw.") var version: String
-  @OptionGroup var server: RegistryServerOptions
-  @OptionGroup var admin: AdminTokenOptions
-  @OptionGroup var logging: LoggingOptions
+  @OptionGroup var admin: AdminConnectionOptions
 
   func run() async throws {
-    logging.bootstrap()
-    let model = try await ModelRegistryAdmin(server: server.url(), token: admin.value()).unpublish(name: name, version: version)
+    let model = try await admin.connect().unpublish(name: name, version: version)
     Terminal.write(ModelsListCommand.describe(model))
   }
 }
@@ -76,9 +67,7 @@ struct ModelsRolloutCommand: AsyncParsableCommand {
   @Argument(help: "The model's name.") var name: String
   @Argument(help: "VERSION=PERCENT pairs summing to 100.") var splits: [String] = []
   @Flag(name: .long, help: "Remove the roll-out: clients get the newest published version.") var clear = false
-  @OptionGroup var server: RegistryServerOptions
-  @OptionGroup var admin: AdminTokenOptions
-  @OptionGroup var logging: LoggingOptions
+  @OptionGroup var admin: AdminConnectionOptions
 
   func validate() throws {
     guard clear != !splits.isEmpty else { throw ValidationError("give VERSION=PERCENT pairs, or --clear") }
@@ -96,8 +85,7 @@ struct ModelsRolloutCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    logging.bootstrap()
-    let registry = try ModelRegistryAdmin(server: server.url(), token: admin.value())
+    let registry = try admin.connect()
     let model = clear ? try await registry.clearRollout(name: name)
                       : try await registry.setRollout(name: name, splits: try parsedSplits())
     Terminal.write(ModelsListCommand.describe(model))
@@ -108,13 +96,10 @@ struct ModelsRolloutCommand: AsyncParsableCommand {
 struct ModelsListCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "list", abstract: "List the registry's models and versions.")
   @Flag(name: .long, help: "Print JSON.") var json = false
-  @OptionGroup var server: RegistryServerOptions
-  @OptionGroup var admin: AdminTokenOptions
-  @OptionGroup var logging: LoggingOptions
+  @OptionGroup var admin: AdminConnectionOptions
 
   func run() async throws {
-    logging.bootstrap()
-    let models = try await ModelRegistryAdmin(server: server.url(), token: admin.value()).listModels()
+    let models = try await admin.connect().listModels()
     if json { return try printJSON(models) }
     if models.isEmpty { Terminal.write("no models\n") }
     for model in models { Terminal.write(Self.describe(model)) }
@@ -140,13 +125,10 @@ struct ModelsRemoveCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a model (all versions) or one version.")
   @Argument(help: "The model's name.") var name: String
   @Option(name: .long, help: "Remove only this version.") var version: String?
-  @OptionGroup var server: RegistryServerOptions
-  @OptionGroup var admin: AdminTokenOptions
-  @OptionGroup var logging: LoggingOptions
+  @OptionGroup var admin: AdminConnectionOptions
 
   func run() async throws {
-    logging.bootstrap()
-    let registry = try ModelRegistryAdmin(server: server.url(), token: admin.value())
+    let registry = try admin.connect()
     if let version {
       try await registry.deleteVersion(name: name, version: version)
       Terminal.status("removed \(name) version \(version)")
@@ -154,6 +136,19 @@ struct ModelsRemoveCommand: AsyncParsableCommand {
       try await registry.deleteModel(name: name)
       Terminal.status("removed \(name)")
     }
+  }
+}
+
+/// What every admin command takes: `--server`, `--token` and `--log-level`.
+struct AdminConnectionOptions: ParsableArguments {
+  @OptionGroup var server: RegistryServerOptions
+  @OptionGroup var token: AdminTokenOptions
+  @OptionGroup var logging: LoggingOptions
+
+  /// Sets up logging and returns the admin client for the chosen server and token.
+  func connect() throws -> ModelRegistryAdmin {
+    logging.bootstrap()
+    return try ModelRegistryAdmin(server: server.url(), token: token.value())
   }
 }
 
