@@ -23,7 +23,7 @@ demo: bootstrap
 
 test: bootstrap
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
-	swift test $(SWIFT_BUILD_FLAGS) --skip-build
+	scripts/run-tests $(SWIFT_BUILD_FLAGS)
 
 bench:
 	@scripts/bootstrap --bench

@@ -104,6 +104,7 @@ struct ToolCallingTests {
       case .textDelta: events.append("text")
       case .toolCalls(let made): events.append("toolCalls"); calls = made
       case .completed(let completion): events.append("completed"); raw = completion
+      case .routed: events.append("routed")
       }
     }
     #expect(events == ["toolCalls", "completed"], "thought summaries are not text")

@@ -207,4 +207,47 @@ import Testing
       .finished(callID: "r1", isError: false),
     ])
   }
+
+  @Test("two sessions sharing one store run tool turns with artifacts concurrently; nothing is lost or mixed up")
+  func concurrentSessionsShareAStore() async throws {
+    let store = try makeStore()
+    defer { try? FileManager.default.removeItem(at: store.directory) }
+    let turns = 15
+    func makeSession(_ label: String) throws -> GenerativeModelSession {
+      let model = RoundScriptedModel([.toolCalls([try call("paint", id: label)]), .text("done")], cycling: true)
+      let paint = ContextTool(name: "paint") { _, context in
+        await Task.yield()
+        let bytes = Data("\(label)-\(context.callID)-\(UUID().uuidString)".utf8)
+        return ToolOutput("Painted.", artifacts: [Artifact(data: bytes, mimeType: "image/png", name: "\(label).png")])
+      }
+      return GenerativeModelSession(model: model, tools: [paint], artifactStore: store)
+    }
+    let sessions = [try makeSession("left"), try makeSession("right")]
+    let results = try await withThrowingTaskGroup(of: (Int, [ArtifactReference]).self) { group in
+      for (index, session) in sessions.enumerated() {
+        group.addTask {
+          var made: [ArtifactReference] = []
+          for turn in 0..<turns { made += try await session.respond(to: "paint \(turn)").artifacts }
+          return (index, made)
+        }
+      }
+      var results = [[ArtifactReference]](repeating: [], count: sessions.count)
+      for try await (index, made) in group { results[index] = made }
+      return results
+    }
+    let all = results.flatMap { $0 }
+    #expect(all.count == 2 * turns)
+    #expect(Set(all.map(\.id)).count == all.count)
+    for reference in all {
+      let url = try #require(reference.fileURL)
+      let text = String(decoding: try Data(contentsOf: url), as: UTF8.self)
+      #expect(text.hasPrefix(reference.name.replacingOccurrences(of: ".png", with: "-")), "\(reference.name) holds \(text)")
+    }
+    // Each session's transcript references exactly its own artifacts; a reopened store has them all.
+    for (session, made) in zip(sessions, results) {
+      #expect(toolOutputs(session.transcript.entries).flatMap(\.artifacts).map(\.id) == made.map(\.id))
+    }
+    let reopened = try ArtifactStore(directory: store.directory)
+    #expect(Set(reopened.allReferences().map(\.id)) == Set(all.map(\.id)))
+  }
 }

@@ -1,5 +1,11 @@
 /// One event in a model's answer stream.
 public enum GenerationEvent: Sendable {
+  /// A routing model (such as ``HybridModel``) has chosen the model that answers: its
+  /// ``LanguageModel/modelIdentifier``, and the ``Fallback`` when it is not the preferred one.
+  /// Comes before that model's first chunk; a later `routed` replaces an earlier one (a cloud model
+  /// that turned out to be offline before answering). Not an answer chunk: streaming may still
+  /// fall back after it.
+  case routed(to: String, fallback: Fallback?)
   /// More text of the answer, in order. Deltas are whole Unicode scalars, never split UTF-8.
   case textDelta(String)
   /// The model wants these tools called before it answers; the turn ends with ``completed(_:)`` next.

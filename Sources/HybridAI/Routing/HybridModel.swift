@@ -91,9 +91,10 @@ public struct HybridModel: LanguageModel {
   private func answerWithPrimary(_ request: GenerationRequest,
                                  into continuation: AsyncThrowingStream<GenerationEvent, any Error>.Continuation) async throws {
     var forwardedAny = false
+    continuation.yield(.routed(to: primary.modelIdentifier, fallback: nil))
     do {
       for try await event in primary.generate(request) {
-        forwardedAny = true
+        if case .routed = event {} else { forwardedAny = true }
         continuation.yield(event)
       }
     } catch {
@@ -115,8 +116,12 @@ public struct HybridModel: LanguageModel {
       throw GenerationError.unsupported(unsupported)
     }
     let fallback = Fallback(from: primary.modelIdentifier, reason: reason)
+    continuation.yield(.routed(to: secondary.modelIdentifier, fallback: fallback))
     for try await event in secondary.generate(request) {
       switch event {
+      case .routed(let model, let innerFallback):
+        // A routing secondary chose within itself; the outer fallback is the one that matters.
+        continuation.yield(.routed(to: model, fallback: innerFallback ?? fallback))
       case .textDelta, .toolCalls:
         continuation.yield(event)
       case .completed(var raw):

@@ -55,7 +55,8 @@ extension GenerativeModelSession {
   /// none (those already stored by this call are removed again). Artifacts that were in the
   /// store before are referenced, not stored again, and never removed.
   /// - Returns: The references, with their file URLs, in the tool's order.
-  func storeArtifacts(_ artifacts: [Artifact], callID: String, turn: TurnArtifacts) throws(ArtifactStoreError) -> [ArtifactReference] {
+  func storeArtifacts(_ artifacts: [Artifact], callID: String, turn: TurnArtifacts,
+                      report: @Sendable (ToolActivity) -> Void) throws(ArtifactStoreError) -> [ArtifactReference] {
     guard !artifacts.isEmpty else { return [] }
     let store = try artifactStorage.resolve()
     var references: [ArtifactReference] = []
@@ -72,7 +73,7 @@ extension GenerativeModelSession {
       throw error
     }
     for id in storedHere { turn.record(id, in: store) }
-    for reference in references { toolActivity.send(.artifactCreated(callID: callID, reference)) }
+    for reference in references { report(.artifactCreated(callID: callID, reference)) }
     return references
   }
 

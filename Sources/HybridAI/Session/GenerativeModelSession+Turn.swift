@@ -11,12 +11,20 @@ extension GenerativeModelSession {
     var artifacts: [ArtifactReference]
   }
 
+  /// Where a turn reports what happens while it runs. `text` gets each delta and the round's text
+  /// so far; `tool` is called from the concurrent tool calls.
+  struct TurnEvents: Sendable {
+    var text: @Sendable (_ delta: String, _ text: String) -> Void
+    var modelSelected: @Sendable (_ modelIdentifier: String, _ fallback: Fallback?) -> Void
+    var tool: @Sendable (ToolActivity) -> Void
+  }
+
   /// Asks the model, running tool calls until it answers. Nothing is added to the session's
   /// transcript here: the caller commits ``Turn/entries`` once the answer is accepted.
   /// Artifacts stored on the way are recorded in `artifacts`, so the caller can remove them if it
   /// does not commit the turn.
   func runTurn(_ promptEntry: Transcript.Prompt, history: Transcript, artifacts turnArtifacts: TurnArtifacts,
-               onText: (String) -> Void) async throws -> Turn {
+               events: TurnEvents) async throws -> Turn {
     var transcript = history
     transcript.append(.prompt(promptEntry))
     var entries: [Transcript.Entry] = [.prompt(promptEntry)]
@@ -30,7 +38,7 @@ extension GenerativeModelSession {
       let request = GenerationRequest(
         transcript: transcript, options: options, sessionState: modelState,
         tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat)
-      let round = try await generateRound(request, onText: onText)
+      let round = try await generateRound(request, events: events)
       totalUsage.add(round.completion.usage)
 
       guard !round.toolCalls.isEmpty else {
@@ -56,7 +64,7 @@ extension GenerativeModelSession {
         providerContent: round.completion.providerContent)
       transcript.append(.toolCalls(callsEntry))
       entries.append(.toolCalls(callsEntry))
-      let outputs = try await callTools(round.toolCalls, transcript: transcript, artifacts: turnArtifacts)
+      let outputs = try await callTools(round.toolCalls, transcript: transcript, artifacts: turnArtifacts, events: events)
       for (output, stored) in outputs {
         transcript.append(.toolOutput(output))
         entries.append(.toolOutput(output))
@@ -70,22 +78,36 @@ extension GenerativeModelSession {
   }
 
   /// One answer of the model: its text and tool calls, and its completion.
-  private func generateRound(_ request: GenerationRequest, onText: (String) -> Void)
+  /// Reports ``TurnEvents/modelSelected``: the routing model's choice, or — for a model that does
+  /// not route — the model itself before its first chunk.
+  private func generateRound(_ request: GenerationRequest, events: TurnEvents)
     async throws -> (text: String, toolCalls: [Transcript.ToolCall], completion: RawResponse)
   {
     try await checkModelCanServe(request)
     var text = ""
     var toolCalls: [Transcript.ToolCall] = []
     var completion: RawResponse?
+    var modelAnnounced = false
     for try await event in model.generate(request) {
+      if case .routed(let chosen, let fallback) = event {
+        modelAnnounced = true
+        events.modelSelected(chosen, fallback)
+        continue
+      }
+      if !modelAnnounced {
+        modelAnnounced = true
+        events.modelSelected(model.modelIdentifier, nil)
+      }
       switch event {
       case .textDelta(let delta):
         text += delta
-        onText(text)
+        events.text(delta, text)
       case .toolCalls(let calls):
         toolCalls += calls
       case .completed(let raw):
         completion = raw
+      case .routed:
+        break
       }
     }
     try Task.checkCancellation()
@@ -95,8 +117,8 @@ extension GenerativeModelSession {
 
   /// Runs the calls concurrently and returns their outputs, with the artifacts each stored, in
   /// the calls' order.
-  private func callTools(_ calls: [Transcript.ToolCall], transcript: Transcript, artifacts: TurnArtifacts)
-    async throws -> [(Transcript.ToolOutput, [ArtifactReference])]
+  private func callTools(_ calls: [Transcript.ToolCall], transcript: Transcript, artifacts: TurnArtifacts,
+                         events: TurnEvents) async throws -> [(Transcript.ToolOutput, [ArtifactReference])]
   {
     var toolsByName: [String: any Tool] = [:]
     for tool in tools { toolsByName[tool.name] = tool }
@@ -109,7 +131,9 @@ extension GenerativeModelSession {
     }
     return try await withThrowingTaskGroup(of: (Int, (Transcript.ToolOutput, [ArtifactReference])).self) { group in
       for (index, (call, tool)) in resolved.enumerated() {
-        group.addTask { (index, try await self.call(tool, for: call, transcript: transcript, artifacts: artifacts)) }
+        group.addTask {
+          (index, try await self.call(tool, for: call, transcript: transcript, artifacts: artifacts, events: events))
+        }
       }
       var outputs = [(Transcript.ToolOutput, [ArtifactReference])?](repeating: nil, count: resolved.count)
       for try await (index, output) in group { outputs[index] = output }
@@ -120,18 +144,18 @@ extension GenerativeModelSession {
   /// Calls one tool and stores the artifacts it returned. The model's text is the tool's output
   /// followed by one ``ArtifactReference/modelDescription`` line per artifact; the transcript
   /// entry records the references without file URLs; the returned references carry them.
-  private func call(_ tool: any Tool, for call: Transcript.ToolCall, transcript: Transcript, artifacts: TurnArtifacts)
-    async throws -> (Transcript.ToolOutput, [ArtifactReference])
+  private func call(_ tool: any Tool, for call: Transcript.ToolCall, transcript: Transcript, artifacts: TurnArtifacts,
+                    events: TurnEvents) async throws -> (Transcript.ToolOutput, [ArtifactReference])
   {
-    let activity = toolActivity
+    let report = events.tool
     let callID = call.id
     let context = ToolContext(callID: call.id, transcript: transcript) { fraction, message in
-      activity.send(.progress(callID: callID, fraction: fraction, message: message))
+      report(.progress(callID: callID, fraction: fraction, message: message))
     }
     let started = ContinuousClock.now
-    activity.send(.started(toolName: call.toolName, callID: call.id))
+    report(.started(toolName: call.toolName, callID: call.id))
     var isError = true
-    defer { activity.send(.finished(callID: callID, isError: isError)) }
+    defer { report(.finished(callID: callID, isError: isError)) }
     let output: ToolOutput
     do {
       output = try await tool.call(with: call.arguments, context: context)
@@ -147,7 +171,7 @@ extension GenerativeModelSession {
     try Task.checkCancellation()
     let references: [ArtifactReference]
     do {
-      references = try storeArtifacts(output.artifacts, callID: call.id, turn: artifacts)
+      references = try storeArtifacts(output.artifacts, callID: call.id, turn: artifacts, report: report)
     } catch {
       logger.warning("tool artifacts not stored", metadata: [
         "tool": "\(call.toolName)", "callID": "\(call.id)", "error": "\(error)",

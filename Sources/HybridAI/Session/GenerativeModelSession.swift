@@ -23,8 +23,10 @@ import Synchronization
 /// each in its ``artifactStore``, gives the model only a one-line reference
 /// (``ArtifactReference/modelDescription``, never bytes or paths), records the references on the
 /// transcript's tool-output entry and returns them, with local file URLs, in
-/// ``Response/artifacts``. ``toolEvents`` reports tool calls, their progress and their artifacts
-/// as they happen.
+/// ``Response/artifacts``. A structured answer may name them: string values that name an artifact
+/// become its file URL (``ArtifactLinks``). ``ResponseStream/events`` reports the model chosen,
+/// text, tool calls, their progress and their artifacts as they happen; ``toolEvents`` reports the
+/// tool activity of every request, for observers of `respond`.
 public final class GenerativeModelSession: Sendable {
   /// The model that answers.
   public let model: any LanguageModel
@@ -108,7 +110,7 @@ public final class GenerativeModelSession: Sendable {
   /// Answers `prompt` as a stream of growing snapshots. Generation starts when iteration starts;
   /// use ``ResponseStream/collect()`` for the final ``Response``.
   public func streamResponse(to prompt: String, options: GenerationOptions = GenerationOptions()) -> ResponseStream<String> {
-    stream(prompt, options: options, format: nil, decoding: AnswerDecoding(partial: { $0 }, final: { $0 }))
+    stream(prompt, options: options, format: nil, decoding: .text)
   }
 
   // MARK: - Structured answers
@@ -177,14 +179,24 @@ public final class GenerativeModelSession: Sendable {
     }
     let outcome: Result<Response<Content>, any Error>
     let turnArtifacts = TurnArtifacts()
-    do {
-      let promptEntry = Transcript.Prompt(text: prompt, options: options, responseFormat: format)
-      let turn = try await runTurn(promptEntry, history: history, artifacts: turnArtifacts) { text in
+    let broadcaster = toolActivity
+    let events = TurnEvents(
+      text: { delta, text in
+        continuation.yield(.event(.textDelta(delta)))
         if let partial = decoding.partial(text) {
           continuation.yield(.snapshot(.init(content: partial, rawContent: text)))
         }
-      }
-      let content = try decoding.final(turn.text)
+      },
+      modelSelected: { model, fallback in continuation.yield(.event(.modelSelected(model, fallback: fallback))) },
+      tool: { activity in
+        broadcaster.send(activity)
+        continuation.yield(.event(.init(activity)))
+      })
+    do {
+      let promptEntry = Transcript.Prompt(text: prompt, options: options, responseFormat: format)
+      let turn = try await runTurn(promptEntry, history: history, artifacts: turnArtifacts, events: events)
+      let links = ArtifactLinks(turnArtifacts: turn.artifacts, store: artifactStorage.current)
+      let content = try decoding.final(turn.text, links)
       state.withLock { $0.transcript.append(contentsOf: turn.entries) }
       outcome = .success(Response(content: content, rawContent: turn.text, transcriptEntries: turn.entries,
                                   rawResponse: turn.rawResponse, artifacts: turn.artifacts))
@@ -197,7 +209,7 @@ public final class GenerativeModelSession: Sendable {
     endResponding()
     switch outcome {
     case .success(let response):
-      continuation.yield(.completed(response))
+      continuation.yield(.event(.completed(response)))
       continuation.finish()
     case .failure(let error):
       if !(error is CancellationError) {

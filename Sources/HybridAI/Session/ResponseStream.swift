@@ -1,7 +1,8 @@
 import Synchronization
 
 extension GenerativeModelSession {
-  /// An answer as it is generated: an `AsyncSequence` of growing ``Snapshot``s.
+  /// An answer as it is generated: an `AsyncSequence` of growing ``Snapshot``s, or with
+  /// ``events`` of typed ``Event``s (model chosen, text, tool calls and their progress, artifacts).
   ///
   /// ```swift
   /// let stream = session.streamResponse(to: "Tell me a story")
@@ -11,8 +12,8 @@ extension GenerativeModelSession {
   /// let response = try await stream.collect()  // the final response, with usage
   /// ```
   /// The request starts when iteration (or ``collect()``) starts and runs once: iterate a stream
-  /// once, then ``collect()`` returns its final response. Cancelling the iterating task stops
-  /// generation.
+  /// (or its ``events``) once, then ``collect()`` returns its final response. Cancelling the
+  /// iterating task stops generation.
   public struct ResponseStream<Content: Generable>: AsyncSequence, Sendable {
     /// The answer so far.
     public struct Snapshot: Sendable {
@@ -23,11 +24,63 @@ extension GenerativeModelSession {
       public var rawContent: String
     }
 
-    enum Event: Sendable {
-      case snapshot(Snapshot)
+    /// What happens while a request is answered, in order, for a UI that shows more than text.
+    ///
+    /// ```swift
+    /// for try await event in session.streamResponse(to: "Read the poem aloud").events {
+    ///   switch event {
+    ///   case .modelSelected(let model, let fallback): showModel(model, fallback)
+    ///   case .textDelta(let text): append(text)
+    ///   case .partialContent: break                        // structured answers only
+    ///   case .toolStarted(let name, _): showSpinner(name)
+    ///   case .toolProgress(_, let fraction, let message): showProgress(fraction, message)
+    ///   case .artifactCreated(_, let artifact): show(artifact.fileURL, artifact.mimeType)
+    ///   case .toolFinished: hideSpinner()
+    ///   case .completed(let response): finish(response)
+    ///   }
+    /// }
+    /// ```
+    /// With tools, one request may have several model rounds: each starts with
+    /// ``modelSelected(_:fallback:)`` (requests are routed afresh), then text and tool calls.
+    /// Events of one tool call come in the order started, progress, artifacts, finished; calls of
+    /// one round run concurrently, so their events may interleave.
+    public enum Event: Sendable {
+      /// The model that answers this round: its ``LanguageModel/modelIdentifier`` and, when a
+      /// ``HybridModel`` did not use its primary, why (a later event of the same round replaces
+      /// an earlier one: a cloud model found offline before its first chunk).
+      case modelSelected(String, fallback: Fallback?)
+      /// More of the answer's text.
+      case textDelta(String)
+      /// A structured answer as far as it has been generated (not sent for text answers).
+      case partialContent(Snapshot)
+      /// The session is calling a tool; `callID` is the ``Transcript/ToolCall/id``.
+      case toolStarted(toolName: String, callID: String)
+      /// A tool reported progress through ``ToolContext/report(progress:_:)``: `fraction` in 0...1.
+      case toolProgress(callID: String, fraction: Double, message: String)
+      /// A tool's artifact is stored; the reference carries its local file URL.
+      case artifactCreated(callID: String, ArtifactReference)
+      /// A tool call is over; `isError` when the tool threw or its artifacts could not be stored.
+      case toolFinished(callID: String, isError: Bool)
+      /// The answer is complete; the last event.
       case completed(Response<Content>)
+
+      init(_ activity: ToolActivity) {
+        switch activity {
+        case .started(let toolName, let callID): self = .toolStarted(toolName: toolName, callID: callID)
+        case .progress(let callID, let fraction, let message):
+          self = .toolProgress(callID: callID, fraction: fraction, message: message)
+        case .artifactCreated(let callID, let reference): self = .artifactCreated(callID: callID, reference)
+        case .finished(let callID, let isError): self = .toolFinished(callID: callID, isError: isError)
+        }
+      }
     }
-    typealias Continuation = AsyncThrowingStream<Event, any Error>.Continuation
+
+    /// What the request's task sends: every event, and the snapshot that goes with each text delta.
+    enum Message: Sendable {
+      case snapshot(Snapshot)
+      case event(Event)
+    }
+    typealias Continuation = AsyncThrowingStream<Message, any Error>.Continuation
 
     private let run: Run
 
@@ -35,6 +88,10 @@ extension GenerativeModelSession {
     init(start: @escaping @Sendable (Continuation) -> Task<Void, Never>) {
       run = Run(start: start)
     }
+
+    /// The request as typed events, ending with ``Event/completed(_:)``. Iterate either the
+    /// stream or its events, once.
+    public var events: Events { Events(run: run) }
 
     /// Runs the request to the end (or consumes what is left of it) and returns the final response.
     public func collect() async throws -> Response<Content> {
@@ -46,35 +103,61 @@ extension GenerativeModelSession {
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-      AsyncIterator(base: run.events.makeAsyncIterator(), run: run)
+      AsyncIterator(base: run.messages.makeAsyncIterator(), run: run)
     }
 
     /// Iterates the snapshots.
     public struct AsyncIterator: AsyncIteratorProtocol {
-      var base: AsyncThrowingStream<Event, any Error>.AsyncIterator
+      var base: AsyncThrowingStream<Message, any Error>.AsyncIterator
       let run: Run
 
       public mutating func next() async throws -> Snapshot? {
-        while let event = try await base.next() {
-          switch event {
+        while let message = try await base.next() {
+          switch message {
           case .snapshot(let snapshot): return snapshot
-          case .completed(let response): run.response = response
+          case .event(.completed(let response)): run.response = response
+          case .event: continue
           }
         }
-        // A stream cut short by cancellation ends with an error, not as if the answer were complete,
-        // and only once the request has wound down, so the session is free for the next one.
-        if run.response == nil, Task.isCancelled {
-          await run.producerFinished()
-          throw CancellationError()
-        }
+        try await run.endOfMessages()
         return nil
+      }
+    }
+
+    /// The request's typed events (``ResponseStream/events``).
+    public struct Events: AsyncSequence, Sendable {
+      let run: Run
+
+      public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: run.messages.makeAsyncIterator(), run: run)
+      }
+
+      /// Iterates the events.
+      public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<Message, any Error>.AsyncIterator
+        let run: Run
+
+        public mutating func next() async throws -> Event? {
+          while let message = try await base.next() {
+            switch message {
+            case .snapshot(let snapshot):
+              // A text answer's snapshot is its text, which the deltas already carry.
+              if Content.self != String.self { return .partialContent(snapshot) }
+            case .event(let event):
+              if case .completed(let response) = event { run.response = response }
+              return event
+            }
+          }
+          try await run.endOfMessages()
+          return nil
+        }
       }
     }
 
     /// The one run of the request behind a stream: started on first use, final response kept.
     final class Run: Sendable {
       private struct State {
-        var events: AsyncThrowingStream<Event, any Error>?
+        var messages: AsyncThrowingStream<Message, any Error>?
         var producer: Task<Void, Never>?
         var response: Response<Content>?
       }
@@ -83,19 +166,24 @@ extension GenerativeModelSession {
 
       init(start: @escaping @Sendable (Continuation) -> Task<Void, Never>) { self.start = start }
 
-      var events: AsyncThrowingStream<Event, any Error> {
+      var messages: AsyncThrowingStream<Message, any Error> {
         state.withLock { state in
-          if let events = state.events { return events }
-          let (events, continuation) = AsyncThrowingStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
-          state.events = events
+          if let messages = state.messages { return messages }
+          let (messages, continuation) = AsyncThrowingStream.makeStream(of: Message.self, bufferingPolicy: .unbounded)
+          state.messages = messages
           state.producer = start(continuation)
-          return events
+          return messages
         }
       }
 
-      /// Waits until the task producing the events has ended.
-      func producerFinished() async {
-        await state.withLock { $0.producer }?.value
+      /// Called when the messages end without an error. A stream cut short by cancellation ends
+      /// with an error, not as if the answer were complete, and only once the request has wound
+      /// down, so the session is free for the next one.
+      func endOfMessages() async throws {
+        if response == nil, Task.isCancelled {
+          await state.withLock { $0.producer }?.value
+          throw CancellationError()
+        }
       }
 
       var response: Response<Content>? {

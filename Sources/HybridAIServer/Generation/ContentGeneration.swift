@@ -27,6 +27,7 @@ struct ContentGeneration: Sendable {
       case .textDelta(let delta): text += delta
       case .toolCalls(let calls): toolCalls += calls
       case .completed(let raw): completion = raw
+      case .routed: break   // served models answer themselves
       }
     }
     guard let completion else { throw GoogleAPIError.internal("The model ended its answer without completing it.") }
@@ -56,6 +57,8 @@ struct ContentGeneration: Sendable {
             toolCalls += calls    // sent with the finish reason, in the last chunk
           case .completed(let raw):
             try await writer.write(ServerSentEvents.event(chunks.final(text: "", toolCalls: toolCalls, completion: raw)))
+          case .routed:
+            break   // served models answer themselves
           }
           event = try await events.next()
         }

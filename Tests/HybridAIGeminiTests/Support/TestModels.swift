@@ -45,6 +45,7 @@ func run(_ model: some LanguageModel, _ request: GenerationRequest) async -> Out
       case .textDelta(let text): outcome.deltas.append(text)
       case .toolCalls(let calls): outcome.toolCalls += calls
       case .completed(let raw): outcome.raw = raw
+      case .routed: break   // Gemini models answer themselves
       }
     }
   } catch {

@@ -42,7 +42,7 @@ enum HTTP {
     } else if let rawBody {
       request.body = .bytes(ByteBuffer(bytes: rawBody))
     }
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+    let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(600))
     let collected = try await response.body.collect(upTo: 16 << 20)
     return Reply(status: Int(response.status.code), contentType: response.headers.first(name: "content-type"),
                  body: Data(buffer: collected))

@@ -13,10 +13,14 @@ final class RoundScriptedModel: LanguageModel {
   let source = ModelSource.cloud
   let availability = ModelAvailability.available
   private let rounds: [Round]
+  private let cycles: Bool
   let requests = Mutex<[GenerationRequest]>([])
 
-  /// Answers with `rounds` in order; the last one repeats.
-  init(_ rounds: [Round]) { self.rounds = rounds }
+  /// Answers with `rounds` in order; then the last one repeats, or with `cycling` all start over.
+  init(_ rounds: [Round], cycling: Bool = false) {
+    self.rounds = rounds
+    self.cycles = cycling
+  }
 
   func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
 
@@ -25,7 +29,7 @@ final class RoundScriptedModel: LanguageModel {
       requests.append(request)
       return requests.count - 1
     }
-    let round = rounds[min(index, rounds.count - 1)]
+    let round = rounds[cycles ? index % rounds.count : min(index, rounds.count - 1)]
     return AsyncThrowingStream { continuation in
       switch round {
       case .text(let text): continuation.yield(.textDelta(text))

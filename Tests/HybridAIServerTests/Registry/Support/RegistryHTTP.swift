@@ -43,7 +43,7 @@ enum RegistryHTTP {
       let chunks = stream.map { ByteBuffer(bytes: $0) }
       request.body = .stream(chunks.async, length: .unknown)
     }
-    let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+    let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(600))
     let collected = try await response.body.collect(upTo: 64 << 20)
     return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: collected))
   }
