@@ -238,7 +238,11 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIToolsTests",
-      dependencies: ["HybridAI", "HybridAITools", "TFLite", "TFLiteImage"],
+      dependencies: [
+        "HybridAI", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAIServer",
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      exclude: ["Reference"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "TFLiteTests",
@@ -251,7 +255,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "TFLiteImage"],
+      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage"],
       swiftSettings: strictSwift),
   ]
 )

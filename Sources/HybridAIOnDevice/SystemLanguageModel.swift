@@ -252,6 +252,13 @@ public struct SystemLanguageModel: LanguageModel {
     return PreparedPrompt(weights: weights, tokens: tokens, guidance: guidance)
   }
 
+  /// The text of the tokens `request` decodes from: the prompt exactly as the model reads it (for
+  /// tests and debugging; special tokens included).
+  func promptText(for request: GenerationRequest) async throws -> String {
+    let prepared = try await prepare(request)
+    return String(decoding: prepared.tokens.flatMap { prepared.weights.bytes(of: $0) }, as: UTF8.self)
+  }
+
   /// "12.5 of 256.0 MB (5%)", or "12.5 MB" while the total is unknown.
   static func progressText(_ received: Int64, of total: Int64?) -> String {
     let megabytes = { (bytes: Int64) in String(format: "%.1f", Double(bytes) / 1_000_000) }

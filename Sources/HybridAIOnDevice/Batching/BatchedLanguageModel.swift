@@ -56,6 +56,11 @@ public final class BatchedLanguageModel: LanguageModel {
   /// The file name without `.gguf`, e.g. `SmolLM2-135M-Instruct.Q4_1`; reported as `modelVersion`.
   public var modelIdentifier: String { singleSession.modelIdentifier }
 
+  /// The prompt `request` decodes from, as the model reads it (for tests and debugging).
+  func promptText(for request: GenerationRequest) async throws -> String {
+    try await singleSession.promptText(for: request)
+  }
+
   /// Always ``ModelSource/onDevice``.
   public var source: ModelSource { .onDevice }
 

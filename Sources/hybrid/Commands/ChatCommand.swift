@@ -13,7 +13,9 @@ struct ChatCommand: AsyncParsableCommand {
     abstract: "Chat on-device, in the cloud, or hybrid (--mode).",
     discussion: """
       Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer. \
-      --session ID saves the conversation (and the files tools make) after every answer and resumes it next time.
+      --session ID saves the conversation (and the files tools make) after every answer and resumes it next time. \
+      --required-tool NAME (with --tools) makes the model call that tool before it answers, e.g. \
+      `hybrid chat --tools --required-tool speak --max-tool-rounds 1`.
       """)
 
   @OptionGroup var tools: ToolOptions

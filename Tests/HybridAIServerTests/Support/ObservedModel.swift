@@ -2,8 +2,8 @@ import HybridAI
 import HybridAIOnDevice
 import Synchronization
 
-/// The real batched model, passed through unchanged, recording how each generation ended: how many
-/// text deltas it produced and whether its consumer went away before the end.
+/// The real batched model, passed through unchanged, recording the requests it got and how each
+/// generation ended: how many text deltas it produced and whether its consumer went away before the end.
 final class ObservedModel: LanguageModel {
   struct Generation: Sendable {
     var deltas = 0
@@ -14,6 +14,7 @@ final class ObservedModel: LanguageModel {
 
   let base: BatchedLanguageModel
   let generations = Mutex<[Generation]>([])
+  let requests = Mutex<[GenerationRequest]>([])
 
   init(_ base: BatchedLanguageModel) { self.base = base }
 
@@ -24,6 +25,7 @@ final class ObservedModel: LanguageModel {
   func supports(_ request: GenerationRequest) async -> RequestSupport { await base.supports(request) }
 
   func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
+    requests.withLock { $0.append(request) }
     let index = generations.withLock { $0.append(Generation()); return $0.count - 1 }
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
     let task = Task {

@@ -57,12 +57,44 @@ struct SessionsListCommand: AsyncParsableCommand {
 
 /// `hybrid sessions show ID`.
 struct SessionsShowCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "show", abstract: "Print a saved conversation and its artifacts.")
+  static let configuration = CommandConfiguration(
+    commandName: "show", abstract: "Print a saved conversation and its artifacts.",
+    discussion: """
+      --json prints {record, entries, artifacts, missingArtifactIDs}: the session's summary (as `sessions list --json`), \
+      its transcript entries as saved (tool outputs with their artifact references), and each artifact the \
+      transcript refers to with the path of its file.
+      """)
   @Argument(help: "The session's id.") var id: String
+  @Flag(name: .long, help: "Print JSON.") var json = false
   @OptionGroup var store: SessionStoreOptions
+
+  /// `--json`'s output.
+  struct JSONOutput: Encodable {
+    struct Artifact: Encodable {
+      var id: String
+      var name: String
+      var mimeType: String
+      var size: Int64
+      var path: String?
+    }
+    var record: SessionRecord
+    var entries: [Transcript.Entry]
+    var artifacts: [Artifact]
+    var missingArtifactIDs: [String]
+
+    init(_ saved: SavedSession) {
+      record = saved.record
+      entries = saved.transcript.entries
+      artifacts = saved.artifacts.map {
+        Artifact(id: $0.id, name: $0.name, mimeType: $0.mimeType, size: $0.size, path: $0.fileURL?.path)
+      }
+      missingArtifactIDs = saved.missingArtifactIDs
+    }
+  }
 
   func run() async throws {
     let saved = try store.open().load(id: id)
+    if json { return try printJSON(JSONOutput(saved)) }
     for entry in saved.transcript.entries {
       switch entry {
       case .instructions: continue
