@@ -15,26 +15,40 @@ extension DemoCommand {
       let session = GenerativeModelSession(
         model: model, tools: [SpeakTool()], instructions: "Use the speak tool to say things aloud.",
         toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools), artifactStore: store)
-      let events = session.toolEvents
-      let activity = Task {
-        for await event in events {
-          switch event {
-          case .progress(_, let fraction, let message):
-            Terminal.write(String(format: "    ↳ [speak] %3.0f%% %@\n", fraction * 100, message))
-          case .artifactCreated(_, let reference):
-            Terminal.write("    ↳ [artifact] \(reference.modelDescription)\n")
-          default:
-            break
-          }
-        }
-      }
       Terminal.write("  you> Say hello to the world, out loud.\n")
-      let response = try await session.respond(
+      // The typed events of one request: the model chosen, tool progress, the artifact, the text.
+      let stream = session.streamResponse(
         to: "Say hello to the world, out loud.",
         options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 60, toolChoice: .required(tools: ["speak"])))
-      activity.cancel()
+      var response: GenerativeModelSession.Response<String>?
+      var answerStarted = false
+      var announcedModel: String?
+      for try await event in stream.events {
+        switch event {
+        case .modelSelected(let model, let fallback):   // once per model round; shown when it changes
+          if model != announcedModel { Terminal.write("    ↳ [model] \(model)" + (fallback.map { " (\($0))" } ?? "") + "\n") }
+          announcedModel = model
+        case .toolStarted(let name, _):
+          Terminal.write("    ↳ [\(name)] started\n")
+        case .toolProgress(_, let fraction, let message):
+          Terminal.write(String(format: "    ↳ [speak] %3.0f%% %@\n", fraction * 100, message))
+        case .artifactCreated(_, let reference):
+          Terminal.write("    ↳ [artifact] \(reference.modelDescription)\n")
+        case .toolFinished(_, let isError):
+          Terminal.write("    ↳ [speak] \(isError ? "failed" : "finished")\n")
+        case .textDelta(let text):
+          if !answerStarted { Terminal.write("  ai> ") }
+          answerStarted = true
+          Terminal.write(text)
+        case .partialContent:
+          break
+        case .completed(let completed):
+          response = completed
+        }
+      }
+      if answerStarted { Terminal.write("\n") }
+      guard let response else { throw CancellationError() }
       for line in DemoTools.callLines(response.transcriptEntries) { Terminal.write("    ↳ [tool] \(line)\n") }
-      Terminal.write("  ai> \(response.content)\n")
       guard let speech = response.artifacts.first, let url = speech.fileURL else {
         Terminal.write("    ↳ error: no artifact on the response\n")
         return false
