@@ -12,12 +12,23 @@ struct ArtifactStoreTests {
     return url
   }
 
-  /// Every file and directory under `directory`, relative paths, sorted.
+  /// Every file and directory under `directory`, relative paths, sorted — but for the blobs
+  /// folder itself, which every store has (the blobs in it are listed).
   private func listing(_ directory: URL) -> [String] {
     let enumerator = FileManager.default.enumerator(atPath: directory.path)
     var paths: [String] = []
     while let path = enumerator?.nextObject() as? String { paths.append(path) }
-    return paths.sorted()
+    return paths.filter { !$0.hasSuffix("blobs") }.sorted()
+  }
+
+  /// The name of the blob `reference`'s file is a link to.
+  private func blobName(_ reference: ArtifactReference, in directory: URL) throws -> String {
+    let blobs = directory.appendingPathComponent("blobs")
+    let file = try FileManager.default.attributesOfItem(atPath: try #require(reference.fileURL).path)[.systemFileNumber] as? NSNumber
+    let names = try FileManager.default.contentsOfDirectory(atPath: blobs.path)
+    return try #require(names.first { name in
+      (try? FileManager.default.attributesOfItem(atPath: blobs.appendingPathComponent(name).path)[.systemFileNumber] as? NSNumber) == file
+    })
   }
 
   private func bytes(_ count: Int, seed: UInt8 = 7) -> Data {
@@ -164,7 +175,8 @@ struct ArtifactStoreTests {
     let reference = try store.store(Artifact(data: Data("x".utf8), mimeType: "text/plain", name: "../../etc/passwd"))
     #expect(reference.name == "passwd")
     #expect(reference.fileURL?.path == directory.path + "/store/\(reference.id)/passwd")
-    #expect(listing(directory) == ["store", "store/\(reference.id)", "store/\(reference.id)/passwd", "store/index.json"])
+    let blob = "store/blobs/" + (try blobName(reference, in: directory.appendingPathComponent("store")))
+    #expect(listing(directory) == ["store", "store/\(reference.id)", "store/\(reference.id)/passwd", blob, "store/index.json"].sorted())
   }
 
   @Test("an artifact over the per-artifact limit is refused and leaves nothing")
@@ -208,11 +220,11 @@ struct ArtifactStoreTests {
       try? FileManager.default.removeItem(at: sourceDirectory)
     }
     let store = try ArtifactStore(directory: directory, limits: .init(maxArtifactBytes: 1000, maxStoreBytes: 2500))
-    let first = try store.store(Artifact(data: bytes(1000), mimeType: "application/octet-stream", name: "a.bin"))
-    let second = try store.store(Artifact(data: bytes(1000), mimeType: "application/octet-stream", name: "b.bin"))
+    let first = try store.store(Artifact(data: bytes(1000, seed: 1), mimeType: "application/octet-stream", name: "a.bin"))
+    let second = try store.store(Artifact(data: bytes(1000, seed: 2), mimeType: "application/octet-stream", name: "b.bin"))
     let before = listing(directory)
     #expect(throws: ArtifactStoreError.storeFull(needed: 1000, available: 500)) {
-      try store.store(Artifact(data: bytes(1000), mimeType: "application/octet-stream", name: "c.bin"))
+      try store.store(Artifact(data: bytes(1000, seed: 3), mimeType: "application/octet-stream", name: "c.bin"))
     }
     #expect(listing(directory) == before)
 
@@ -220,7 +232,7 @@ struct ArtifactStoreTests {
     let source = sourceDirectory.appendingPathComponent("grows.bin")
     try bytes(100).write(to: source)
     let artifact = Artifact(fileAt: source, mimeType: "application/octet-stream", name: "grows.bin")
-    try bytes(900).write(to: source)
+    try bytes(900, seed: 4).write(to: source)
     #expect(throws: ArtifactStoreError.storeFull(needed: 800, available: 400)) {
       try store.store(artifact)
     }
@@ -281,7 +293,7 @@ struct ArtifactStoreTests {
     let kept = try store.store(Artifact(data: bytes(10), mimeType: "text/plain", name: "kept.txt"))
     let gone = try store.store(Artifact(data: bytes(20), mimeType: "text/plain", name: "gone.txt"))
     try store.remove(id: gone.id)
-    #expect(listing(directory) == ["\(kept.id)", "\(kept.id)/kept.txt", "index.json"].sorted())
+    #expect(listing(directory) == ["\(kept.id)", "\(kept.id)/kept.txt", "blobs/\(try blobName(kept, in: directory))", "index.json"].sorted())
     #expect(store.reference(id: gone.id) == nil)
     #expect(store.totalBytes == 10)
     #expect(throws: ArtifactStoreError.unknownArtifact(id: gone.id)) { try store.remove(id: gone.id) }
@@ -321,7 +333,7 @@ struct ArtifactStoreTests {
       #expect(text == "task \(parts[0]) artifact \(parts[1])")
     }
     #expect(listing(directory).filter { $0.hasPrefix(".tmp-") }.isEmpty)
-    #expect(listing(directory).count == 1 + 100 * 2)
+    #expect(listing(directory).count == 1 + 100 * 3)   // the index; per artifact its folder, its file, its blob
   }
 
   @Test("artifacts round-trip through JSON; decoding re-sanitises and validates")

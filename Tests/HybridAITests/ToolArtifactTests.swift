@@ -14,10 +14,11 @@ import Testing
     return try ArtifactStore(directory: directory, limits: limits)
   }
 
-  /// What is in the store's directory besides the index: artifact folders and temporary files.
+  /// What is in the store's directory besides the index: artifact folders, blobs and temporary files.
   private func leftovers(_ store: ArtifactStore) -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: store.directory.path)) ?? []
-    return names.filter { $0 != "index.json" }.sorted()
+    let blobs = (try? FileManager.default.contentsOfDirectory(atPath: store.directory.appendingPathComponent("blobs").path)) ?? []
+    return (names.filter { $0 != "index.json" && $0 != "blobs" } + blobs.map { "blobs/\($0)" }).sorted()
   }
 
   private func call(_ name: String, id: String) throws -> Transcript.ToolCall {

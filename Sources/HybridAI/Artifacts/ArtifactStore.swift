@@ -1,14 +1,18 @@
 import Foundation
 import Synchronization
 
-/// Keeps artifacts as files in a directory, one subdirectory per artifact:
-/// `<directory>/<id>/<sanitised name>`, with an index (`index.json`) so that a store opened later
-/// on the same directory finds them again.
+/// Keeps artifacts as files in a directory, addressed by their content: the bytes live once in
+/// `<directory>/blobs/<sha256>` (read-only), and each artifact is a name for them,
+/// `<directory>/<id>/<sanitised name>` (a hard link, or a copy where the file system has none). An
+/// index (`index.json`) lets a store opened later on the same directory find them again. Identical
+/// bytes stored as several artifacts take their space once; removing the last artifact of a
+/// content removes its blob.
 ///
 /// Every write is atomic: the bytes go to a temporary file in the directory, are flushed to disk,
 /// and the file is renamed into place; on any failure — an unreadable source, a full disk, a
 /// size limit passed while a file is being copied — the temporary file is removed and nothing is
-/// left behind. Sizes are limited per artifact and for the whole store (``Limits``).
+/// left behind. Sizes are limited per artifact and for the whole store (``Limits``; the store's
+/// total counts each content once).
 ///
 /// The store is safe to use from many tasks at once. One directory should be used by one store
 /// (in one process) at a time: opening a store removes temporary files left by a crash.
@@ -30,6 +34,8 @@ public final class ArtifactStore: Sendable {
   static let indexFileName = "index.json"
   /// The prefix of temporary files inside ``directory``.
   static let temporaryPrefix = ".tmp-"
+  /// The folder of content blobs inside ``directory``.
+  static let blobsFolderName = "blobs"
   private static let copyChunkBytes = 1 << 20
 
   /// One stored artifact, as the index records it.
@@ -41,6 +47,22 @@ public final class ArtifactStore: Sendable {
     var storedAt: Date
     /// The order of storing, which sorts entries (dates may tie or be coarse).
     var sequence: Int
+    /// The SHA-256 of the bytes (lowercase hex): the blob's name. Empty in a version 1 index,
+    /// whose files are moved under blobs when the store opens.
+    var sha256: String
+
+    init(id: String, name: String, mimeType: String, size: Int64, storedAt: Date, sequence: Int, sha256: String) {
+      (self.id, self.name, self.mimeType, self.size) = (id, name, mimeType, size)
+      (self.storedAt, self.sequence, self.sha256) = (storedAt, sequence, sha256)
+    }
+
+    init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      self.init(id: try container.decode(String.self, forKey: .id), name: try container.decode(String.self, forKey: .name),
+                mimeType: try container.decode(String.self, forKey: .mimeType), size: try container.decode(Int64.self, forKey: .size),
+                storedAt: try container.decode(Date.self, forKey: .storedAt), sequence: try container.decode(Int.self, forKey: .sequence),
+                sha256: try container.decodeIfPresent(String.self, forKey: .sha256) ?? "")
+    }
   }
 
   /// The index file's content.
@@ -51,7 +73,9 @@ public final class ArtifactStore: Sendable {
 
   private struct State: Sendable {
     var entries: [String: Entry] = [:]
-    /// Bytes of committed artifacts.
+    /// How many entries use each blob (by SHA-256).
+    var blobUsers: [String: Int] = [:]
+    /// Bytes of committed blobs.
     var storedBytes: Int64 = 0
     /// Bytes promised to writes in progress.
     var reservedBytes: Int64 = 0
@@ -60,7 +84,8 @@ public final class ArtifactStore: Sendable {
   }
 
   /// Opens the store in `directory`, creating the directory if needed and reading the index of
-  /// artifacts stored there before. Index entries whose files are gone are dropped.
+  /// artifacts stored there before. Index entries whose files are gone are dropped, as are blobs
+  /// no entry uses (a crash between writing a blob and the index).
   /// - Throws: ``ArtifactStoreError/writeFailed(path:reason:)`` if the directory cannot be made,
   ///   ``ArtifactStoreError/unreadableSource(path:reason:)`` if the index cannot be read.
   public init(directory: URL, limits: Limits = .init()) throws(ArtifactStoreError) {
@@ -68,7 +93,8 @@ public final class ArtifactStore: Sendable {
     self.limits = limits
     let fileManager = FileManager.default
     do {
-      try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+      try fileManager.createDirectory(at: directory.appendingPathComponent(Self.blobsFolderName, isDirectory: true),
+                                      withIntermediateDirectories: true)
     } catch {
       throw .writeFailed(path: directory.path, reason: Self.reason(error))
     }
@@ -83,15 +109,29 @@ public final class ArtifactStore: Sendable {
       } catch {
         throw .unreadableSource(path: indexURL.path, reason: Self.reason(error))
       }
-      for entry in index.artifacts where Artifact.isValidID(entry.id) && entry.name == ArtifactName.sanitized(entry.name) {
+      var migrated = false
+      for var entry in index.artifacts where Artifact.isValidID(entry.id) && entry.name == ArtifactName.sanitized(entry.name)
+        && state.entries[entry.id] == nil {
         let url = Self.fileURL(in: directory, id: entry.id, name: entry.name)
         guard fileManager.fileExists(atPath: url.path) else { continue }
-        if state.entries.updateValue(entry, forKey: entry.id) == nil { state.storedBytes += entry.size }
+        if entry.sha256.isEmpty {
+          guard let sha256 = Self.adoptAsBlob(url, in: directory) else { continue }
+          entry.sha256 = sha256
+          migrated = true
+        }
+        guard Self.isSHA256(entry.sha256),
+              fileManager.fileExists(atPath: Self.blobURL(in: directory, sha256: entry.sha256).path) else { continue }
+        state.entries[entry.id] = entry
+        if state.blobUsers[entry.sha256, default: 0] == 0 { state.storedBytes += entry.size }
+        state.blobUsers[entry.sha256, default: 0] += 1
         state.nextSequence = max(state.nextSequence, entry.sequence + 1)
       }
+      if migrated { try Self.writeIndex(state.entries, in: directory) }
     }
+    let usedBlobs = Set(state.blobUsers.keys)
     self.state = Mutex(state)
     removeTemporaryFiles()
+    removeUnusedBlobs(used: usedBlobs)
   }
 
   /// The bytes of all stored artifacts together.
@@ -114,26 +154,28 @@ public final class ArtifactStore: Sendable {
     var reserved = declared
     let temporary = directory.appendingPathComponent(
       Self.temporaryPrefix + UUID().uuidString.lowercased(), isDirectory: false)
+    let written: Int64
+    var digest = SHA256Digest()
     do throws(ArtifactStoreError) {
-      let written: Int64
       switch artifact.content {
       case .data(let data):
-        written = try writeTemporary(temporary) { handle throws(ArtifactStoreError) in
+        written = try Self.writeTemporary(temporary) { handle throws(ArtifactStoreError) in
           try Self.write(data, to: handle, path: temporary.path)
           return Int64(data.count)
         }
+        digest.update(data)
       case .file(let source):
-        written = try writeTemporary(temporary) { handle throws(ArtifactStoreError) in
-          try copy(from: source, to: handle, temporaryPath: temporary.path, reserved: &reserved)
+        written = try Self.writeTemporary(temporary) { handle throws(ArtifactStoreError) in
+          try copy(from: source, to: handle, temporaryPath: temporary.path, reserved: &reserved, digest: &digest)
         }
       }
-      let reference = try commit(artifact, temporary: temporary, size: written, reserved: reserved)
-      return reference
     } catch {
       try? FileManager.default.removeItem(at: temporary)
       release(reserved)
       throw error
     }
+    // The commit settles the reservation and cleans up after itself, whatever happens.
+    return try commit(artifact, temporary: temporary, size: written, sha256: digest.finalizeHex(), reserved: reserved)
   }
 
   /// The reference to the stored artifact `id`, or `nil` if there is none.
@@ -160,7 +202,8 @@ public final class ArtifactStore: Sendable {
     }
   }
 
-  /// Removes the artifact `id`: its index entry and its files.
+  /// Removes the artifact `id`: its index entry, its file, and its blob unless another artifact
+  /// has the same content.
   /// - Throws: ``ArtifactStoreError/unknownArtifact(id:)``, or
   ///   ``ArtifactStoreError/writeFailed(path:reason:)`` if the index or the files cannot be changed.
   public func remove(id: String) throws(ArtifactStoreError) {
@@ -172,10 +215,15 @@ public final class ArtifactStore: Sendable {
         state.entries[id] = entry
         throw error
       }
-      state.storedBytes -= entry.size
+      let users = state.blobUsers[entry.sha256, default: 1] - 1
+      state.blobUsers[entry.sha256] = users > 0 ? users : nil
       let folder = directory.appendingPathComponent(id, isDirectory: true)
       do {
         try FileManager.default.removeItem(at: folder)
+        if users == 0 {
+          state.storedBytes -= entry.size
+          try FileManager.default.removeItem(at: Self.blobURL(in: directory, sha256: entry.sha256))
+        }
       } catch {
         throw .writeFailed(path: folder.path, reason: Self.reason(error))
       }
@@ -185,7 +233,7 @@ public final class ArtifactStore: Sendable {
   // MARK: - Writing
 
   /// Creates `temporary`, lets `body` fill it, flushes it to disk and closes it.
-  private func writeTemporary(
+  private static func writeTemporary(
     _ temporary: URL, _ body: (FileHandle) throws(ArtifactStoreError) -> Int64
   ) throws(ArtifactStoreError) -> Int64 {
     guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
@@ -195,7 +243,7 @@ public final class ArtifactStore: Sendable {
     do {
       handle = try FileHandle(forWritingTo: temporary)
     } catch {
-      throw .writeFailed(path: temporary.path, reason: Self.reason(error))
+      throw .writeFailed(path: temporary.path, reason: reason(error))
     }
     defer { try? handle.close() }
     let written = try body(handle)
@@ -210,7 +258,7 @@ public final class ArtifactStore: Sendable {
   /// Copies the file at `source` into `handle`, enforcing the limits as bytes arrive (a file can
   /// grow after its size was taken) and growing the reservation when needed.
   private func copy(
-    from source: URL, to handle: FileHandle, temporaryPath: String, reserved: inout Int64
+    from source: URL, to handle: FileHandle, temporaryPath: String, reserved: inout Int64, digest: inout SHA256Digest
   ) throws(ArtifactStoreError) -> Int64 {
     guard source.isFileURL else { throw .unreadableSource(path: source.absoluteString, reason: "not a file URL") }
     let input: FileHandle
@@ -238,6 +286,7 @@ public final class ArtifactStore: Sendable {
         reserved = written
       }
       try Self.write(chunk, to: handle, path: temporaryPath)
+      digest.update(chunk)
     }
     return written
   }
@@ -250,46 +299,62 @@ public final class ArtifactStore: Sendable {
     }
   }
 
-  /// Moves the flushed temporary file into place and records it in the index, or — when another
-  /// task stored the same id first — removes `temporary` and returns the stored reference. Either
-  /// way the reservation is settled.
+  /// Moves the flushed temporary file into place as the blob of its content (or drops it when the
+  /// store has that content already), names it for the artifact and records it in the index — or,
+  /// when another task stored the same id first, removes `temporary` and returns the stored
+  /// reference. Either way the reservation is settled; on failure nothing new is left behind.
   private func commit(
-    _ artifact: Artifact, temporary: URL, size: Int64, reserved: Int64
+    _ artifact: Artifact, temporary: URL, size: Int64, sha256: String, reserved: Int64
   ) throws(ArtifactStoreError) -> ArtifactReference {
     let entry = try state.withLock { (state: inout State) throws(ArtifactStoreError) -> Entry in
       let fileManager = FileManager.default
+      state.reservedBytes -= reserved
       if let existing = state.entries[artifact.id] {
         try? fileManager.removeItem(at: temporary)
-        state.reservedBytes -= reserved
         return existing
       }
+      let blob = Self.blobURL(in: directory, sha256: sha256)
+      let isNewContent = state.blobUsers[sha256, default: 0] == 0
+      if isNewContent {
+        chmod(temporary.path, 0o444)   // shared by every artifact with this content: read-only
+        guard rename(temporary.path, blob.path) == 0 else {
+          let reason = String(cString: strerror(errno))
+          try? fileManager.removeItem(at: temporary)
+          throw .writeFailed(path: blob.path, reason: reason)
+        }
+      } else {
+        try? fileManager.removeItem(at: temporary)
+      }
+      func removeNewBlob() { if isNewContent { try? fileManager.removeItem(at: blob) } }
+
       let folder = directory.appendingPathComponent(artifact.id, isDirectory: true)
       let destination = Self.fileURL(in: directory, id: artifact.id, name: artifact.name)
       do {
-        try? fileManager.removeItem(at: folder)  // left by a crash between rename and index write
+        try? fileManager.removeItem(at: folder)  // left by a crash between naming and the index write
         try fileManager.createDirectory(at: folder, withIntermediateDirectories: false)
+        if link(blob.path, destination.path) != 0 {
+          try fileManager.copyItem(at: blob, to: destination)   // no hard links here: a copy
+        }
       } catch {
-        throw .writeFailed(path: folder.path, reason: Self.reason(error))
-      }
-      guard rename(temporary.path, destination.path) == 0 else {
-        let reason = String(cString: strerror(errno))
         try? fileManager.removeItem(at: folder)
-        throw .writeFailed(path: destination.path, reason: reason)
+        removeNewBlob()
+        throw .writeFailed(path: destination.path, reason: Self.reason(error))
       }
       let entry = Entry(id: artifact.id, name: artifact.name, mimeType: artifact.mimeType, size: size, storedAt: Date(),
-                        sequence: state.nextSequence)
+                        sequence: state.nextSequence, sha256: sha256)
       state.entries[artifact.id] = entry
       do throws(ArtifactStoreError) {
         try persistIndex(state.entries)
       } catch {
         state.entries[artifact.id] = nil
         try? fileManager.removeItem(at: folder)
+        removeNewBlob()
         throw error
       }
       Self.synchronizeDirectory(directory)
       state.nextSequence += 1
-      state.storedBytes += size
-      state.reservedBytes -= reserved
+      state.blobUsers[sha256, default: 0] += 1
+      if isNewContent { state.storedBytes += size }
       return entry
     }
     return reference(for: entry)
@@ -297,22 +362,26 @@ public final class ArtifactStore: Sendable {
 
   /// Writes the index atomically: a flushed temporary file renamed over the old index.
   private func persistIndex(_ entries: [String: Entry]) throws(ArtifactStoreError) {
+    try Self.writeIndex(entries, in: directory)
+  }
+
+  private static func writeIndex(_ entries: [String: Entry], in directory: URL) throws(ArtifactStoreError) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     encoder.dateEncodingStrategy = .iso8601
     let artifacts = entries.values.sorted { $0.sequence < $1.sequence }
     let data: Data
     do {
-      data = try encoder.encode(Index(version: 1, artifacts: artifacts))
+      data = try encoder.encode(Index(version: 2, artifacts: artifacts))
     } catch {
-      throw .writeFailed(path: Self.indexFileName, reason: Self.reason(error))
+      throw .writeFailed(path: indexFileName, reason: reason(error))
     }
     let temporary = directory.appendingPathComponent(
-      Self.temporaryPrefix + "index-" + UUID().uuidString.lowercased(), isDirectory: false)
-    let indexURL = directory.appendingPathComponent(Self.indexFileName, isDirectory: false)
+      temporaryPrefix + "index-" + UUID().uuidString.lowercased(), isDirectory: false)
+    let indexURL = directory.appendingPathComponent(indexFileName, isDirectory: false)
     do throws(ArtifactStoreError) {
       _ = try writeTemporary(temporary) { handle throws(ArtifactStoreError) in
-        try Self.write(data, to: handle, path: temporary.path)
+        try write(data, to: handle, path: temporary.path)
         return Int64(data.count)
       }
       guard rename(temporary.path, indexURL.path) == 0 else {
@@ -322,6 +391,21 @@ public final class ArtifactStore: Sendable {
       try? FileManager.default.removeItem(at: temporary)
       throw error
     }
+  }
+
+  /// Makes the file of a version 1 artifact the blob of its content (a hard link; the file stays
+  /// where it is) and returns its SHA-256, or `nil` if it cannot be read or linked.
+  private static func adoptAsBlob(_ file: URL, in directory: URL) -> String? {
+    guard let input = try? FileHandle(forReadingFrom: file) else { return nil }
+    defer { try? input.close() }
+    var digest = SHA256Digest()
+    while let chunk = try? input.read(upToCount: copyChunkBytes), !chunk.isEmpty { digest.update(chunk) }
+    let sha256 = digest.finalizeHex()
+    let blob = blobURL(in: directory, sha256: sha256)
+    if !FileManager.default.fileExists(atPath: blob.path), link(file.path, blob.path) != 0 {
+      guard (try? FileManager.default.copyItem(at: file, to: blob)) != nil else { return nil }
+    }
+    return sha256
   }
 
   // MARK: - Accounting
@@ -349,6 +433,24 @@ public final class ArtifactStore: Sendable {
 
   private static func fileURL(in directory: URL, id: String, name: String) -> URL {
     directory.appendingPathComponent(id, isDirectory: true).appendingPathComponent(name, isDirectory: false)
+  }
+
+  private static func blobURL(in directory: URL, sha256: String) -> URL {
+    directory.appendingPathComponent(blobsFolderName, isDirectory: true).appendingPathComponent(sha256, isDirectory: false)
+  }
+
+  /// Whether `text` is 64 lowercase hex digits (a blob name; nothing else may name a path).
+  private static func isSHA256(_ text: String) -> Bool {
+    text.utf8.count == 64 && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+  }
+
+  /// Removes blobs no entry uses: left by a crash between writing a blob and the index.
+  private func removeUnusedBlobs(used: Set<String>) {
+    let blobs = directory.appendingPathComponent(Self.blobsFolderName, isDirectory: true)
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: blobs.path) else { return }
+    for name in names where !used.contains(name) {
+      try? FileManager.default.removeItem(at: blobs.appendingPathComponent(name, isDirectory: false))
+    }
   }
 
   /// Removes temporary files a crashed write left in the directory.
