@@ -1,6 +1,6 @@
 """Reference for `hybrid bench tflite`: invoke latency of Python's LiteRT interpreter.
 
-Usage: litert_invoke_latency.py MODEL THREADS RUNS SEED
+Usage: litert_invoke_latency.py MODEL THREADS RUNS SEED [WARM_UP_RUNS]
 Prints one line of JSON: {"median_ms": …, "runs": …}. Inputs are deterministic pseudo-random
 (the same 64-bit LCG as the Swift side; float inputs are byte / 255), so both sides do the same work.
 """
@@ -23,6 +23,7 @@ def lcg_bytes(count, seed):
 
 def main():
     model, threads, runs, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    warm_up_runs = int(sys.argv[5]) if len(sys.argv) > 5 else 1
     interpreter = Interpreter(model_path=model, num_threads=threads)
     interpreter.allocate_tensors()
     for offset, detail in enumerate(interpreter.get_input_details()):
@@ -34,7 +35,8 @@ def main():
             raw = lcg_bytes(elements * np.dtype(detail["dtype"]).itemsize, seed + offset)
             values = np.frombuffer(raw, dtype=detail["dtype"]).reshape(detail["shape"])
         interpreter.set_tensor(detail["index"], values)
-    interpreter.invoke()  # warm-up, as on the Swift side
+    for _ in range(max(1, warm_up_runs)):  # untimed, as on the Swift side
+        interpreter.invoke()
     times = []
     for _ in range(runs):
         started = time.perf_counter()

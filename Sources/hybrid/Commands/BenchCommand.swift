@@ -112,6 +112,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Invokes per model (the median is reported).")
     var runs = 100
 
+    @Option(name: .long, help: "Untimed invokes before the timed ones, on both sides.")
+    var warmUpRuns = 200
+
     @OptionGroup var report: ReportOptions
 
 
@@ -121,6 +124,7 @@ struct BenchCommand: AsyncParsableCommand {
       var settings = TFLiteBenchmark.Settings(models: chosen, referencePython: reference, referenceScript: referenceScript)
       settings.threads = threads
       settings.runs = runs
+      settings.warmUpRuns = warmUpRuns
       try BenchCommand.publish(try TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
