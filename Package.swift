@@ -185,6 +185,12 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
+    // Test support shared by test targets (not a product): a real registry on loopback.
+    .target(
+      name: "RegistryTestSupport",
+      dependencies: ["HybridAIServer", .product(name: "Logging", package: "swift-log")],
+      path: "Tests/RegistryTestSupport",
+      swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",
       dependencies: ["HybridAI"],
@@ -225,7 +231,7 @@ let package = Package(
     .testTarget(
       name: "ModelDeliveryTests",
       dependencies: [
-        "HybridAI", "ModelDelivery", "HybridAIServer", "HybridAIOnDevice", "TFLite",
+        "HybridAI", "ModelDelivery", "HybridAIServer", "HybridAIOnDevice", "TFLite", "RegistryTestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -239,7 +245,7 @@ let package = Package(
     .testTarget(
       name: "HybridAIToolsTests",
       dependencies: [
-        "HybridAI", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAIServer",
+        "HybridAI", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAIServer", "RegistryTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["Reference"],

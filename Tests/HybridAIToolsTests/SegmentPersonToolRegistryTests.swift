@@ -4,6 +4,7 @@ import HybridAITools
 import Logging
 import ModelDelivery
 import TFLiteImage
+import RegistryTestSupport
 import Testing
 
 /// `SegmentPersonTool(downloader:modelName:…)` against a real `hybrid serve` registry on
@@ -11,8 +12,8 @@ import Testing
 @Suite("SegmentPersonTool with a registry")
 struct SegmentPersonToolRegistryTests {
   /// Deploys and publishes `file` as `name`; the published version.
-  private func deploy(_ file: URL, as name: String, to registry: TestRegistry) async throws -> RegistryModelVersion {
-    let admin = ModelRegistryAdmin(server: registry.baseURL, token: TestRegistry.adminToken,
+  private func deploy(_ file: URL, as name: String, to registry: RunningRegistry) async throws -> RegistryModelVersion {
+    let admin = ModelRegistryAdmin(server: registry.baseURL, token: RunningRegistry.adminToken,
                                    logger: ToolTestSupport.quietLogger)
     _ = try await admin.createModel(name: name, description: "MediaPipe selfie segmentation")
     let version = try await admin.uploadVersion(name: name, fileAt: file)
@@ -20,22 +21,28 @@ struct SegmentPersonToolRegistryTests {
     return version
   }
 
+  /// A temporary directory with `pictures/portrait.png` (the sample portrait) and room for a
+  /// downloader cache; the caller removes `directory`.
+  private func workspace(portraitWidth width: Int, height: Int) throws -> (directory: URL, pictures: URL, cache: URL) {
+    let directory = try ToolTestSupport.temporaryDirectory()
+    let pictures = directory.appendingPathComponent("pictures", isDirectory: true)
+    try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+    try Bitmap.samplePortrait(width: width, height: height).write(to: pictures.appendingPathComponent("portrait.png"))
+    return (directory, pictures, directory.appendingPathComponent("cache", isDirectory: true))
+  }
+
   @Test("the registry's selfie_segmentation makes the same mask as the file's, and stays on the device")
   func segmentsWithTheRegistryModel() async throws {
     let modelPath = try ToolTestSupport.selfieSegmentationModelPath()
-    let directory = try ToolTestSupport.temporaryDirectory()
+    let (directory, pictures, cache) = try workspace(portraitWidth: 320, height: 240)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let pictures = directory.appendingPathComponent("pictures", isDirectory: true)
-    let cache = directory.appendingPathComponent("cache", isDirectory: true)
-    try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
-    try Bitmap.samplePortrait(width: 320, height: 240).write(to: pictures.appendingPathComponent("portrait.png"))
 
     let fileTool = SegmentPersonTool(modelPath: modelPath, allowedDirectories: [pictures],
                                      logger: ToolTestSupport.quietLogger)
     let fromFile = try await fileTool.call(arguments: .init(path: "portrait.png"), context: ToolTestSupport.context())
     let expected = try #require(fromFile.artifacts.first?.data)
 
-    try await TestRegistry.with { registry in
+    try await RunningRegistry.with { registry in
       let version = try await deploy(URL(fileURLWithPath: modelPath), as: "selfie_segmentation", to: registry)
       let downloader = ModelDownloader(server: registry.baseURL, directory: cache, installationID: "tools-test",
                                        logger: ToolTestSupport.quietLogger)
@@ -72,14 +79,10 @@ struct SegmentPersonToolRegistryTests {
   @Test("a model the registry does not have is modelUnavailable, with no artifact and nothing downloaded")
   func unknownModel() async throws {
     let modelPath = try ToolTestSupport.selfieSegmentationModelPath()
-    let directory = try ToolTestSupport.temporaryDirectory()
+    let (directory, pictures, cache) = try workspace(portraitWidth: 64, height: 48)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let pictures = directory.appendingPathComponent("pictures", isDirectory: true)
-    let cache = directory.appendingPathComponent("cache", isDirectory: true)
-    try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
-    try Bitmap.samplePortrait(width: 64, height: 48).write(to: pictures.appendingPathComponent("portrait.png"))
 
-    try await TestRegistry.with { registry in
+    try await RunningRegistry.with { registry in
       _ = try await deploy(URL(fileURLWithPath: modelPath), as: "selfie_segmentation", to: registry)
       let downloader = ModelDownloader(server: registry.baseURL, directory: cache, installationID: "tools-test",
                                        logger: ToolTestSupport.quietLogger)

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import ModelDelivery
+import RegistryTestSupport
 import Testing
 
 /// `ModelRegistryAdmin` and `ModelDownloader` against the real registry (`GeminiCompatibleServer`
