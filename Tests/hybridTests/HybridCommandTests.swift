@@ -20,29 +20,56 @@ struct HybridCommandTests {
       .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? directory.appendingPathComponent("hybrid")
   }
 
-  func run(_ arguments: [String], environment: [String: String] = [:], executable: URL = HybridCommandTests.executable) throws -> Run {
+  /// Runs `hybrid arguments`, with `input` on standard input when given; returns its exit status
+  /// and output. Standard error is read on a thread of its own, so neither pipe can fill and stall
+  /// the child while the other is read.
+  func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+           executable: URL = HybridCommandTests.executable) throws -> Run {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe(), err = Pipe()
+    let stdin = Pipe(), out = Pipe(), err = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    if let input {
+      stdin.fileHandleForWriting.write(Data(input.utf8))
+      try stdin.fileHandleForWriting.close()
+    }
+    let standardError = PipeReader(err)
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-               stderr: String(decoding: stderr, as: UTF8.self))
+               stderr: String(decoding: standardError.wait(), as: UTF8.self))
   }
 
-  /// ``run(_:environment:executable:)`` on a thread of its own, for async tests: waiting for a child
-  /// process on the cooperative pool would starve every other test's async work (2 threads here).
-  func runDetached(_ arguments: [String], environment: [String: String] = [:],
+  /// Reads a pipe to its end on a thread of its own.
+  final class PipeReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()   // written by the reading thread before `done` is signalled
+
+    init(_ pipe: Pipe) {
+      Thread.detachNewThread { [self] in
+        data = pipe.fileHandleForReading.readDataToEndOfFile()
+        done.signal()
+      }
+    }
+
+    func wait() -> Data {
+      done.wait()
+      return data
+    }
+  }
+
+  /// ``run(_:input:environment:executable:)`` on a thread of its own, for async tests: waiting for a
+  /// child process on the cooperative pool would starve every other test's async work (2 threads here).
+  func runDetached(_ arguments: [String], input: String? = nil, environment: [String: String] = [:],
                    executable: URL = HybridCommandTests.executable) async throws -> Run {
     try await withCheckedThrowingContinuation { continuation in
       Thread.detachNewThread {
-        continuation.resume(with: Result { try self.run(arguments, environment: environment, executable: executable) })
+        continuation.resume(with: Result { try self.run(arguments, input: input, environment: environment, executable: executable) })
       }
     }
   }

@@ -9,54 +9,9 @@ import Testing
 /// tool call, its output's artifact reference, the WAV file), continue it, and remove it.
 @Suite("hybrid sessions across process restarts", .serialized)
 struct SessionRestartCommandTests {
-  /// A child process's exit status and output.
-  struct Run {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-  }
-
-  /// Runs `hybrid arguments` with `input` on standard input, on a thread of its own so that the
-  /// wait never blocks the cooperative pool.
-  func hybrid(_ arguments: [String], input: String = "") async throws -> Run {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread {
-        continuation.resume(with: Result {
-          let process = Process()
-          process.executableURL = HybridCommandTests.executable
-          process.arguments = arguments
-          let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-          process.standardInput = stdin
-          process.standardOutput = stdout
-          process.standardError = stderr
-          try process.run()
-          stdin.fileHandleForWriting.write(Data(input.utf8))
-          try stdin.fileHandleForWriting.close()
-          // Standard error on another thread: either pipe may fill while the other is read.
-          let errorData = ErrorCollector()
-          let reader = Thread { errorData.set(stderr.fileHandleForReading.readDataToEndOfFile()) }
-          reader.start()
-          let out = stdout.fileHandleForReading.readDataToEndOfFile()
-          process.waitUntilExit()
-          return Run(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-                     stderr: String(decoding: errorData.wait(), as: UTF8.self))
-        })
-      }
-    }
-  }
-
-  /// Standard error's bytes, handed from the thread that reads them.
-  final class ErrorCollector: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var data = Data()
-    func set(_ value: Data) {
-      data = value
-      done.signal()
-    }
-    func wait() -> Data {
-      done.wait()
-      return data
-    }
+  /// Runs `hybrid arguments` with `input` on standard input, off the cooperative pool.
+  func hybrid(_ arguments: [String], input: String? = nil) async throws -> HybridCommandTests.Run {
+    try await HybridCommandTests().runDetached(arguments, input: input)
   }
 
   /// `hybrid sessions show ID --json`, parsed.

@@ -9,19 +9,8 @@ struct SessionsCommandTests {
 
   /// Runs `hybrid chat` with `input` on standard input; returns its exit status and standard output.
   func chat(_ input: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
-    let process = Process()
-    process.executableURL = HybridCommandTests.executable
-    process.arguments = ["chat", "--greedy", "--max-tokens", "8"] + arguments
-    let stdin = Pipe(), stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    stdin.fileHandleForWriting.write(Data(input.utf8))
-    try stdin.fileHandleForWriting.close()
-    let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, output)
+    let result = try cli.run(["chat", "--greedy", "--max-tokens", "8"] + arguments, input: input)
+    return (result.status, result.stdout)
   }
 
   @Test("a chat saved with --session is listed, shown, resumed by a new process, and removed")
