@@ -17,23 +17,24 @@ import Foundation
 /// the model's own text; only the returned content is resolved. Values that name no artifact are
 /// left as they are.
 public struct ArtifactLinks: Sendable {
-  private var byID: [String: ArtifactReference] = [:]
-  private var byName: [String: ArtifactReference] = [:]
+  private var turnByID: [String: ArtifactReference] = [:]
+  private var turnByName: [String: ArtifactReference] = [:]
+  private let store: ArtifactStore?
 
   /// Links for the artifacts of one turn, and for any other artifact in `store` named by its id.
   public init(turnArtifacts: [ArtifactReference], store: ArtifactStore?) {
-    for reference in store?.allReferences() ?? [] { byID[reference.id] = reference }
+    self.store = store
     var nameCounts: [String: Int] = [:]
     for reference in turnArtifacts {
-      byID[reference.id] = reference
+      turnByID[reference.id] = reference
       nameCounts[reference.name, default: 0] += 1
     }
     // A file name links only when it names exactly one artifact of the turn.
-    for reference in turnArtifacts where nameCounts[reference.name] == 1 { byName[reference.name] = reference }
+    for reference in turnArtifacts where nameCounts[reference.name] == 1 { turnByName[reference.name] = reference }
   }
 
   /// Whether there is nothing to link.
-  public var isEmpty: Bool { byID.isEmpty }
+  public var isEmpty: Bool { turnByID.isEmpty && store == nil }
 
   /// The file URL `text` names, or `nil`.
   public func fileURL(for text: String) -> URL? {
@@ -42,7 +43,8 @@ public struct ArtifactLinks: Sendable {
       key.removeFirst(prefix.count)
       break
     }
-    return (byID[key.lowercased()] ?? byName[key])?.fileURL
+    let id = key.lowercased()
+    return (turnByID[id] ?? turnByName[key] ?? store?.reference(id: id))?.fileURL
   }
 
   /// `content` with every string value that names an artifact replaced by its file URL.
