@@ -9,7 +9,8 @@ public struct RegistryConfiguration: Sendable {
   /// The token the admin API requires (`Authorization: Bearer <token>`); `nil` turns the admin API off.
   public var adminToken: String?
   /// The address clients reach this server at (e.g. `https://models.example.com`), used to build
-  /// download URLs. `nil`: taken from each request's `X-Forwarded-Proto`/`X-Forwarded-Host`, or its `Host`.
+  /// download URLs. `nil`: taken from each request's RFC 7239 `Forwarded` (`proto`, `host`), else
+  /// `X-Forwarded-Proto`/`X-Forwarded-Host`, else its `Host`.
   public var publicURL: URL?
   /// The largest model file an upload may have, in bytes.
   public var maxUploadBytes: Int64

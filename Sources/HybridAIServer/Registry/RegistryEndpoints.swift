@@ -22,6 +22,7 @@ struct RegistryEndpoints: Sendable {
   static let installationIdHeader = HTTPField.Name("X-HybridAI-Installation-Id")!
   static let forwardedProtoHeader = HTTPField.Name("X-Forwarded-Proto")!
   static let forwardedHostHeader = HTTPField.Name("X-Forwarded-Host")!
+  static let forwardedHeader = HTTPField.Name("Forwarded")!
   /// The largest JSON body the admin API reads.
   static let maxJSONBodyBytes = 64 << 10
   static let maxDescriptionLength = 1024
@@ -285,12 +286,15 @@ struct RegistryEndpoints: Sendable {
   }
 
   /// Where clients reach this server: the configured public URL, else the scheme and host the
-  /// reverse proxy reports (`X-Forwarded-Proto`, `X-Forwarded-Host`), else the request's `Host`.
+  /// reverse proxy reports — RFC 7239 `Forwarded` (`proto=`, `host=`), else `X-Forwarded-Proto` /
+  /// `X-Forwarded-Host` — else the request's `Host`. Of a list, the first element counts (the
+  /// client-facing proxy's); values that could change the URL's shape are ignored.
   func baseURL(for request: Request) -> String {
     if let publicBaseURL { return publicBaseURL }
-    let forwardedProto = request.headers[Self.forwardedProtoHeader].map(Self.firstListElement)?.lowercased()
-    let scheme = forwardedProto.flatMap { ["http", "https"].contains($0) ? $0 : nil } ?? "http"
-    let host = request.headers[Self.forwardedHostHeader].map(Self.firstListElement).flatMap(Self.plausibleHost)
+    let forwarded = request.headers[Self.forwardedHeader].map(ForwardedHeader.init) ?? ForwardedHeader()
+    let proto = (forwarded.proto ?? request.headers[Self.forwardedProtoHeader].map(Self.firstListElement))?.lowercased()
+    let scheme = proto.flatMap { ["http", "https"].contains($0) ? $0 : nil } ?? "http"
+    let host = (forwarded.host ?? request.headers[Self.forwardedHostHeader].map(Self.firstListElement)).flatMap(Self.plausibleHost)
       ?? request.head.authority.flatMap(Self.plausibleHost) ?? "localhost"
     return "\(scheme)://\(host)"
   }

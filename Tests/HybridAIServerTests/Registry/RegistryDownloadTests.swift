@@ -77,7 +77,7 @@ struct RegistryDownloadTests {
     }
   }
 
-  @Test("download URLs use the configured public URL, else X-Forwarded-Proto/Host, else Host")
+  @Test("download URLs use the configured public URL, else Forwarded, else X-Forwarded-Proto/Host, else Host")
   func downloadURLBase() async throws {
     let sha = RegistryFixtures.otherSHA256
     try await RegistryTestServer.with { server in
@@ -93,6 +93,13 @@ struct RegistryDownloadTests {
       #expect(try await uri(["X-Forwarded-Host": "evil.example/path?x="]).hasPrefix("http://127.0.0.1:\(server.port)/v1/blobs/"),
               "a host that would change the URL's shape is ignored")
       #expect(try await uri(["X-Forwarded-Proto": "gopher"]).hasPrefix("http://"))
+      // RFC 7239 Forwarded: the first element (the client-facing proxy's) wins over X-Forwarded-*.
+      #expect(try await uri(["Forwarded": #"for=192.0.2.60;proto=https;host="models.example.com:8443", for=10.0.0.2;host=inner"#,
+                             "X-Forwarded-Host": "ignored.example"])
+        .hasPrefix("https://models.example.com:8443/v1/blobs/\(sha)?"))
+      #expect(try await uri(["Forwarded": "Proto=HTTPS"]).hasPrefix("https://127.0.0.1:\(server.port)/v1/blobs/"))
+      #expect(try await uri(["Forwarded": #"host="evil.example/x?y""#]).hasPrefix("http://127.0.0.1:\(server.port)/v1/blobs/"),
+              "a Forwarded host that would change the URL's shape is ignored")
     }
     try await RegistryTestServer.with(publicURL: URL(string: "https://models.example.com/registry/")!) { server in
       try await server.publishedModel("located", files: [RegistryFixtures.other])
