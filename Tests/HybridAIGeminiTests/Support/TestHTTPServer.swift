@@ -127,8 +127,9 @@ final class TestHTTPServer: Sendable {
     try? await channel.close()
   }
 
-  /// Waits (up to `limit`) until `condition` holds; returns whether it did.
-  func wait(upTo limit: Duration = .seconds(10), until condition: @Sendable (TestHTTPServer) -> Bool) async -> Bool {
+  /// Waits (up to `limit`) until `condition` holds; returns whether it did. The limit is generous:
+  /// the whole suite shares CI's two cores, and the wait ends as soon as the condition holds.
+  func wait(upTo limit: Duration = .seconds(120), until condition: @Sendable (TestHTTPServer) -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + limit
     while clock.now < deadline {

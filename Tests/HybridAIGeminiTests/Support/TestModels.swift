@@ -10,7 +10,7 @@ let fastRetries = GeminiModel.RetryPolicy(maxAttempts: 3, initialBackoff: .milli
 func testModel(_ server: TestHTTPServer, name: String = "test-model", apiKey: String? = "test-key",
                retryPolicy: GeminiModel.RetryPolicy = fastRetries) -> GeminiModel {
   GeminiModel(name: name, apiKey: apiKey, baseURL: server.baseURL,
-              configuration: GeminiModel.Configuration(connectTimeout: .seconds(5), readTimeout: .seconds(20),
+              configuration: GeminiModel.Configuration(connectTimeout: .seconds(5), readTimeout: .seconds(120),
                                                        retryPolicy: retryPolicy))
 }
 

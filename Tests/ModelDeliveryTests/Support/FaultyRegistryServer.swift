@@ -155,8 +155,9 @@ final class FaultyRegistryServer: Sendable {
   var requests: [Request] { state.withLock { $0.requests } }
   var blobRequestList: [Request] { requests.filter { $0.path.hasPrefix("/v1/blobs/") } }
 
-  /// Waits (up to `limit`) until `condition` holds; returns whether it did.
-  func wait(upTo limit: Duration = .seconds(10), until condition: @Sendable (Stats) -> Bool) async -> Bool {
+  /// Waits (up to `limit`) until `condition` holds; returns whether it did. The limit is generous:
+  /// the whole suite shares CI's two cores, and the wait ends as soon as the condition holds.
+  func wait(upTo limit: Duration = .seconds(120), until condition: @Sendable (Stats) -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
       if condition(stats) { return true }

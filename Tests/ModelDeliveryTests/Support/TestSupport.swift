@@ -13,7 +13,7 @@ enum TestSupport {
   /// refused connection at once instead of retrying until the connect timeout.
   static let httpClient: HTTPClient = {
     var configuration = HTTPClient.Configuration()
-    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(60))
+    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(300))
     configuration.connectionPool.retryConnectionEstablishment = false
     configuration.decompression = .disabled
     return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -61,8 +61,9 @@ enum TestSupport {
                     diskSpaceProbe: diskSpaceProbe, retryPolicy: retryPolicy, logger: logger)
   }
 
-  /// Waits (up to `limit`) until `condition` holds; returns whether it did.
-  static func eventually(upTo limit: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
+  /// Waits (up to `limit`) until `condition` holds; returns whether it did. The limit is generous:
+  /// the whole suite shares CI's two cores, and the wait ends as soon as the condition holds.
+  static func eventually(upTo limit: Duration = .seconds(120), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
       if try await condition() { return true }

@@ -59,7 +59,7 @@ enum RegistryHTTP {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     try #require(descriptor >= 0)
     defer { close(descriptor) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)   // generous: the suite shares two cores
     setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
