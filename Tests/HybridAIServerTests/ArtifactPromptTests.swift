@@ -28,7 +28,7 @@ struct ArtifactPromptTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ArtifactPromptTests-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = try ArtifactStore(directory: directory)
-    let cloud = GeminiModel(name: RunningTestServer.modelName, apiKey: nil, baseURL: server.baseURL)
+    let cloud = server.geminiModel()
     let session = GenerativeModelSession(
       model: cloud, tools: [PaintTool()], toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools),
       artifactStore: store)

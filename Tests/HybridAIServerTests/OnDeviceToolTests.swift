@@ -12,7 +12,7 @@ struct OnDeviceToolTests {
   static let greedy = GenerationConfig(temperature: 0, topK: 1, maxOutputTokens: 64)
 
   static func cloud(_ server: RunningTestServer) -> GeminiModel {
-    GeminiModel(name: RunningTestServer.modelName, apiKey: nil, baseURL: server.baseURL)
+    server.geminiModel()
   }
 
   @Test("a session with a tool: the on-device model's calls reach the tool, the outputs go back with the calls' ids")

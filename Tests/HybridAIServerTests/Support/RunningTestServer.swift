@@ -20,6 +20,17 @@ final class RunningTestServer: Sendable {
 
   var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
+  /// How long test clients wait for a byte from a server whose real model answers: the whole suite
+  /// shares two cores and all llama.cpp work in the process runs on one thread, so under load an
+  /// answer can wait minutes (GeminiModel's default read timeout is 300 s).
+  static let patientReadTimeout: Duration = .seconds(1800)
+
+  /// A `GeminiModel` for this server's model, patient as above.
+  func geminiModel() -> GeminiModel {
+    GeminiModel(name: Self.modelName, apiKey: nil, baseURL: baseURL,
+                configuration: GeminiModel.Configuration(readTimeout: Self.patientReadTimeout))
+  }
+
   private init(port: Int, log: RequestLog, model: ObservedModel, task: Task<Void, any Error>) {
     self.port = port
     self.log = log
