@@ -16,7 +16,8 @@ import Logging
 /// - every other failure of the primary is thrown, and cancellation never falls back.
 ///
 /// The answer's ``RawResponse/fallback`` says when and why the secondary answered; every fallback
-/// is logged at warning level.
+/// is logged at warning level. While answering, it reports its choice first as
+/// ``GenerationEvent/routed(to:fallback:)`` (the session's ``GenerativeModelSession/ResponseStream/Event/modelSelected(_:fallback:)``).
 public struct HybridModel: LanguageModel {
   /// The model asked first.
   public let primary: any LanguageModel
