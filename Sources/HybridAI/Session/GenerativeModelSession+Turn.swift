@@ -107,7 +107,7 @@ extension GenerativeModelSession {
       case .completed(let raw):
         completion = raw
       case .routed:
-        break
+        break   // handled above
       }
     }
     try Task.checkCancellation()

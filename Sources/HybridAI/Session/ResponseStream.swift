@@ -112,15 +112,9 @@ extension GenerativeModelSession {
       let run: Run
 
       public mutating func next() async throws -> Snapshot? {
-        while let message = try await base.next() {
-          switch message {
-          case .snapshot(let snapshot): return snapshot
-          case .event(.completed(let response)): run.response = response
-          case .event: continue
-          }
+        try await run.next(from: &base) { message in
+          if case .snapshot(let snapshot) = message { snapshot } else { nil }
         }
-        try await run.endOfMessages()
-        return nil
       }
     }
 
@@ -138,18 +132,13 @@ extension GenerativeModelSession {
         let run: Run
 
         public mutating func next() async throws -> Event? {
-          while let message = try await base.next() {
+          try await run.next(from: &base) { message in
             switch message {
-            case .snapshot(let snapshot):
-              // A text answer's snapshot is its text, which the deltas already carry.
-              if Content.self != String.self { return .partialContent(snapshot) }
-            case .event(let event):
-              if case .completed(let response) = event { run.response = response }
-              return event
+            case .event(let event): event
+            // A text answer's snapshot is its text, which the deltas already carry.
+            case .snapshot(let snapshot): Content.self == String.self ? nil : .partialContent(snapshot)
             }
           }
-          try await run.endOfMessages()
-          return nil
         }
       }
     }
@@ -176,14 +165,21 @@ extension GenerativeModelSession {
         }
       }
 
-      /// Called when the messages end without an error. A stream cut short by cancellation ends
-      /// with an error, not as if the answer were complete, and only once the request has wound
-      /// down, so the session is free for the next one.
-      func endOfMessages() async throws {
+      /// The next message of `base` that `element` maps to an element (keeping the final response
+      /// on the way), or `nil` at the end. A stream cut short by cancellation ends with an error,
+      /// not as if the answer were complete, and only once the request has wound down, so the
+      /// session is free for the next one.
+      func next<Element>(from base: inout AsyncThrowingStream<Message, any Error>.AsyncIterator,
+                         _ element: (Message) -> Element?) async throws -> Element? {
+        while let message = try await base.next() {
+          if case .event(.completed(let response)) = message { self.response = response }
+          if let element = element(message) { return element }
+        }
         if response == nil, Task.isCancelled {
           await state.withLock { $0.producer }?.value
           throw CancellationError()
         }
+        return nil
       }
 
       var response: Response<Content>? {
