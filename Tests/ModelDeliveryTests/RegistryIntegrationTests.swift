@@ -101,8 +101,18 @@ import Testing
 
     #expect(try await admin.listModels().map(\.name) == ["selfie"])
     #expect(try await admin.model(named: "selfie").versions.map(\.version) == ["1", "2"])
+    let fetched = try await admin.version("2", ofModel: "selfie")
+    #expect(fetched.version == "2" && fetched.sha256 == one.sha256 && fetched.sizeBytes == Int64(data.count))
+    #expect(fetched.format == "tflite" && fetched.state == "draft")
+    #expect(try await admin.version("1", ofModel: "selfie").isPublished)
     try await admin.deleteVersion(name: "selfie", version: "2")
     #expect(try await admin.model(named: "selfie").versions.map(\.version) == ["1"])
+    await #expect {
+      try await admin.version("2", ofModel: "selfie")
+    } throws: { error in
+      guard case ModelRegistryAdminError.notFound = error else { return false }
+      return true
+    }
     try await admin.deleteModel(name: "selfie")
     #expect(try await admin.listModels().isEmpty)
     await #expect(throws: ModelRegistryAdminError.self) { try await admin.model(named: "selfie") }

@@ -1,4 +1,5 @@
 import Foundation
+@testable import HybridAI
 @testable import hybrid
 import Testing
 
@@ -71,6 +72,14 @@ struct ModelsCommandTests {
 
     let second = try randomFile("v2.bin", bytes: 300_000, seed: 2, in: registry.scratch)
     #expect(try await cli.runDetached(["models", "deploy", "selfie", second.path, "--publish"], environment: env).status == 0)
+    let show = try await cli.runDetached(["models", "show", "selfie", "--version", "2", "--json"], environment: env)
+    #expect(show.status == 0, "\(show.stderr)")
+    let shown = try cli.json(show.stdout)
+    #expect(shown["version"] as? String == "2")
+    #expect(shown["sizeBytes"] as? Int == 300_000)
+    #expect(shown["sha256"] as? String == SHA256Digest.hex(of: try Data(contentsOf: second)))
+    let missing = try await cli.runDetached(["models", "show", "selfie", "--version", "9"], environment: env)
+    #expect(missing.status != 0 && missing.stderr.contains("9"), "\(missing.stderr)")
     let rollout = try await cli.runDetached(["models", "rollout", "selfie", "1=90", "2=10"], environment: env)
     #expect(rollout.status == 0, "\(rollout.stderr)")
     #expect(rollout.stdout.contains("roll-out 1=90% 2=10%"), "\(rollout.stdout)")

@@ -130,6 +130,14 @@ public final class ModelRegistry: Sendable {
 
   // MARK: - Versions
 
+  /// Version `number` of the model `name`, from the snapshot; throws a `404` when either is missing.
+  func version(_ number: Int, ofModel name: String) async throws -> ModelRecord.Version {
+    guard let version = try await model(named: name).version(number) else {
+      throw GoogleAPIError.from(storeError: .versionNotFound(model: name, version: number))
+    }
+    return version
+  }
+
   /// Streams an upload into the blob store and adds it to the model as a draft version.
   func addVersion<Body: AsyncSequence>(toModel name: String, body: Body, declaredLength: Int64) async throws
     -> ModelRecord.Version where Body.Element == ByteBuffer {
@@ -187,10 +195,7 @@ public final class ModelRegistry: Sendable {
   /// Deletes a version, the roll-out if it names it, and its blob when no other version uses it.
   func deleteVersion(_ version: Int, ofModel name: String) async throws {
     let removedBlobs = try await changes.run {
-      let model = try await self.model(named: name)
-      guard let doomed = model.version(version) else {
-        throw GoogleAPIError.from(storeError: .versionNotFound(model: name, version: version))
-      }
+      let doomed = try await self.version(version, ofModel: name)
       try await self.write(model: name) { try await self.store.deleteVersion(version, ofModel: name) }
       return try await self.removeUnreferencedBlobs([doomed.sha256])
     }

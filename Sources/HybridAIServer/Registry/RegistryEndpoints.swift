@@ -60,6 +60,11 @@ struct RegistryEndpoints: Sendable {
     admin.post("models/{name}/versions/{version}") { _, context in
       try await changeVersionState(try modelName(context), versionAction: try context.parameters.require("version"))
     }
+    admin.get("models/{name}/versions/{version}") { _, context in
+      let name = try modelName(context), version: String = try context.parameters.require("version")
+      guard !version.contains(":") else { throw GoogleAPIError.methodNotAllowed(allow: "POST") }
+      return try json(VersionResource(try await registry.version(try versionNumber(version), ofModel: name)))
+    }
     admin.delete("models/{name}/versions/{version}") { _, context in
       let name = try modelName(context), version: String = try context.parameters.require("version")
       guard !version.contains(":") else { throw GoogleAPIError.methodNotAllowed(allow: "POST") }
@@ -78,10 +83,10 @@ struct RegistryEndpoints: Sendable {
     refuseOtherMethods(on: "/v1/admin/models/{name}", allowing: [.get, .head, .delete], router: router)
     refuseOtherMethods(on: "/v1/admin/models/{name}/versions", allowing: [.post], router: router)
     refuseOtherMethods(on: "/v1/admin/models/{name}/rollout", allowing: [.put, .delete], router: router)
-    for method in Self.methods where method != .post && method != .delete {
+    for method in Self.methods where ![.get, .head, .post, .delete].contains(method) {
       router.on("/v1/admin/models/{name}/versions/{version}", method: method) { _, context -> Response in
         let version: String = try context.parameters.require("version")
-        throw GoogleAPIError.methodNotAllowed(allow: version.contains(":") ? "POST" : "DELETE")
+        throw GoogleAPIError.methodNotAllowed(allow: version.contains(":") ? "POST" : "GET, HEAD, DELETE")
       }
     }
   }
@@ -231,7 +236,9 @@ struct RegistryEndpoints: Sendable {
   }
 
   private func changeVersionState(_ name: String, versionAction: String) async throws -> Response {
-    guard let colon = versionAction.lastIndex(of: ":") else { throw GoogleAPIError.methodNotAllowed(allow: "DELETE") }
+    guard let colon = versionAction.lastIndex(of: ":") else {
+      throw GoogleAPIError.methodNotAllowed(allow: "GET, HEAD, DELETE")
+    }
     let version = try versionNumber(String(versionAction[..<colon]))
     let state: ModelRecord.Version.State
     switch versionAction[versionAction.index(after: colon)...] {

@@ -92,6 +92,13 @@ public struct ModelRegistryAdmin: Sendable {
                           contentType: "application/octet-stream", expecting: [201, 200])
   }
 
+  /// Version `version` of `name`: its size, SHA-256, sniffed format and state.
+  /// `404` → ``ModelRegistryAdminError/notFound(_:)``.
+  public func version(_ version: String, ofModel name: String) async throws -> RegistryModelVersion {
+    try validate(name, version: version)
+    return try await send(.GET, "models/\(name)/versions/\(version)", expecting: [200])
+  }
+
   /// Publishes version `version` of `name`: clients may get it.
   public func publish(name: String, version: String) async throws -> RegistryModel {
     try validate(name, version: version)

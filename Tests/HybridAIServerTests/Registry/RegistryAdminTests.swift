@@ -52,8 +52,21 @@ struct RegistryAdminTests {
       #expect(try unpublish.json["servedVersion"] as? String == "2")
       #expect(try await server.downloadInfo("selfie").json["version"] as? String == "2")
 
+      let one = try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models/selfie/versions/2"))
+      #expect(one.status == 200)
+      let oneVersion = try one.json
+      #expect(oneVersion["version"] as? String == "2")
+      #expect(oneVersion["state"] as? String == "published")
+      #expect(oneVersion["format"] as? String == "gguf")
+      #expect(oneVersion["sha256"] as? String == RegistryFixtures.ggufSHA256)
+      #expect(oneVersion["sizeBytes"] as? Int == RegistryFixtures.gguf.count)
+      #expect((oneVersion["createTime"] as? String)?.hasSuffix("Z") == true)
+      #expect(try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models/selfie/versions/3")).json["state"] as? String == "draft")
       let deleteVersion = try await RegistryHTTP.admin(.DELETE, server.url("/v1/admin/models/selfie/versions/3"))
       #expect(deleteVersion.status == 204)
+      let deletedVersion = try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models/selfie/versions/3"))
+      #expect(deletedVersion.status == 404)
+      #expect(deletedVersion.errorStatus == "NOT_FOUND")
       #expect(!server.files(in: server.blobsDirectory).contains { $0.hasSuffix(RegistryFixtures.otherSHA256) },
               "a blob no version uses is removed")
       #expect(try await server.upload(RegistryFixtures.other, to: "selfie")["version"] as? String == "4",
@@ -77,6 +90,7 @@ struct RegistryAdminTests {
       #expect(try await server.downloadInfo("selfie").status == 404)
       #expect(server.files(in: server.blobsDirectory).isEmpty, "deleting the model removed its blobs")
       #expect(try await RegistryHTTP.admin(.POST, server.url("/v1/admin/models/nope/versions/1:publish")).status == 404)
+      #expect(try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models/nope/versions/1")).status == 404)
       #expect(try await RegistryHTTP.admin(.POST, server.url("/v1/admin/models/other_model/versions/7:publish")).status == 404)
     }
   }
@@ -137,6 +151,8 @@ struct RegistryAdminTests {
         #expect(publish.status == 400, "version \(version)")
         let delete = try await RegistryHTTP.admin(.DELETE, server.url("/v1/admin/models/A-1_b/versions/\(version)"))
         #expect(delete.status == 400, "version \(version)")
+        let get = try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models/A-1_b/versions/\(version)"))
+        #expect(get.status == 400, "version \(version)")
       }
       for installationId in [String(repeating: "i", count: 129), "", "has space"] {
         let reply = try await server.downloadInfo("A-1_b", installationId: installationId)
@@ -160,8 +176,9 @@ struct RegistryAdminTests {
         (.PUT, "/v1/admin/models/m", "GET, HEAD, DELETE"),
         (.GET, "/v1/admin/models/m/versions", "POST"),
         (.GET, "/v1/admin/models/m/rollout", "PUT, DELETE"),
-        (.POST, "/v1/admin/models/m/versions/1", "DELETE"),
-        (.GET, "/v1/admin/models/m/versions/1", "DELETE"),
+        (.POST, "/v1/admin/models/m/versions/1", "GET, HEAD, DELETE"),
+        (.PUT, "/v1/admin/models/m/versions/1", "GET, HEAD, DELETE"),
+        (.GET, "/v1/admin/models/m/versions/1:publish", "POST"),
         (.DELETE, "/v1/admin/models/m/versions/1:publish", "POST"),
         (.PUT, "/v1/admin/models/m/versions/1:unpublish", "POST"),
         (.POST, "/v1/models/m:download", "GET, HEAD"),
@@ -170,8 +187,8 @@ struct RegistryAdminTests {
         (.POST, "/v1/openapi.yaml", "GET, HEAD"),
       ]
       for (method, path, allow) in cases {
-        // POST and DELETE on a version path reach the admin API (and its token check) first.
-        let versionPathMethod = path.contains("/versions/") && (method == .POST || method == .DELETE)
+        // GET, POST and DELETE on a version path reach the admin API (and its token check) first.
+        let versionPathMethod = path.contains("/versions/") && [.GET, .POST, .DELETE].contains(method)
         for headers in versionPathMethod ? [RegistryHTTP.adminHeaders] : [RegistryHTTP.adminHeaders, [:]] {
           let reply = try await RegistryHTTP.send(method, server.url(path), headers: headers)
           #expect(reply.status == 405, "\(method) \(path)")

@@ -120,6 +120,34 @@ struct ModelsListCommand: AsyncParsableCommand {
   }
 }
 
+/// `hybrid models show NAME [--version V]`.
+struct ModelsShowCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one model, or one of its versions.")
+  @Argument(help: "The model's name.") var name: String
+  @Option(name: .long, help: "Show only this version.") var version: String?
+  @Flag(name: .long, help: "Print JSON.") var json = false
+  @OptionGroup var admin: AdminConnectionOptions
+
+  func run() async throws {
+    let registry = try admin.connect()
+    guard let version else {
+      let model = try await registry.model(named: name)
+      return json ? try printJSON(model) : Terminal.write(ModelsListCommand.describe(model))
+    }
+    let found = try await registry.version(version, ofModel: name)
+    if json { return try printJSON(found) }
+    Terminal.write("""
+      \(name) version \(found.version)
+        state    \(found.state)
+        format   \(found.format)
+        size     \(found.sizeBytes) bytes
+        sha256   \(found.sha256)
+        created  \(found.createTime ?? "unknown")
+
+      """)
+  }
+}
+
 /// `hybrid models rm NAME [--version V]`.
 struct ModelsRemoveCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a model (all versions) or one version.")

@@ -7,7 +7,7 @@ struct ModelsCommand: AsyncParsableCommand {
     commandName: "models",
     abstract: "Deploy custom models to a `hybrid serve` registry and download them (docs/model-delivery.md).",
     discussion: """
-      Admin commands (deploy, publish, unpublish, rollout, list, rm) need the server's admin token \
+      Admin commands (deploy, publish, unpublish, rollout, list, show, rm) need the server's admin token \
       (--token or $HYBRIDAI_ADMIN_TOKEN). Every command takes --server (default $HYBRIDAI_SERVER, \
       else http://127.0.0.1:8080).
       Example: hybrid models deploy selfie selfie_segmentation.tflite --publish --tag vision
@@ -15,7 +15,7 @@ struct ModelsCommand: AsyncParsableCommand {
       """,
     subcommands: [
       ModelsDeployCommand.self, ModelsPublishCommand.self, ModelsUnpublishCommand.self, ModelsRolloutCommand.self,
-      ModelsListCommand.self, ModelsRemoveCommand.self, ModelsGetCommand.self,
+      ModelsListCommand.self, ModelsShowCommand.self, ModelsRemoveCommand.self, ModelsGetCommand.self,
     ])
 }
 
