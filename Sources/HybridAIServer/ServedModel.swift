@@ -7,15 +7,15 @@ public struct ServedModel: Sendable {
   public let name: String
   /// The model that answers.
   public let model: any LanguageModel
-  /// Counts the prompt tokens of a transcript, for `:countTokens` and usage.
-  public let countTokens: @Sendable (Transcript) async throws -> Int
+  /// Counts the prompt tokens of a request (its transcript and tool declarations), for `:countTokens`.
+  public let countTokens: @Sendable (GenerationRequest) async throws -> Int
   /// The most prompt tokens a request may have.
   public let inputTokenLimit: Int
   /// The most tokens an answer may have.
   public let outputTokenLimit: Int
 
   public init(name: String, model: any LanguageModel, inputTokenLimit: Int, outputTokenLimit: Int,
-              countTokens: @escaping @Sendable (Transcript) async throws -> Int) {
+              countTokens: @escaping @Sendable (GenerationRequest) async throws -> Int) {
     self.name = name
     self.model = model
     self.inputTokenLimit = inputTokenLimit

@@ -36,6 +36,31 @@ struct ServerAPITests {
     #expect(try count.json["totalTokens"] as? Int == prompt)
   }
 
+  @Test("countTokens of a whole request counts its tool declarations, as the answer's usage does")
+  func countTokensCountsTools() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let contents: [[String: Any]] = [["role": "user", "parts": [["text": "What is the weather in Oslo?"]]]]
+    let tools: [[String: Any]] = [["functionDeclarations": [[
+      "name": "get_weather", "description": "The current weather in a city.",
+      "parametersJsonSchema": ["type": "object", "properties": ["city": ["type": "string"]], "required": ["city"]],
+    ]]]]
+    let bare = try await HTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: ["contents": contents])
+    let whole = try await HTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: [
+      "generateContentRequest": ["model": "models/smollm2", "contents": contents, "tools": tools],
+    ])
+    #expect(whole.status == 200, "\(whole.text)")
+    let bareCount = try #require(try bare.json["totalTokens"] as? Int)
+    let toolCount = try #require(try whole.json["totalTokens"] as? Int)
+    #expect(toolCount > bareCount + 20, "the declaration is rendered into the prompt: \(bareCount) → \(toolCount)")
+
+    let answer = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
+      "contents": contents, "tools": tools, "generationConfig": ["temperature": 0, "maxOutputTokens": 1],
+    ])
+    #expect(answer.status == 200, "\(answer.text)")
+    #expect((try answer.json["usageMetadata"] as? [String: Any])?["promptTokenCount"] as? Int == toolCount)
+  }
+
   @Test("streamGenerateContent sends SSE chunks whose text adds up to the unary answer")
   func streamMatchesUnary() async throws {
     let server = try await RunningTestServer.start()

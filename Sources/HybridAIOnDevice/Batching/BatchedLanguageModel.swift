@@ -109,9 +109,16 @@ public final class BatchedLanguageModel: LanguageModel {
   }
 
   /// The number of tokens of `transcript` rendered with the chat template: the prompt tokens a
-  /// request with this transcript reports in ``Usage/promptTokens``.
+  /// request with this transcript (and no tools) reports in ``Usage/promptTokens``.
   public func tokenCount(for transcript: Transcript) async throws -> Int {
-    try await singleSession.prepare(GenerationRequest(transcript: transcript, options: GenerationOptions())).tokens.count
+    try await tokenCount(for: GenerationRequest(transcript: transcript, options: GenerationOptions()))
+  }
+
+  /// The prompt tokens `request` would report in ``Usage/promptTokens``: its transcript rendered
+  /// with the chat template, tool declarations included. A response schema adds none (it
+  /// constrains decoding and is not part of the prompt).
+  public func tokenCount(for request: GenerationRequest) async throws -> Int {
+    try await singleSession.prepare(request).tokens.count
   }
 
   // MARK: - Internals

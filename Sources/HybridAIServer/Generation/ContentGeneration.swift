@@ -11,8 +11,7 @@ struct ContentGeneration: Sendable {
 
   func countTokens(_ request: CountTokensRequest) async throws -> CountTokensResponse {
     let wire = request.generateContentRequest ?? GenerateContentRequest(contents: request.contents ?? [])
-    let transcript = try makeGenerationRequest(from: wire).transcript
-    return CountTokensResponse(totalTokens: try await model.countTokens(transcript))
+    return CountTokensResponse(totalTokens: try await model.countTokens(try makeGenerationRequest(from: wire)))
   }
 
   /// `generateContent`: the whole answer in one response.

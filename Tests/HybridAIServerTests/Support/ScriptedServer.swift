@@ -63,7 +63,7 @@ final class ScriptedServer: Sendable {
     let server = GeminiCompatibleServer(
       configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
       models: [ServedModel(name: modelName, model: model, inputTokenLimit: 4096, outputTokenLimit: 1024,
-                           countTokens: { $0.count * 10 })],
+                           countTokens: { $0.transcript.count * 10 })],
       onGenerateRequest: { _, request in log.append(request) })
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let task = Task { try await server.run { port in portContinuation.yield(port) } }
