@@ -30,8 +30,12 @@ public struct BenchmarkReport: Sendable {
     public var ours: Double
     public var reference: Double?
     public var target: Target
+    /// For measurements taken in pairs (ours and the reference's, side by side, many times): the
+    /// median of the per-pair ratios. When set, it is the ratio shown and judged: on a machine whose
+    /// speed shifts during the run, pairs cancel the shifts that a ratio of two medians keeps.
+    public var pairedRatio: Double? = nil
 
-    public var ratio: Double? { reference.flatMap { $0 > 0 ? ours / $0 : nil } }
+    public var ratio: Double? { pairedRatio ?? reference.flatMap { $0 > 0 ? ours / $0 : nil } }
 
     public var meetsTarget: Bool? {
       switch target {

@@ -109,7 +109,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Interpreter threads, for both sides.")
     var threads = 2
 
-    @Option(name: .long, help: "Invokes per model (the median is reported).")
+    @Option(name: .long, help: "Timed invokes per round, on both sides (each round keeps its median).")
     var runs = 100
 
     @Option(name: .long, help: "Untimed invokes before the timed ones, on both sides.")
