@@ -182,7 +182,7 @@ extension ModelDownloader {
       try await blobDownloader.download(
         from: url, into: part, name: name,
         beforeRetry: { try await waitForAllowedNetwork(conditions, host: url.host ?? "", name: name) },
-        onProgress: { bytes in
+        onProgress: { [self] bytes in
           reportProgress(name: name, version: info.version, bytes: bytes, total: info.sizeBytes, flightID: flightID)
         },
         mapFileFailure: { spaceError($0, required: info.sizeBytes - part.offset) })

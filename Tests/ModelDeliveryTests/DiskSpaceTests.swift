@@ -36,15 +36,17 @@ import Testing
     defer { Task { await environment.close() } }
     let size = 4 << 20
     environment.server.publish("m", data: TestSupport.bytes(size, seed: 63))
-    environment.server.configure { $0.chunkDelay = .milliseconds(2) }
+    environment.server.configure { $0.stallOffset = 3 << 20 }
     let first = environment.downloader()
     let task = Task { try await first.getModel(name: "m", downloadType: .latestModel) }
     #expect(await TestSupport.eventually { TestSupport.bytesOnDevice("m", first) >= 3 << 20 })
     task.cancel()
     _ = try? await task.value
+    #expect(await TestSupport.waitUntilUnlocked(environment.modelsDirectory.appendingPathComponent("m")))
     let part = environment.modelsDirectory.appendingPathComponent("m/download.part").path
     let partSize = try #require(try FileManager.default.attributesOfItem(atPath: part)[.size] as? Int)
-    environment.server.configure { $0.chunkDelay = .zero }
+    #expect(partSize == 3 << 20)
+    environment.server.configure { $0.stallOffset = nil }
 
     // Less than the file but more than what is left: fine.
     let model = try await environment.downloader(diskSpaceProbe: FixedDiskSpaceProbe(bytes: Int64(size - partSize)))

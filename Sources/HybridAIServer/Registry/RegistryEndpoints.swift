@@ -25,6 +25,8 @@ struct RegistryEndpoints: Sendable {
   static let forwardedHeader = HTTPField.Name("Forwarded")!
   /// The largest JSON body the admin API reads.
   static let maxJSONBodyBytes = 64 << 10
+  /// Blobs are read from disk and sent in chunks of this size.
+  static let blobChunkBytes = 1 << 20
   static let maxDescriptionLength = 1024
   static let maxTagCount = 32
   static let maxTagLength = 64
@@ -177,12 +179,14 @@ struct RegistryEndpoints: Sendable {
       headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
       headers[.contentLength] = String(range.count)
       let body = includeBody
-        ? try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context)
+        ? try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context,
+                                     chunkLength: Self.blobChunkBytes)
         : ResponseBody()
       return Response(status: .partialContent, headers: headers, body: body)
     case .whole:
       headers[.contentLength] = String(size)
-      let body = includeBody ? try await FileIO().loadFile(path: path, context: context) : ResponseBody()
+      let body = includeBody ? try await FileIO().loadFile(path: path, context: context, chunkLength: Self.blobChunkBytes)
+        : ResponseBody()
       return Response(status: .ok, headers: headers, body: body)
     }
   }

@@ -14,34 +14,29 @@ struct PartInfo: Codable, Sendable, Hashable {
 /// The file a download writes (`download.part`), with the SHA-256 of the bytes in it so far.
 ///
 /// Opening it keeps an existing part when its sidecar names the same blob (re-reading the bytes
-/// to restore the hash) and discards it otherwise. Bytes are written at ``offset``; a failed
-/// write truncates the file back, so the file and the hash always agree.
+/// to restore the hash) and discards it otherwise. New bytes are appended through its
+/// ``writer`` (hashed and written off the receiving thread); ``finishWrites()`` waits for them. A
+/// failed write truncates the file back to its last good byte and ends this part's use: the
+/// download throws, and the next open re-hashes what is on disk.
 final class PartialDownload {
   let path: String
   let infoPath: String
   let info: PartInfo
-  /// Bytes in the part (and in the hash).
-  private(set) var offset: Int64
-  private var hasher: SHA256
-  private var fd: Int32
-  /// Where the part stood when the kernel was last asked to start writing it back.
-  private var writebackRequestedAt: Int64 = 0
-
-  /// How many written bytes may wait in the page cache before writeback is started: keeps the
-  /// final `fsync` short (a 1 GiB part would otherwise flush everything at the end, ~0.5 s here)
-  /// and the page cache of a large download small.
-  static let writebackInterval: Int64 = 16 << 20
+  /// Appends the received bytes and hashes them.
+  let writer: PartWriter
 
   private init(path: String, infoPath: String, info: PartInfo, fd: Int32, offset: Int64, hasher: SHA256) {
     self.path = path
     self.infoPath = infoPath
     self.info = info
-    self.fd = fd
-    self.offset = offset
-    self.hasher = hasher
+    self.writer = PartWriter(fd: fd, path: path, offset: offset, hasher: hasher)
   }
 
-  deinit { if fd >= 0 { Glibc.close(fd) } }
+  /// Bytes in the part once the queued writes are done (and in the hash); after a failed write,
+  /// the bytes the file kept.
+  var offset: Int64 { writer.acceptedEnd }
+
+  deinit { writer.close() }
 
   /// Opens the part for `info` in `store`'s directory for `name` (which must exist), resuming an
   /// existing part of the same blob.
@@ -100,83 +95,32 @@ final class PartialDownload {
     return hasher
   }
 
-  /// Appends `buffer`'s readable bytes. On failure the file is truncated back to ``offset``.
-  ///
-  /// The bytes are hashed in a child task while they are written, so SHA-256 and `pwrite` run on
-  /// two cores at once (a 1 GiB download spends about as long in each); the hash is kept only if
-  /// the write succeeded, so the file and the hash always agree.
-  func append(_ buffer: ByteBuffer) async throws(POSIXFile.Failure) {
-    guard buffer.readableBytes > 0 else { return }
-    let hashedBefore = hasher
-    async let hashedAfter = Self.hash(buffer, continuing: hashedBefore)
-    let result: Result<Void, POSIXFile.Failure> = buffer.withUnsafeReadableBytes { bytes in
-      do throws(POSIXFile.Failure) {
-        try POSIXFile.write(fd, bytes, at: offset, path: path)
-        return .success(())
-      } catch {
-        return .failure(error)
-      }
-    }
-    let updated = await hashedAfter
-    switch result {
-    case .success:
-      hasher = updated
-      offset += Int64(buffer.readableBytes)
-      if offset - writebackRequestedAt >= Self.writebackInterval { requestWriteback() }
-    case .failure(let failure):
-      _ = ftruncate(fd, off_t(offset))
-      // Keep as much of the chunk as the disk takes (a file-size limit or a full disk can stop
-      // it part way), in slices, so that a resume starts close to where the space ran out.
-      guard buffer.readableBytes > Self.failureSliceBytes else { throw failure }
-      var rest = buffer
-      while let slice = rest.readSlice(length: min(Self.failureSliceBytes, rest.readableBytes)) {
-        try await append(slice)
-      }
-      throw failure
-    }
+  /// Waits until every queued byte is hashed and written; throws the first failed write
+  /// (``offset`` is then what the file kept).
+  func finishWrites() async throws(POSIXFile.Failure) {
+    try await writer.drain()
   }
 
-  /// After a chunk failed to be written, it is retried in slices of this size.
-  static let failureSliceBytes = 64 << 10
-
-  private static func hash(_ buffer: ByteBuffer, continuing hasher: SHA256) async -> SHA256 {
-    var hasher = hasher
-    buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-    return hasher
-  }
-
-  /// Asks the kernel to start writing the part back now and to drop the pages already written
-  /// (Linux's `POSIX_FADV_DONTNEED` starts asynchronous writeback of dirty pages in the range and
-  /// evicts clean ones); advisory, so a failure changes nothing.
-  private func requestWriteback() {
-    _ = posix_fadvise(fd, 0, off_t(offset), POSIX_FADV_DONTNEED)
-    writebackRequestedAt = offset
-  }
-
-  /// Empties the part to start again from byte 0.
+  /// Empties the part to start again from byte 0, after ``finishWrites()``.
   func restart() throws(POSIXFile.Failure) {
-    try POSIXFile.truncate(fd, to: 0, path: path)
-    offset = 0
-    writebackRequestedAt = 0
-    hasher = SHA256()
+    try writer.reset()
   }
 
-  /// The SHA-256 (lowercase hex) of the bytes written.
+  /// The SHA-256 (lowercase hex) of the bytes written; call after ``finishWrites()``.
   func digest() -> String {
-    hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    writer.currentHash().finalize().map { String(format: "%02x", $0) }.joined()
   }
 
   /// Flushes the part to disk and closes it (before it is renamed into place).
+  /// Call after ``finishWrites()``.
   func syncAndClose() throws(POSIXFile.Failure) {
-    try POSIXFile.sync(fd, path: path)
-    Glibc.close(fd)
-    fd = -1
+    try writer.sync()
+    writer.close()
   }
 
-  /// Closes the part, keeping it for a later resume.
+  /// Closes the part (after the queued writes), keeping it for a later resume.
   func close() {
-    if fd >= 0 { Glibc.close(fd) }
-    fd = -1
+    writer.close()
   }
 
   /// Closes and deletes the part and its sidecar.

@@ -21,8 +21,8 @@ struct BlobDownloader {
   let retryPolicy: ModelDownloadRetryPolicy
   let logger: Logger
 
-  /// Received bytes are written (and hashed) in chunks of this size.
-  static let writeChunkBytes = 1 << 20
+  /// Received bytes are handed to the part's writer in batches of this size.
+  static let writeBatchBytes = 1 << 20
 
   /// How one attempt ended, when it did not throw.
   private enum Outcome {
@@ -34,11 +34,12 @@ struct BlobDownloader {
   ///
   /// - Parameters:
   ///   - beforeRetry: runs before every attempt after the first (the network-conditions check).
-  ///   - onProgress: called with the bytes received so far (written, or gathered for the next write).
+  ///   - onProgress: called with the part's length (queued bytes included) as batches reach the
+  ///     writer, from the connection's event loop.
   ///   - mapFileFailure: turns a failed write into the error to throw (`ENOSPC` → not enough space).
   func download(from url: URL, into part: PartialDownload, name: String,
                 beforeRetry: () async throws -> Void,
-                onProgress: (Int64) -> Void,
+                onProgress: @escaping @Sendable (Int64) -> Void,
                 mapFileFailure: (POSIXFile.Failure) -> ModelDownloadError) async throws {
     let size = part.info.sizeBytes
     var logger = self.logger
@@ -79,117 +80,85 @@ struct BlobDownloader {
   }
 
   private func attempt(url: URL, part: PartialDownload, logger: Logger,
-                       onProgress: (Int64) -> Void) async throws -> Outcome {
-    let size = part.info.sizeBytes
+                       onProgress: @escaping @Sendable (Int64) -> Void) async throws -> Outcome {
     let offset = part.offset
-    var request = HTTPClientRequest(url: url.absoluteString)
-    request.method = .GET
-    request.headers.add(name: "User-Agent", value: ModelDownloader.userAgent)
+    var headers = HTTPHeaders()
+    headers.add(name: "User-Agent", value: ModelDownloader.userAgent)
     // Ranges count bytes of the file itself, never of a compressed encoding of it.
-    request.headers.add(name: "Accept-Encoding", value: "identity")
+    headers.add(name: "Accept-Encoding", value: "identity")
     if offset > 0 {
-      request.headers.add(name: "Range", value: "bytes=\(offset)-")
-      request.headers.add(name: "If-Range", value: "\"\(part.info.sha256)\"")
+      headers.add(name: "Range", value: "bytes=\(offset)-")
+      headers.add(name: "If-Range", value: "\"\(part.info.sha256)\"")
     }
-
-    let response: HTTPClientResponse
+    let request: HTTPClient.Request
     do {
-      logger.debug("requesting the model file", metadata: ["url": "\(Self.redacted(url))", "fromByte": "\(offset)"])
-      response = try await httpClient.execute(request, deadline: .distantFuture, logger: logger)
+      request = try HTTPClient.Request(url: url, method: .GET, headers: headers)
     } catch {
-      if Task.isCancelled || TransportErrors.isCancellation(error) { throw CancellationError() }
-      return .interrupted(TransportErrors.beforeResponse(error, host: url.host ?? ""))
+      throw ModelDownloadError.invalidServerResponse(reason: "unusable download URL \(Self.redacted(url)): \(error)")
     }
 
-    let status = Int(response.status.code)
-    switch status {
-    case 206:
-      guard let header = response.headers.first(name: "Content-Range"), let range = ContentRange(header) else {
-        throw ModelDownloadError.invalidServerResponse(
-          reason: "206 without a valid Content-Range (\(response.headers.first(name: "Content-Range") ?? "none"))")
+    // The receiver and the connection share one event loop: no thread hop per network read.
+    let eventLoop = httpClient.eventLoopGroup.next()
+    let receiver = BlobResponseReceiver(writer: part.writer, offset: offset, size: part.info.sizeBytes,
+                                        batchBytes: Self.writeBatchBytes, logger: logger, onProgress: onProgress)
+    logger.debug("requesting the model file", metadata: ["url": "\(Self.redacted(url))", "fromByte": "\(offset)"])
+    let task = httpClient.execute(request: request, delegate: receiver, eventLoop: .delegateAndChannel(on: eventLoop),
+                                  deadline: nil, logger: logger)
+    let ending: (any Error)?
+    do {
+      try await withTaskCancellationHandler {
+        try await task.futureResult.get()
+      } onCancel: {
+        task.cancel()
       }
-      if let total = range.completeLength, total != size {
-        throw ModelDownloadError.sizeMismatch(expected: size, actual: total)
-      }
-      guard range.first == offset else {
-        throw ModelDownloadError.invalidServerResponse(
-          reason: "asked for the bytes from \(offset), got Content-Range \(header)")
-      }
-    case 200:
-      if let length = response.headers.first(name: "Content-Length").flatMap({ Int64($0) }), length != size {
-        throw ModelDownloadError.sizeMismatch(expected: size, actual: length)
-      }
-      if offset > 0 {
-        logger.notice("the server sent the whole file instead of the rest; starting over", metadata: [
-          "discardedBytes": "\(offset)",
+      ending = nil
+    } catch {
+      ending = error
+    }
+    // Whatever arrived is on disk before the next attempt asks for the rest.
+    try await part.finishWrites()
+    return try outcome(of: receiver, ending: ending, url: url, part: part, from: offset, logger: logger,
+                       onProgress: onProgress)
+  }
+
+  /// How an attempt ended, from the answer's head and the error that ended the request, if any.
+  private func outcome(of receiver: BlobResponseReceiver, ending: (any Error)?, url: URL, part: PartialDownload,
+                       from offset: Int64, logger: Logger, onProgress: @Sendable (Int64) -> Void) throws -> Outcome {
+    if let error = ending as? ModelDownloadError { throw error }
+    if let error = ending as? POSIXFile.Failure { throw error }
+    if let ending, Task.isCancelled || TransportErrors.isCancellation(ending) { throw CancellationError() }
+    guard let head = receiver.head else {
+      return .interrupted(TransportErrors.beforeResponse(ending ?? ModelDownloadError.invalidServerResponse(
+        reason: "the request ended without an answer"), host: url.host ?? ""))
+    }
+
+    let status = Int(head.status.code)
+    if status != 200, status != 206 {
+      let message = GoogleErrorBody.message(from: Data(receiver.errorBody.readableBytesView))
+      switch status {
+      case 416:
+        logger.notice("the server refused the range; starting over", metadata: [
+          "fromByte": "\(offset)", "contentRange": "\(head.headers.first(name: "Content-Range") ?? "none")",
+          "message": "\(message)",
         ])
         try part.restart()
         onProgress(0)
+        return .interrupted(.serverError(status: 416, message: "range not satisfiable from byte \(offset)"))
+      case 403, 404, 410:
+        throw ModelDownloadError.downloadURLRejected(status: status, message: message)
+      case 429, 500...599:
+        return .interrupted(.serverError(status: status, message: message))
+      default:
+        throw ModelDownloadError.serverError(status: status, message: message)
       }
-    case 416:
-      let body = await Self.collectErrorBody(response)
-      logger.notice("the server refused the range; starting over", metadata: [
-        "fromByte": "\(offset)", "contentRange": "\(response.headers.first(name: "Content-Range") ?? "none")",
-        "message": "\(GoogleErrorBody.message(from: body))",
-      ])
-      try part.restart()
-      onProgress(0)
-      return .interrupted(.serverError(status: 416, message: "range not satisfiable from byte \(offset)"))
-    case 403, 404, 410:
-      let body = await Self.collectErrorBody(response)
-      throw ModelDownloadError.downloadURLRejected(status: status, message: GoogleErrorBody.message(from: body))
-    case 429, 500...599:
-      let body = await Self.collectErrorBody(response)
-      return .interrupted(.serverError(status: status, message: GoogleErrorBody.message(from: body)))
-    default:
-      let body = await Self.collectErrorBody(response)
-      throw ModelDownloadError.serverError(status: status, message: GoogleErrorBody.message(from: body))
     }
-
-    // Received bytes are gathered into chunks of `writeChunkBytes` before they are written and
-    // hashed (fewer system calls and task hops than one per network read); whatever is gathered
-    // when the connection fails is written before the attempt ends, so nothing received is lost.
-    var pending = ByteBuffer()
-    func flush() async throws(POSIXFile.Failure) {
-      guard pending.readableBytes > 0 else { return }
-      try await part.append(pending)
-      pending.clear()
-      onProgress(part.offset)
+    if let ending {
+      return .interrupted(.transportFailure("the connection failed after \(part.offset - offset) bytes: \(ending)"))
     }
-    do {
-      for try await var buffer in response.body {
-        let end = part.offset + Int64(pending.readableBytes + buffer.readableBytes)
-        guard end <= size else { throw ModelDownloadError.sizeMismatch(expected: size, actual: end) }
-        if pending.readableBytes == 0, buffer.readableBytes >= Self.writeChunkBytes {
-          try await part.append(buffer)
-          onProgress(part.offset)
-          continue
-        }
-        pending.writeBuffer(&buffer)
-        if pending.readableBytes >= Self.writeChunkBytes {
-          try await flush()
-        } else {
-          onProgress(part.offset + Int64(pending.readableBytes))
-        }
-      }
-      try await flush()
-    } catch let error as ModelDownloadError {
-      throw error
-    } catch let error as POSIXFile.Failure {
-      throw error
-    } catch {
-      try await flush()
-      if Task.isCancelled || TransportErrors.isCancellation(error) { throw CancellationError() }
-      return .interrupted(.transportFailure("the connection failed after \(part.offset - offset) bytes: \(error)"))
-    }
-    guard part.offset == size else {
-      return .interrupted(.transportFailure("the answer ended at byte \(part.offset) of \(size)"))
+    guard part.offset == part.info.sizeBytes else {
+      return .interrupted(.transportFailure("the answer ended at byte \(part.offset) of \(part.info.sizeBytes)"))
     }
     return .complete
-  }
-
-  private static func collectErrorBody(_ response: HTTPClientResponse) async -> Data {
-    (try? await response.body.collect(upTo: 64 << 10)).map { Data($0.readableBytesView) } ?? Data()
   }
 
   /// The URL without its query (the signature is a credential of sorts; keep it out of logs).

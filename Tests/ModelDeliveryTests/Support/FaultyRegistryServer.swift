@@ -41,6 +41,9 @@ final class FaultyRegistryServer: Sendable {
     var blobConnectionDrops = 0
     /// Close the connections of every blob request after this many (counting all blob requests).
     var dropBlobRequestsAfter: Int?
+    /// Stop sending every blob answer that would go past this file offset there, and hold its
+    /// connection open (until the client closes it), so a download is surely under way.
+    var stallOffset: Int?
     /// Pause between body chunks.
     var chunkDelay: Duration = .zero
     var chunkSize = 64 << 10
@@ -270,6 +273,13 @@ final class FaultyRegistryServer: Sendable {
   }
 
   /// The offset to corrupt inside `start..<end`.
+  fileprivate func stall(in start: Int, _ end: Int) -> Int? {
+    state.withLock { state in
+      guard let offset = state.faults.stallOffset, offset > start, offset < end else { return nil }
+      return offset
+    }
+  }
+
   fileprivate func corruption(in start: Int, _ end: Int) -> Int? {
     state.withLock { state in
       guard let offset = state.faults.corruptOffset, offset >= start, offset < end else { return nil }
@@ -336,6 +346,11 @@ final class FaultyRegistryServer: Sendable {
           return
         }
         context.flush()
+        if let stall = server.stall(in: start, end) {
+          let corruptAt = server.corruption(in: start, stall)
+          writeBody(data, from: start, to: stall, cut: nil, holdsOpen: true, corruptAt: corruptAt, context: context)
+          return
+        }
         let cut = server.cut(in: start, end)
         let corruptAt = server.corruption(in: start, cut?.offset ?? end)
         writeBody(data, from: start, to: cut?.offset ?? end, cut: cut, corruptAt: corruptAt, context: context)
@@ -355,10 +370,11 @@ final class FaultyRegistryServer: Sendable {
     }
 
     private func writeBody(_ data: Data, from position: Int, to stop: Int, cut: (offset: Int, reset: Bool)?,
-                           corruptAt: Int?, context: ChannelHandlerContext) {
+                           holdsOpen: Bool = false, corruptAt: Int?, context: ChannelHandlerContext) {
       guard context.channel.isActive else { return }
       let (chunkSize, delay, cutDelay) = server.pacing
       guard position < stop else {
+        if holdsOpen { return }
         if let cut {
           let channel = context.channel
           context.eventLoop.scheduleTask(in: Self.timeAmount(cutDelay)) {
@@ -384,10 +400,10 @@ final class FaultyRegistryServer: Sendable {
       context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: bytes)))), promise: written)
       if delay > .zero {
         context.eventLoop.assumeIsolated().scheduleTask(in: Self.timeAmount(delay)) {
-          self.writeBody(data, from: next, to: stop, cut: cut, corruptAt: corruptAt, context: context)
+          self.writeBody(data, from: next, to: stop, cut: cut, holdsOpen: holdsOpen, corruptAt: corruptAt, context: context)
         }
       } else {
-        writeBody(data, from: next, to: stop, cut: cut, corruptAt: corruptAt, context: context)
+        writeBody(data, from: next, to: stop, cut: cut, holdsOpen: holdsOpen, corruptAt: corruptAt, context: context)
       }
     }
   }

@@ -72,7 +72,20 @@ enum TestSupport {
     return try await condition()
   }
 
-  /// Bytes of `name` the downloader has on disk now, while it downloads (0 otherwise).
+  /// Waits until no downloader holds the lock of the model whose directory is `modelDirectory`:
+  /// a cancelled caller stops waiting at once, while its download still finishes its writes.
+  static func waitUntilUnlocked(_ modelDirectory: URL) async -> Bool {
+    let fd = open(modelDirectory.appendingPathComponent(".lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return await eventually {
+      guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }
+      flock(fd, LOCK_UN)
+      return true
+    }
+  }
+
+  /// Bytes of `name` the downloader has received now, while it downloads (0 otherwise).
   static func bytesOnDevice(_ name: String, _ downloader: ModelDownloader) -> Int64 {
     if case .downloading(let bytes, _) = downloader.modelFile(named: name).fileState { return bytes }
     return 0
