@@ -14,6 +14,7 @@
 //   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp and a model registry
 //                     (SQLite via GRDB, content-addressed blobs, signed download URLs) (Hummingbird).
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
+//   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt).
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
 //   HybridAIPersistence  SessionStore: sessions, transcripts and their artifacts in SQLite (GRDB).
 //   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
@@ -122,13 +123,14 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
+        "CLinuxExtras",
       ],
       resources: [.copy("Registry/openapi.yaml")],
       swiftSettings: strictSwift),
     .target(
       name: "ModelDelivery",
       dependencies: [
-        "HybridAI", "HybridAIHTTP",
+        "HybridAI", "HybridAIHTTP", "CLinuxExtras",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -136,6 +138,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
+    // Linux calls Swift's Glibc module does not declare (sync_file_range, mallopt).
+    .target(name: "CLinuxExtras"),
     // LiteRT is loaded at run time (dlopen), so the package builds without it.
     .target(
       name: "CLiteRT",
@@ -233,6 +237,7 @@ let package = Package(
       dependencies: [
         "HybridAI", "ModelDelivery", "HybridAIServer", "HybridAIOnDevice", "TFLite", "RegistryTestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

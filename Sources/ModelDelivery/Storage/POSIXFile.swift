@@ -1,3 +1,4 @@
+import CLinuxExtras
 import Foundation
 
 /// Thin wrappers over the POSIX file calls the store needs, failing with the `errno` and path.
@@ -68,6 +69,13 @@ enum POSIXFile {
       }
     }
     return total
+  }
+
+  /// Asks the kernel to start writing a range of the file back to disk, without waiting and
+  /// without dropping the cached pages (Linux `sync_file_range(…, SYNC_FILE_RANGE_WRITE)`, as dpkg
+  /// does), so that a later `fsync` finds little left to do; advisory, so failures are ignored.
+  static func startWriteback(_ fd: Int32, from offset: Int64, count: Int64) {
+    _ = hybridai_start_writeback(fd, offset, count)
   }
 
   static func sync(_ fd: Int32, path: String) throws(Failure) {

@@ -17,13 +17,13 @@ import Synchronization
 /// are dropped, and the hash no longer describes the file (the part is re-hashed from disk when it
 /// is opened again).
 final class PartWriter: Sendable {
-  /// The most bytes waiting to be hashed, or to be written, before the receiver waits for room.
-  static let maxQueuedBytes = 8 << 20
+  /// The default of ``maxQueuedBytes``.
+  static let defaultMaxQueuedBytes = 8 << 20
   /// After a write failed, the rest of its batch is retried in slices of this size.
   static let failureSliceBytes = 64 << 10
-  /// How many written bytes may wait in the page cache before writeback is started: keeps the
-  /// final `fsync` short (a 1 GiB part would otherwise flush everything at the end, ~0.5 s here)
-  /// and the page cache of a large download small.
+  /// How many written bytes may wait in the page cache before their writeback is started: keeps
+  /// the final `fsync` short (a 1 GiB part would otherwise flush everything at the end, ~0.5 s
+  /// here).
   static let writebackInterval: Int64 = 16 << 20
 
   private struct State {
@@ -38,7 +38,7 @@ final class PartWriter: Sendable {
     var isClosed = false
     var waiters: [Waiter] = []
 
-    var hasRoom: Bool { unhashedBytes < PartWriter.maxQueuedBytes && unwrittenBytes < PartWriter.maxQueuedBytes }
+    func hasRoom(below limit: Int) -> Bool { unhashedBytes < limit && unwrittenBytes < limit }
     var isDrained: Bool { unhashedBytes == 0 && unwrittenBytes == 0 }
   }
 
@@ -49,6 +49,8 @@ final class PartWriter: Sendable {
   }
 
   let path: String
+  /// The most bytes waiting to be hashed, or to be written, before the receiver waits for room.
+  let maxQueuedBytes: Int
   private let fd: Int32
   private let state: Mutex<State>
   /// Only the hash queue updates it (the lock keeps the type `Sendable`; it is never contended).
@@ -58,8 +60,9 @@ final class PartWriter: Sendable {
 
   /// A writer appending to `fd` (which it owns from now on) from `offset`, whose first `offset`
   /// bytes hash to `hasher`'s state.
-  init(fd: Int32, path: String, offset: Int64, hasher: SHA256) {
+  init(fd: Int32, path: String, offset: Int64, hasher: SHA256, maxQueuedBytes: Int = defaultMaxQueuedBytes) {
     self.fd = fd
+    self.maxQueuedBytes = maxQueuedBytes
     self.path = path
     self.state = Mutex(State(acceptedEnd: offset, writtenEnd: offset, writebackRequestedAt: offset))
     self.hasher = Mutex(hasher)
@@ -89,7 +92,7 @@ final class PartWriter: Sendable {
         finish { $0.unwrittenBytes -= count }
       }
     }
-    notify(whenRoom, once: { $0.hasRoom })
+    notify(whenRoom, once: { [maxQueuedBytes] in $0.hasRoom(below: maxQueuedBytes) })
   }
 
   /// Returns once everything queued is hashed and written; throws the first write failure.
@@ -172,26 +175,69 @@ final class PartWriter: Sendable {
   /// On the write queue: writes `buffers` at the end of the file, unless a write failed before.
   private func write(_ buffers: [ByteBuffer]) {
     guard var end = state.withLock({ $0.failure == nil ? $0.writtenEnd : nil }) else { return }
-    for buffer in buffers {
-      if let failure = write(buffer, at: &end) {
-        _ = ftruncate(fd, off_t(end))
-        state.withLock {
-          $0.writtenEnd = end
-          $0.acceptedEnd = end
-          $0.failure = failure
+    // One system call for the whole batch; when that fails, the batch is written again buffer by
+    // buffer, keeping as much as fits.
+    if Self.writeAll(buffers, to: fd, at: end) {
+      end += Int64(buffers.reduce(0) { $0 + $1.readableBytes })
+    } else {
+      _ = ftruncate(fd, off_t(end))
+      for buffer in buffers {
+        if let failure = write(buffer, at: &end) {
+          _ = ftruncate(fd, off_t(end))
+          state.withLock {
+            $0.writtenEnd = end
+            $0.acceptedEnd = end
+            $0.failure = failure
+          }
+          return
         }
-        return
       }
     }
-    let requestWriteback = state.withLock { state in
+    let writeback = state.withLock { state -> Range<Int64>? in
       state.writtenEnd = end
-      guard end - state.writebackRequestedAt >= Self.writebackInterval else { return false }
-      state.writebackRequestedAt = end
-      return true
+      guard end - state.writebackRequestedAt >= Self.writebackInterval else { return nil }
+      defer { state.writebackRequestedAt = end }
+      return state.writebackRequestedAt..<end
     }
-    // Linux's POSIX_FADV_DONTNEED starts asynchronous writeback of the dirty pages in the range
-    // and drops the clean ones; advisory, so a failure changes nothing.
-    if requestWriteback { _ = posix_fadvise(fd, 0, off_t(end), POSIX_FADV_DONTNEED) }
+    if let writeback { POSIXFile.startWriteback(fd, from: writeback.lowerBound, count: Int64(writeback.count)) }
+  }
+
+  /// Writes all of `buffers` at `offset` with `pwritev` (up to 64 buffers a call); false when a
+  /// call fails.
+  private static func writeAll(_ buffers: [ByteBuffer], to fd: Int32, at offset: Int64) -> Bool {
+    var vectors: [iovec] = []
+    vectors.reserveCapacity(buffers.count)
+    var storages: [Unmanaged<AnyObject>] = []
+    storages.reserveCapacity(buffers.count)
+    for buffer in buffers where buffer.readableBytes > 0 {
+      buffer.withUnsafeReadableBytesWithStorageManagement { bytes, storage in
+        vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress), iov_len: bytes.count))
+        storages.append(storage.retain())
+      }
+    }
+    defer { for storage in storages { storage.release() } }
+    var index = 0
+    var position = offset
+    while index < vectors.count {
+      let count = Int32(min(vectors.count - index, 64))
+      let result = vectors.withUnsafeMutableBufferPointer { pwritev(fd, $0.baseAddress! + index, count, off_t(position)) }
+      if result < 0, errno == EINTR { continue }
+      guard result > 0 else { return false }
+      position += Int64(result)
+      // Skip the buffers written, and the written start of a partly written one.
+      var written = result
+      while written > 0 {
+        if written >= vectors[index].iov_len {
+          written -= vectors[index].iov_len
+          index += 1
+        } else {
+          vectors[index].iov_base = vectors[index].iov_base.map { $0 + written }
+          vectors[index].iov_len -= written
+          written = 0
+        }
+      }
+    }
+    return true
   }
 
   /// Writes one buffer at `end` and advances it; on failure, keeps what fits in slices and

@@ -143,8 +143,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .customLong("size-mib"), help: "Size of the model file, in MiB.")
     var sizeMiB = 1024
 
-    @Option(name: .long, help: "Download rounds (each runs ours and curl; medians are reported).")
-    var rounds = 3
+    @Option(name: .long, help: "Download rounds (each runs ours and curl back to back; the ratio judged is the median of the rounds' ratios).")
+    var rounds = 5
 
     @Option(name: .long, help: "Seconds of each wrk run.")
     var wrkSeconds = 5

@@ -81,6 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
 
   func run() async throws {
     logging.bootstrap()
+    ServingProcess.keepStreamingBuffersAllocated()
     var models: [ServedModel] = []
     for (name, path) in registryOnly ? [] : try modelSpecs() {
       var configuration = BatchedLanguageModel.Configuration()

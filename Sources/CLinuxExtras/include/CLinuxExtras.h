@@ -1,0 +1,18 @@
+// Linux calls that Swift's Glibc module does not declare (they need _GNU_SOURCE or <malloc.h>).
+// Elsewhere they do nothing and report failure.
+#ifndef CLINUXEXTRAS_H
+#define CLINUXEXTRAS_H
+
+#include <stdint.h>
+
+/// Starts writing back the dirty pages of a file range without waiting and without dropping
+/// them: `sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE)`. 0, or -1 with errno.
+int hybridai_start_writeback(int fd, int64_t offset, int64_t count);
+
+/// glibc malloc: serve allocations below `mmap_threshold` bytes from the heap instead of a fresh
+/// mmap, and keep up to `trim_threshold` free bytes at the top of a heap instead of returning
+/// them to the kernel (`mallopt(M_MMAP_THRESHOLD …)`, `mallopt(M_TRIM_THRESHOLD …)`).
+/// 1 when both were set, 0 otherwise.
+int hybridai_set_malloc_thresholds(int mmap_threshold, int trim_threshold);
+
+#endif
