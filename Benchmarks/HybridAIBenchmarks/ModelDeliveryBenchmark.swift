@@ -42,7 +42,7 @@ public struct ModelDeliveryBenchmark: Sendable {
     /// The model file's size, in MiB.
     public var sizeMiB = 1024
     /// Download rounds; each runs ours and curl once, alternating which goes first.
-    public var rounds = 5
+    public var rounds = 7
     /// Seconds, threads and connections of each wrk run.
     public var wrkSeconds = 5
     public var wrkThreads = 2

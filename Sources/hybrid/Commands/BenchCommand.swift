@@ -144,7 +144,7 @@ struct BenchCommand: AsyncParsableCommand {
     var sizeMiB = 1024
 
     @Option(name: .long, help: "Download rounds (each runs ours and curl back to back; the ratio judged is the median of the rounds' ratios).")
-    var rounds = 5
+    var rounds = 7
 
     @Option(name: .long, help: "Seconds of each wrk run.")
     var wrkSeconds = 5
