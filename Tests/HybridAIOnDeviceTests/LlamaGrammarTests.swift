@@ -273,6 +273,33 @@ import Testing
     }
   }
 
+  /// Mutually recursive `@Generable` types: their schema refers back through `$defs`, compiles
+  /// to a recursive grammar, and the grammar and the validator agree on nested values.
+  @Test func mutuallyRecursiveGenerableTypes() throws {
+    let weights = try Self.requireWeights()
+    let schema = Folder.generationSchema.jsonSchema
+    let grammar = try LlamaGrammar(gbnf: try JSONSchemaGrammarCompiler().compile(schema), vocab: weights.vocab)
+    let validator = JSONSchemaValidator(schema: schema)
+    let valid = [
+      #"{"name":"docs","files":[]}"#,
+      #"{"name":"docs","files":[{"name":"a","copiedFrom":{"name":"old","files":[{"name":"b"}]}},{"name":"c"}]}"#,
+    ]
+    let invalid = [
+      #"{"name":"docs","files":[{"name":"a"},{"name":"b"},{"name":"c"}]}"#,            // more than 2 files
+      #"{"name":"docs","files":[{"name":"a","copiedFrom":{"name":"old","files":"x"}}]}"#, // files is not a list
+    ]
+    for text in valid {
+      grammar.reset()
+      #expect(try Self.feed(text, to: grammar, weights: weights) == .accepted, "should accept \(text)")
+      #expect(validator.validate(try JSONValue(jsonString: text)).isEmpty, "\(text) should be valid")
+    }
+    for text in invalid {
+      grammar.reset()
+      #expect(try Self.feed(text, to: grammar, weights: weights) != .accepted, "should reject \(text)")
+      #expect(!validator.validate(try JSONValue(jsonString: text)).isEmpty, "\(text) should have a violation")
+    }
+  }
+
   @Test func embeddedRulesCombineIntoOneGrammar() throws {
     let weights = try Self.requireWeights()
     let compiler = JSONSchemaGrammarCompiler()
@@ -355,4 +382,16 @@ import Testing
       #expect(!text.isEmpty && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber), "\(text)")
     }
   }
+}
+
+@Generable(description: "A folder")
+private struct Folder {
+  var name: String
+  @Guide(.maximumCount(2)) var files: [File]
+}
+
+@Generable(description: "A file")
+private struct File {
+  var name: String
+  var copiedFrom: Folder?
 }

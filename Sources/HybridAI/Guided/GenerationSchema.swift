@@ -7,7 +7,8 @@ import Foundation
 /// makes every answer valid; cloud models receive it as `responseJsonSchema`.
 ///
 /// Object schemas carry `propertyOrdering` (the order properties are generated in) and
-/// `additionalProperties: false`.
+/// `additionalProperties: false`. Mutually recursive types refer to each other through `$defs`
+/// at the schema's top.
 public struct GenerationSchema: Sendable, Hashable, Codable, CustomStringConvertible {
   /// The schema as JSON Schema (draft 2020-12 keywords).
   public let jsonSchema: JSONValue
@@ -43,18 +44,20 @@ public struct GenerationSchema: Sendable, Hashable, Codable, CustomStringConvert
 
   /// An object with these properties, generated in this order.
   public static func object(name: String? = nil, description: String? = nil, properties: [Property]) -> GenerationSchema {
-    var members: [String: JSONValue] = [:]
-    for property in properties { members[property.name] = property.schema.jsonSchema }
-    var schema: [String: JSONValue] = [
-      "type": "object",
-      "properties": .object(members),
-      "required": .array(properties.filter { !$0.isOptional }.map { .string($0.name) }),
-      "propertyOrdering": .array(properties.map { .string($0.name) }),
-      "additionalProperties": false,
-    ]
-    if let name { schema["title"] = .string(name) }
-    if let description { schema["description"] = .string(description) }
-    return GenerationSchema(jsonSchema: .object(schema))
+    composing(properties.map(\.schema)) { bodies in
+      var members: [String: JSONValue] = [:]
+      for (property, body) in zip(properties, bodies) { members[property.name] = body }
+      var schema: [String: JSONValue] = [
+        "type": "object",
+        "properties": .object(members),
+        "required": .array(properties.filter { !$0.isOptional }.map { .string($0.name) }),
+        "propertyOrdering": .array(properties.map { .string($0.name) }),
+        "additionalProperties": false,
+      ]
+      if let name { schema["title"] = .string(name) }
+      if let description { schema["description"] = .string(description) }
+      return .object(schema)
+    }
   }
 
   /// A string that is one of `choices` (an enum with plain cases).
@@ -67,10 +70,12 @@ public struct GenerationSchema: Sendable, Hashable, Codable, CustomStringConvert
 
   /// A value that matches one of `schemas` (an enum whose cases carry values).
   public static func anyOf(name: String? = nil, description: String? = nil, schemas: [GenerationSchema]) -> GenerationSchema {
-    var schema: [String: JSONValue] = ["anyOf": .array(schemas.map(\.jsonSchema))]
-    if let name { schema["title"] = .string(name) }
-    if let description { schema["description"] = .string(description) }
-    return GenerationSchema(jsonSchema: .object(schema))
+    composing(schemas) { bodies in
+      var schema: [String: JSONValue] = ["anyOf": .array(bodies)]
+      if let name { schema["title"] = .string(name) }
+      if let description { schema["description"] = .string(description) }
+      return .object(schema)
+    }
   }
 
   /// This schema with a description (replacing any it had).
@@ -105,7 +110,7 @@ extension GenerationSchema {
     public init<Value: Generable>(name: String, description: String? = nil, type: Value.Type,
                                   isOptional: Bool = false, guides: [GenerationGuide<Value>] = []) {
       self.init(name: name, description: description,
-                schema: Value.generationSchema.guided(by: guides), isOptional: isOptional)
+                schema: SchemaRecursion.schema(of: Value.self).guided(by: guides), isOptional: isOptional)
     }
 
     /// A property with an explicit schema.

@@ -107,7 +107,7 @@ extension Array: Generable where Element: Generable {
   public typealias PartiallyGenerated = [Element.PartiallyGenerated]
 
   public static var generationSchema: GenerationSchema {
-    GenerationSchema(jsonSchema: ["type": "array", "items": Element.generationSchema.jsonSchema])
+    GenerationSchema.composing([SchemaRecursion.schema(of: Element.self)]) { ["type": "array", "items": $0[0]] }
   }
 }
 
@@ -126,7 +126,7 @@ extension Optional: Generable where Wrapped: Generable {
 
   /// The wrapped type's schema, or `null`.
   public static var generationSchema: GenerationSchema {
-    GenerationSchema(jsonSchema: ["anyOf": [Wrapped.generationSchema.jsonSchema, ["type": "null"]]])
+    GenerationSchema.composing([SchemaRecursion.schema(of: Wrapped.self)]) { ["anyOf": [$0[0], ["type": "null"]]] }
   }
 }
 
