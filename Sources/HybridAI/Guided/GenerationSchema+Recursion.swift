@@ -23,14 +23,12 @@ enum SchemaRecursion {
   /// optionals are never definitions themselves (their element is): a guide such as a count
   /// stays on the array, next to the reference to its element.
   static func schema<Value: Generable>(of type: Value.Type) -> GenerationSchema {
-    if let current {
-      return Value.self is any SchemaWrapper.Type ? Value.generationSchema : schema(of: type, in: current)
+    guard let current else {
+      let build = Build()
+      let built = $current.withValue(build) { Self.schema(of: type) }
+      return built.addingDefinitions(build.state.withLock { $0.definitions })
     }
-    let build = Build()
-    let built = $current.withValue(build) {
-      Value.self is any SchemaWrapper.Type ? Value.generationSchema : Self.schema(of: type, in: build)
-    }
-    return built.addingDefinitions(build.state.withLock { $0.definitions })
+    return Value.self is any SchemaWrapper.Type ? Value.generationSchema : schema(of: type, in: current)
   }
 
   private static func schema<Value: Generable>(of type: Value.Type, in build: Build) -> GenerationSchema {
