@@ -34,8 +34,8 @@ struct BlobDownloader {
   ///
   /// - Parameters:
   ///   - beforeRetry: runs before every attempt after the first (the network-conditions check).
-  ///   - onProgress: called with the part's length (queued bytes included) as batches reach the
-  ///     writer, from the connection's event loop.
+  ///   - onProgress: called with the bytes received so far (written, queued for the writer or
+  ///     gathered for the next batch) as they arrive, from the connection's event loop.
   ///   - mapFileFailure: turns a failed write into the error to throw (`ENOSPC` → not enough space).
   func download(from url: URL, into part: PartialDownload, name: String,
                 beforeRetry: () async throws -> Void,
