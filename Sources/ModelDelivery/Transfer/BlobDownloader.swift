@@ -128,12 +128,13 @@ struct BlobDownloader {
     if let error = ending as? POSIXFile.Failure { throw error }
     if let ending, Task.isCancelled || TransportErrors.isCancellation(ending) { throw CancellationError() }
     guard let head = receiver.head else {
-      return .interrupted(TransportErrors.beforeResponse(ending ?? ModelDownloadError.invalidServerResponse(
-        reason: "the request ended without an answer"), host: url.host ?? ""))
+      // AsyncHTTPClient delivers a head before it reports success, so an error ended this one.
+      guard let ending else { throw ModelDownloadError.invalidServerResponse(reason: "the request ended without an answer") }
+      return .interrupted(TransportErrors.beforeResponse(ending, host: url.host ?? ""))
     }
 
     let status = Int(head.status.code)
-    if status != 200, status != 206 {
+    if !BlobResponseReceiver.appendedStatuses.contains(head.status.code) {
       let message = GoogleErrorBody.message(from: Data(receiver.errorBody.readableBytesView))
       switch status {
       case 416:

@@ -23,13 +23,17 @@ final class BlobResponseReceiver: HTTPClientResponseDelegate {
 
   /// The most bytes of an error answer's body kept (for its message).
   static let maxErrorBodyBytes = 64 << 10
+  /// The statuses whose body is the file's bytes.
+  static let appendedStatuses: Set<UInt> = [200, 206]
 
   private struct State {
     var head: HTTPResponseHead?
-    var appendsBody = false
     var batch: [ByteBuffer] = []
     var batchBytes = 0
     var errorBody = ByteBuffer()
+
+    /// Whether the body goes to the part (a `200` or `206` that passed the checks).
+    var appendsBody: Bool { head.map { BlobResponseReceiver.appendedStatuses.contains($0.status.code) } ?? false }
 
     mutating func takeBatch() -> [ByteBuffer] {
       defer {
@@ -74,16 +78,12 @@ final class BlobResponseReceiver: HTTPClientResponseDelegate {
   // MARK: - HTTPClientResponseDelegate
 
   func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
-    let appendsBody: Bool
     do {
-      appendsBody = try check(head)
+      try check(head)
     } catch {
       return task.eventLoop.makeFailedFuture(error)
     }
-    state.withLock {
-      $0.head = head
-      $0.appendsBody = appendsBody
-    }
+    state.withLock { $0.head = head }
     return task.eventLoop.makeSucceededVoidFuture()
   }
 
@@ -133,9 +133,9 @@ final class BlobResponseReceiver: HTTPClientResponseDelegate {
 
   // MARK: - Parts
 
-  /// Whether `head` starts a body for the part (`200`, `206`), after checking it fits; a `200`
-  /// to a request from a later byte empties the part first.
-  private func check(_ head: HTTPResponseHead) throws -> Bool {
+  /// Checks that a `200` or `206` fits the part (other statuses end the attempt after their body);
+  /// a `200` to a request from a later byte empties the part first.
+  private func check(_ head: HTTPResponseHead) throws {
     switch head.status.code {
     case 206:
       guard let header = head.headers.first(name: "Content-Range"), let range = ContentRange(header) else {
@@ -148,7 +148,6 @@ final class BlobResponseReceiver: HTTPClientResponseDelegate {
       guard range.first == offset else {
         throw ModelDownloadError.invalidServerResponse(reason: "asked for the bytes from \(offset), got Content-Range \(header)")
       }
-      return true
     case 200:
       if let length = head.headers.first(name: "Content-Length").flatMap({ Int64($0) }), length != size {
         throw ModelDownloadError.sizeMismatch(expected: size, actual: length)
@@ -161,9 +160,8 @@ final class BlobResponseReceiver: HTTPClientResponseDelegate {
         try writer.reset()
         onProgress(0)
       }
-      return true
     default:
-      return false
+      break
     }
   }
 
