@@ -10,9 +10,14 @@
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
 //   HybridAIHTTP      what HybridAI's HTTP clients share: which transport errors mean "offline".
+//   HybridAIWire      the wire contract shared by servers and clients: Google's error envelope, the
+//                     model registry's records and identifier rules (Foundation only).
 //   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): wire types, SSE, errors, retries.
-//   HybridAIServer    `hybrid serve`: a Gemini-compatible API backed by llama.cpp and a model registry
-//                     (SQLite via GRDB, content-addressed blobs, signed download URLs) (Hummingbird).
+//   HybridAIServing   what every product of `hybrid serve` shares (Hummingbird): HybridServer, which
+//                     composes ServerComponents on one port; Google errors; API keys; configuration.
+//   HybridAIRegistry  the model registry (RegistryAPI): SQLite via GRDB, content-addressed blobs, signed
+//                     download URLs, roll-outs, its OpenAPI document. No llama.cpp.
+//   HybridAIServer    inference endpoints (GeminiCompatibleAPI) answered by llama.cpp with continuous batching.
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
 //   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt).
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
@@ -21,8 +26,10 @@
 //   TFLite            Interpreter (TensorFlowLiteSwift's API) on Google's LiteRT runtime, CPU/XNNPACK.
 //   CImageCodecs      C: PNG/JPEG decode and encode on the system libpng and libjpeg-turbo, errors contained.
 //   TFLiteImage       Bitmap: decode PNG/JPEG, resize, RGB → tensor bytes, float mask → PNG (no TFLite dependency).
-//   HybridAIBenchmarks (Benchmarks/)  benchmark suites, run by `hybrid bench`.
+//   HybridCommandLine what the executables share: logging and model options, terminal output.
+//   HybridAIBenchmarks (Benchmarks/)  benchmark suites; hybrid-bench (Benchmarks/) runs them (`hybrid bench` forwards).
 //   hybrid            the command-line tool.
+//   HybridAITestSupport (Tests/)  test-only: a real registry on loopback, shared by test targets.
 import CompilerPluginSupport
 import PackageDescription
 
@@ -38,6 +45,9 @@ let package = Package(
     .library(name: "HybridAI", targets: ["HybridAI"]),
     .library(name: "HybridAIOnDevice", targets: ["HybridAIOnDevice"]),
     .library(name: "HybridAIGemini", targets: ["HybridAIGemini"]),
+    .library(name: "HybridAIWire", targets: ["HybridAIWire"]),
+    .library(name: "HybridAIServing", targets: ["HybridAIServing"]),
+    .library(name: "HybridAIRegistry", targets: ["HybridAIRegistry"]),
     .library(name: "HybridAIServer", targets: ["HybridAIServer"]),
     .library(name: "ModelDelivery", targets: ["ModelDelivery"]),
     .library(name: "HybridAITools", targets: ["HybridAITools"]),
@@ -45,6 +55,7 @@ let package = Package(
     .library(name: "TFLite", targets: ["TFLite"]),
     .library(name: "TFLiteImage", targets: ["TFLiteImage"]),
     .executable(name: "hybrid", targets: ["hybrid"]),
+    .executable(name: "hybrid-bench", targets: ["hybrid-bench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -102,9 +113,13 @@ let package = Package(
       ],
       swiftSettings: strictSwift),
     .target(
+      name: "HybridAIWire",
+      dependencies: ["HybridAI"],
+      swiftSettings: strictSwift),
+    .target(
       name: "HybridAIGemini",
       dependencies: [
-        "HybridAI", "HybridAIHTTP",
+        "HybridAI", "HybridAIHTTP", "HybridAIWire",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -113,24 +128,44 @@ let package = Package(
       ],
       swiftSettings: strictSwift),
     .target(
-      name: "HybridAIServer",
+      name: "HybridAIServing",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini",
+        "HybridAI", "HybridAIWire", "CLinuxExtras",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSwift),
+    // The model registry: no llama.cpp, no on-device module (a registry-only deployment links neither).
+    .target(
+      name: "HybridAIRegistry",
+      dependencies: [
+        "HybridAIWire", "HybridAIServing",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
-        "CLinuxExtras",
       ],
-      resources: [.copy("Registry/openapi.yaml")],
+      resources: [.copy("openapi.yaml")],
+      swiftSettings: strictSwift),
+    .target(
+      name: "HybridAIServer",
+      dependencies: [
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strictSwift),
     .target(
       name: "ModelDelivery",
       dependencies: [
-        "HybridAI", "HybridAIHTTP", "CLinuxExtras",
+        "HybridAI", "HybridAIHTTP", "HybridAIWire", "CLinuxExtras",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -171,20 +206,38 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
+    // What the executables share: logging and model options, terminal output, sibling executables.
+    .target(
+      name: "HybridCommandLine",
+      dependencies: [
+        "HybridAI", "HybridAIOnDevice",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSwift),
     .target(
       name: "HybridAIBenchmarks",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "ModelDelivery", "TFLite",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
+        "ModelDelivery", "TFLite",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/HybridAIBenchmarks",
       swiftSettings: strictSwift),
     .executableTarget(
+      name: "hybrid-bench",
+      dependencies: [
+        "HybridAIBenchmarks", "HybridCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Benchmarks/hybrid-bench",
+      swiftSettings: strictSwift),
+    .executableTarget(
       name: "hybrid",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer", "HybridAIBenchmarks", "ModelDelivery",
-        "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
+        "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage", "HybridCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -192,7 +245,7 @@ let package = Package(
     // Test support shared by test targets (not a product): a real registry on loopback.
     .target(
       name: "RegistryTestSupport",
-      dependencies: ["HybridAIServer", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["HybridAIServing", "HybridAIRegistry", .product(name: "Logging", package: "swift-log")],
       path: "Tests/RegistryTestSupport",
       swiftSettings: strictSwift),
     .testTarget(

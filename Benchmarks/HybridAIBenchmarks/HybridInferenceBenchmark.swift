@@ -4,6 +4,7 @@ import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
 import HybridAIServer
+import HybridAIServing
 import NIOCore
 
 /// Measures what hybrid inference costs, through the public APIs:
@@ -103,9 +104,9 @@ public struct HybridInferenceBenchmark: Sendable {
     configuration.contextSizePerSequence = 512
     configuration.threads = settings.model.configuration.threads
     let batched = BatchedLanguageModel(modelPath: settings.model.modelPath, configuration: configuration)
-    let server = GeminiCompatibleServer(
+    let server = HybridServer(
       configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
-      models: [ServedModel(name: "bench", batched: batched)])
+      components: [GeminiCompatibleAPI(models: [ServedModel(name: "bench", batched: batched)])])
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let serverTask = Task { try await server.run { portContinuation.yield($0) } }
     defer { serverTask.cancel() }

@@ -1,7 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import HybridAI
-import HybridAIServer
+import HybridAIRegistry
+import HybridAIServing
 import ModelDelivery
 import NIOCore
 #if canImport(Glibc)
@@ -110,8 +111,8 @@ public struct ModelDeliveryBenchmark: Sendable {
     let registry = try ModelRegistry(configuration: RegistryConfiguration(
       dataDirectory: work.appendingPathComponent("registry", isDirectory: true), adminToken: token,
       maxUploadBytes: max(8 << 30, 2 * size)))
-    let server = GeminiCompatibleServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
-                                        models: [], registry: registry)
+    let server = HybridServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
+                              components: [RegistryAPI(registry: registry)])
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let serverTask = Task {
       defer { portContinuation.finish() }

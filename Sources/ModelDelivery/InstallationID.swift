@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIWire
 
 /// The installation id sent as `X-HybridAI-Installation-Id` (it picks the A/B roll-out bucket):
 /// a random UUID created once and kept in the downloader's directory (`installation-id`).
@@ -35,6 +36,6 @@ enum InstallationID {
   private static func read(_ path: String) -> String? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
     let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    return RegistryIdentifiers.isInstallationID(text) ? text : nil
+    return RegistryIdentifiers.isValidInstallationId(text) ? text : nil
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIWire
 import Logging
 
 extension ModelDownloader {
@@ -121,7 +122,7 @@ extension ModelDownloader {
   }
 
   /// The installed file is the served blob under another version number: record that version.
-  private func relabel(_ local: InstalledModelRecord, as info: ModelInfo) throws -> CustomModel {
+  private func relabel(_ local: InstalledModelRecord, as info: ModelDownloadInfo) throws -> CustomModel {
     guard local.version != info.version else {
       logger.debug("the local model is current", metadata: ["model": "\(info.name)", "version": "\(local.version)"])
       return store.customModel(local)
@@ -137,7 +138,7 @@ extension ModelDownloader {
 
   /// Downloads the blob `info` names into the model's part file (resuming one left by an earlier
   /// attempt), verifies it and installs it.
-  private func download(_ info: ModelInfo, from url: URL, conditions: ModelDownloadConditions, flightID: UInt64,
+  private func download(_ info: ModelDownloadInfo, from url: URL, conditions: ModelDownloadConditions, flightID: UInt64,
                         firstAttemptChecked: Bool) async throws -> CustomModel {
     let name = info.name
     do { try store.prepareDirectory(for: name) } catch { throw fileError(error, required: info.sizeBytes) }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HybridAI
+import HybridAIWire
 import Logging
 import Synchronization
 
@@ -85,7 +86,7 @@ public final class ModelDownloader: Sendable {
               retryPolicy: ModelDownloadRetryPolicy = .default,
               logger: Logger = Logger(label: "HybridAI.modelDelivery")) {
     if let installationID {
-      precondition(RegistryIdentifiers.isInstallationID(installationID),
+      precondition(RegistryIdentifiers.isValidInstallationId(installationID),
                    "an installation id is 1–128 visible ASCII characters")
     }
     var logger = logger

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAIWire
 import NIOCore
 
 extension GeminiClient {

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIWire
 
 extension GeminiError {
   /// The typed error for an HTTP error response: its status and body (a Google error envelope,

@@ -1,4 +1,5 @@
 import HybridAI
+import HybridAIWire
 
 /// Why a Gemini request failed.
 ///

@@ -4,7 +4,7 @@
 /// The request and response envelopes and the configuration types keep their API names at the top
 /// level: ``GenerateContentRequest``, ``GenerateContentResponse``, ``GenerationConfig``,
 /// ``ThinkingConfig``, ``SafetySetting``, ``SafetyRating``, ``UsageMetadata``, ``PromptFeedback``,
-/// ``CountTokensRequest``, ``CountTokensResponse``, ``ListModelsResponse`` and ``GoogleErrorEnvelope``.
+/// ``CountTokensRequest``, ``CountTokensResponse``, ``ListModelsResponse``; errors decode as HybridAIWire's `GoogleErrorEnvelope`.
 ///
 /// Every wire type is `Codable` both ways with the API's JSON names: `nil` fields are left out when
 /// encoding and unknown fields are ignored when decoding, so the same types serve the client

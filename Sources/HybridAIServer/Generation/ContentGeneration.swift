@@ -1,7 +1,8 @@
 import Foundation
+import Hummingbird
 import HybridAI
 import HybridAIGemini
-import Hummingbird
+import HybridAIServing
 import Logging
 
 /// Answers one `generateContent`, `streamGenerateContent` or `countTokens` call with a served model.

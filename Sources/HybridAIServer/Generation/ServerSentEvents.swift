@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIServing
 import NIOCore
 
 /// Server-sent events as the Gemini API sends them: `data: <json>` and a blank line.

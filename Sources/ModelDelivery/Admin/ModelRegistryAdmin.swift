@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAIWire
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -135,7 +136,7 @@ public struct ModelRegistryAdmin: Sendable {
 
   private func validate(_ name: String, version: String? = nil) throws {
     guard ModelName.isValid(name) else { throw ModelRegistryAdminError.invalidModelName(name) }
-    if let version, !RegistryIdentifiers.isVersion(version) {
+    if let version, RegistryIdentifiers.version(from: version) == nil {
       throw ModelRegistryAdminError.invalidArgument("version \(String(reflecting: version)) is not a decimal integer")
     }
   }
@@ -187,7 +188,7 @@ public struct ModelRegistryAdmin: Sendable {
       if !(200..<300).contains(status) {
         logger.debug("registry admin request failed", metadata: [
           "method": "\(method)", "path": "/v1/admin/\(path)", "status": "\(status)",
-          "message": "\(GoogleErrorBody.message(from: data))",
+          "message": "\(GoogleErrorEnvelope.message(from: data))",
         ])
       }
       return (status, data)

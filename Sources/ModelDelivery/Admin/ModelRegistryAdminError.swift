@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAIWire
 
 /// Why a registry admin request failed; HTTP errors are read from Google's error envelope.
 public enum ModelRegistryAdminError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
@@ -30,8 +31,8 @@ public enum ModelRegistryAdminError: Error, Sendable, Hashable, CustomStringConv
 
   /// The error for an HTTP error answer.
   static func http(status: Int, body: Data) -> ModelRegistryAdminError {
-    let envelope = GoogleErrorBody.parse(body)
-    let message = GoogleErrorBody.message(from: body)
+    let envelope = GoogleErrorEnvelope.body(from: body)
+    let message = GoogleErrorEnvelope.message(from: body)
     switch status {
     case 400: return .invalidArgument(message)
     case 401: return .unauthenticated(message)

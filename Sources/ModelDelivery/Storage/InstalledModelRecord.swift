@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIWire
 
 /// What the store keeps about an installed model, in `<directory>/<name>/model.json`; written
 /// atomically (temporary file, `fsync`, rename) only after the file it names is in place.
@@ -23,7 +24,7 @@ struct InstalledModelRecord: Codable, Sendable, Hashable {
 
   /// Whether the record is consistent with the rules (so its file name is safe to join to a path).
   func isWellFormed(for name: String) -> Bool {
-    self.name == name && RegistryIdentifiers.isSHA256(sha256) && sizeBytes >= 0 && !version.isEmpty
+    self.name == name && RegistryIdentifiers.isValidSHA256(sha256) && sizeBytes >= 0 && !version.isEmpty
       && fileName == Self.fileName(sha256: sha256, format: format)
   }
 }

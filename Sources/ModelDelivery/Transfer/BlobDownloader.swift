@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAIWire
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -135,7 +136,7 @@ struct BlobDownloader {
 
     let status = Int(head.status.code)
     if !BlobResponseReceiver.appendedStatuses.contains(head.status.code) {
-      let message = GoogleErrorBody.message(from: Data(receiver.errorBody.readableBytesView))
+      let message = GoogleErrorEnvelope.message(from: Data(receiver.errorBody.readableBytesView))
       switch status {
       case 416:
         logger.notice("the server refused the range; starting over", metadata: [

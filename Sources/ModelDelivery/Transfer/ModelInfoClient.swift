@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAIWire
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -16,7 +17,7 @@ struct ModelInfoClient: Sendable {
     /// `304`: the installed version (the one named in `If-None-Match`) is current.
     case notModified
     /// `200`: the version to download, with its validated download URL.
-    case download(ModelInfo, URL)
+    case download(ModelDownloadInfo, URL)
   }
 
   let server: URL
@@ -62,9 +63,9 @@ struct ModelInfoClient: Sendable {
         let body = Data(try await response.body.collect(upTo: Self.maxBodyBytes).readableBytesView)
         switch status {
         case 200:
-          let info: ModelInfo
+          let info: ModelDownloadInfo
           do {
-            info = try JSONDecoder().decode(ModelInfo.self, from: body)
+            info = try JSONDecoder().decode(ModelDownloadInfo.self, from: body)
           } catch {
             throw ModelDownloadError.invalidServerResponse(reason: "undecodable model information: \(error)")
           }
@@ -76,13 +77,13 @@ struct ModelInfoClient: Sendable {
         case 404:
           throw ModelDownloadError.modelNotFound(name: name)
         case let status where Self.retryableStatuses.contains(status):
-          retryReason = "HTTP \(status): \(GoogleErrorBody.message(from: body))"
+          retryReason = "HTTP \(status): \(GoogleErrorEnvelope.message(from: body))"
           failures += 1
           if failures >= retryPolicy.maxAttemptsWithoutProgress {
-            throw ModelDownloadError.serverError(status: status, message: GoogleErrorBody.message(from: body))
+            throw ModelDownloadError.serverError(status: status, message: GoogleErrorEnvelope.message(from: body))
           }
         default:
-          throw ModelDownloadError.serverError(status: status, message: GoogleErrorBody.message(from: body))
+          throw ModelDownloadError.serverError(status: status, message: GoogleErrorEnvelope.message(from: body))
         }
       } catch let error as ModelDownloadError {
         throw error

@@ -4,6 +4,7 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 import HybridAIPersistence
+import HybridCommandLine
 import Synchronization
 
 /// `hybrid chat` — an interactive conversation with streamed answers.

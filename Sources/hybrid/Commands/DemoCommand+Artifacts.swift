@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 import HybridAITools
+import HybridCommandLine
 
 /// The artifacts step: a tool that makes a file (speech, with espeak-ng); the model sees only a
 /// short reference, the response carries the file.

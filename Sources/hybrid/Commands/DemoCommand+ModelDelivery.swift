@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
+import HybridCommandLine
 import ModelDelivery
 
 /// The custom-model steps: deploy models to the demo server's registry, download them with

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCommandLine
 import TFLite
 import TFLiteImage
 

@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
+import HybridCommandLine
 
 /// `hybrid demo` — the guided tour: the on-device model, a streamed conversation, guided generation
 /// and tools, the four inference modes against a `hybrid serve` started on a free loopback port,
@@ -93,7 +94,7 @@ struct DemoCommand: AsyncParsableCommand {
     try? FileManager.default.removeItem(at: Self.deliveryDirectory)
     let registryDirectory = Self.deliveryDirectory.appendingPathComponent("registry")
     let server = try await ServerProcess(
-      executable: ServerProcess.currentExecutable,
+      executable: Executables.current,
       arguments: ["--model", "smollm2=\(onDevice.modelPath)", "--api-key", Self.apiKey, "--max-concurrent-requests", "2",
                   "--context-size", "2048", "--data", registryDirectory.path, "--admin-token", Self.adminToken])
     Terminal.write("  listening on \(server.baseURL.absoluteString) (API key required: \(Self.apiKey); "

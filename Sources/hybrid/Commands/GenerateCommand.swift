@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAI
 import HybridAIOnDevice
+import HybridCommandLine
 
 /// `hybrid generate` — one prompt, one answer, streamed or as JSON; optionally structured by a
 /// JSON Schema, optionally with the demo tools.

@@ -2,7 +2,10 @@ import ArgumentParser
 import Foundation
 import HybridAI
 import HybridAIOnDevice
+import HybridAIRegistry
 import HybridAIServer
+import HybridAIServing
+import HybridCommandLine
 
 /// `hybrid serve` — a self-hosted Gemini-compatible cloud on local GGUF models, and a model registry.
 struct ServeCommand: AsyncParsableCommand {
@@ -108,9 +111,13 @@ struct ServeCommand: AsyncParsableCommand {
       Terminal.status("error: cannot open the model registry in \(dataDirectory.path): \(error)")
       throw ExitCode.failure
     }
-    let server = GeminiCompatibleServer(
+    // The registry first: its `/v1/models/{name}:download` is more specific than the Gemini API's
+    // `/v1/models/{model}` on the same path.
+    var components: [any ServerComponent] = [RegistryAPI(registry: registry)]
+    if !models.isEmpty { components.append(GeminiCompatibleAPI(models: models)) }
+    let server = HybridServer(
       configuration: ServerConfiguration(host: host, port: port, apiKeys: keys, maxRequestBytes: maxRequestBytes),
-      models: models, registry: registry)
+      components: components)
     let names = models.isEmpty ? "none" : models.map(\.name).joined(separator: ", ")
     let host = self.host
     let registryState = "registry \(dataDirectory.path), admin API \(adminToken == nil ? "off" : "on")"

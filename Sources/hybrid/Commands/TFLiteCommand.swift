@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridCommandLine
 import TFLite
 import TFLiteImage
 

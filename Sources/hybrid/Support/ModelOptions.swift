@@ -1,28 +1,7 @@
 import ArgumentParser
 import HybridAI
 import HybridAIOnDevice
-
-/// Options that choose and configure the on-device model.
-struct ModelOptions: ParsableArguments {
-  @Option(name: .long, help: "GGUF model file (default: $HYBRIDAI_MODEL, else the bootstrap's SmolLM2).")
-  var model: String?
-
-  @Option(name: .long, help: "Context window in tokens.")
-  var contextSize = 4096
-
-  @Option(name: .long, help: "CPU threads (default: all cores).")
-  var threads: Int?
-
-  @Option(name: .long, help: "Chat template name for models without one (e.g. chatml).")
-  var chatTemplate: String?
-
-  func makeModel() -> SystemLanguageModel {
-    var configuration = SystemLanguageModel.Configuration(contextSize: contextSize)
-    if let threads { configuration.threads = threads }
-    configuration.chatTemplate = chatTemplate.map(ChatTemplate.named)
-    return SystemLanguageModel(modelPath: model ?? ModelLocator.defaultModelPath(), configuration: configuration)
-  }
-}
+import HybridCommandLine
 
 /// Options that shape one answer.
 struct SamplingOptions: ParsableArguments {
@@ -65,14 +44,6 @@ struct SamplingOptions: ParsableArguments {
     return GenerationOptions(sampling: sampling, temperature: temperature, maximumResponseTokens: maxTokens,
                              stopSequences: stop)
   }
-}
-
-/// Logging verbosity for every command.
-struct LoggingOptions: ParsableArguments {
-  @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (default: $HYBRIDAI_LOG_LEVEL or warning).")
-  var logLevel: String?
-
-  func bootstrap() { LogSetup.bootstrap(level: logLevel) }
 }
 
 /// Everything that sets up a conversation: instructions, models and mode, sampling, logging.

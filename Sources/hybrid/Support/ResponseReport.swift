@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridCommandLine
 
 /// The machine-readable form of an answer, printed by `--json`.
 struct ResponseReport: Encodable {

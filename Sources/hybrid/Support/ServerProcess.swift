@@ -32,11 +32,6 @@ final class ServerProcess {
 
   deinit { stop() }
 
-  /// The executable of this process, to start a sibling `hybrid serve`.
-  static var currentExecutable: URL {
-    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-  }
-
   /// Reads the child's output until its "listening on URL" line (or the end, if it dies first).
   private static func listeningURL(from handle: FileHandle) async throws -> URL? {
     let reader = Task.detached { () -> URL? in

@@ -1,16 +1,8 @@
 import Foundation
 import HybridAI
+import HybridCommandLine
 
-/// Writing to the terminal: unbuffered standard output for streamed text, standard error for status.
-enum Terminal {
-  static func write(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
-  }
-
-  static func status(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-  }
-
+extension Terminal {
   /// Prints an answer to standard output as it grows and returns the final response. `prefix` is
   /// printed just before the first text (so log lines about routing come before it, not inside it).
   static func printStreaming(_ stream: GenerativeModelSession.ResponseStream<String>, prefix: String = "") async throws

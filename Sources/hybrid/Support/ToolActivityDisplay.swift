@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridCommandLine
 
 /// Shows a session's tool activity on standard error: a progress bar while a tool runs, and each
 /// artifact it makes with its type, size and path.

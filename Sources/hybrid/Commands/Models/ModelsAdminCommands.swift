@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridCommandLine
 import ModelDelivery
 
 /// `hybrid models deploy NAME FILE` — creates the model if needed and uploads FILE as a new version.

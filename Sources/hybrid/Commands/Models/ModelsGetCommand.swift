@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridCommandLine
 import ModelDelivery
 
 /// `hybrid models get NAME` — downloads a model from the registry (resumable, verified) and prints its path.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAI
 import HybridAIPersistence
+import HybridCommandLine
 import Logging
 
 /// `hybrid sessions list|show|rm` — conversations saved by `hybrid chat --session ID`.

@@ -1,0 +1,193 @@
+import ArgumentParser
+import Foundation
+import HybridAIBenchmarks
+import HybridCommandLine
+
+/// `hybrid-bench` (also run as `hybrid bench`) — the benchmarks, side by side with the reference tools.
+///
+/// An executable of its own, so the `hybrid` CLI carries no benchmark code; `hybrid bench ARGS`
+/// runs the `hybrid-bench` beside it with the same arguments.
+@main
+struct BenchCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "hybrid bench",
+    abstract: "Run benchmarks and compare with the reference implementations.",
+    subcommands: [OnDevice.self, Hybrid.self, Guided.self, TensorFlowLite.self, Delivery.self],
+    defaultSubcommand: OnDevice.self)
+
+  struct OnDevice: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "on-device",
+      abstract: "Prompt and decode speed vs llama-bench; time to first token at turn N vs turn 1.")
+
+    @Option(name: .long, help: "llama.cpp's llama-bench for the side-by-side reference.")
+    var reference: String?
+
+    @Option(name: .long, help: "Prompt tokens for the prompt-processing test.")
+    var promptTokens = 512
+
+    @Option(name: .long, help: "Tokens for the decode test.")
+    var generateTokens = 128
+
+    @Option(name: .long, help: "Repetitions (the median is reported).")
+    var repetitions = 5
+
+    @Option(name: .long, help: "Turns in the time-to-first-token conversation.")
+    var turns = 10
+
+    @OptionGroup var report: ReportOptions
+
+    @OptionGroup var modelOptions: ModelOptions
+
+    func run() async throws {
+      report.logging.bootstrap()
+      var settings = OnDeviceBenchmark.Settings(model: modelOptions.makeModel(), llamaBenchPath: reference)
+      settings.promptTokens = promptTokens
+      settings.generatedTokens = generateTokens
+      settings.repetitions = repetitions
+      settings.turns = max(2, turns)
+      try BenchCommand.publish(try await OnDeviceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Hybrid: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "hybrid",
+      abstract: "Fallback latency (prefer-cloud with the cloud refusing) and `hybrid serve` aggregate tokens/s at 1/2/4/8 streams vs llama-batched-bench.")
+
+    @Option(name: .long, help: "llama.cpp's llama-batched-bench for the side-by-side reference.")
+    var reference: String?
+
+    @Option(name: .long, help: "Repetitions (the median is reported).")
+    var repetitions = 5
+
+    @Option(name: .long, help: "Output tokens per server stream.")
+    var streamTokens = 128
+
+    @OptionGroup var report: ReportOptions
+
+    @OptionGroup var modelOptions: ModelOptions
+
+    func run() async throws {
+      report.logging.bootstrap()
+      var settings = HybridInferenceBenchmark.Settings(model: modelOptions.makeModel(), batchedBenchPath: reference)
+      settings.repetitions = repetitions
+      settings.streamTokens = streamTokens
+      try BenchCommand.publish(try await HybridInferenceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Guided: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "guided",
+      abstract: "Schema-constrained decoding tokens/s vs free decoding on the same prompt; schema → grammar compile time.")
+
+    @Option(name: .long, help: "Repetitions (the median is reported).")
+    var repetitions = 5
+
+    @OptionGroup var report: ReportOptions
+
+    @OptionGroup var modelOptions: ModelOptions
+
+    func run() async throws {
+      report.logging.bootstrap()
+      var settings = GuidedDecodingBenchmark.Settings(model: modelOptions.makeModel())
+      settings.repetitions = repetitions
+      try BenchCommand.publish(try await GuidedDecodingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct TensorFlowLite: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "tflite",
+      abstract: "Interpreter invoke latency (median of N) vs Python's ai_edge_litert on the same models and threads.")
+
+    @Argument(help: "The .tflite models (default: the bootstrap's test models).")
+    var models: [String] = []
+
+    @Option(name: .long, help: "A Python with ai_edge_litert, for the side-by-side reference (e.g. .deps/litert-venv/bin/python).")
+    var reference: String?
+
+    @Option(name: .long, help: "The reference timing script.")
+    var referenceScript = "Benchmarks/Reference/litert_invoke_latency.py"
+
+    @Option(name: .long, help: "Interpreter threads, for both sides.")
+    var threads = 2
+
+    @Option(name: .long, help: "Timed invokes per round, on both sides (each round keeps its median).")
+    var runs = 100
+
+    @Option(name: .long, help: "Untimed invokes before the timed ones, on both sides.")
+    var warmUpRuns = 200
+
+    @OptionGroup var report: ReportOptions
+
+
+    func run() async throws {
+      report.logging.bootstrap()
+      let chosen = models.isEmpty ? BootstrapTFLiteModels.names.map(BootstrapTFLiteModels.path) : models
+      var settings = TFLiteBenchmark.Settings(models: chosen, referencePython: reference, referenceScript: referenceScript)
+      settings.threads = threads
+      settings.runs = runs
+      settings.warmUpRuns = warmUpRuns
+      try BenchCommand.publish(try TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Delivery: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "delivery",
+      abstract: "Model delivery on loopback: `hybrid models get` download MB/s and peak memory vs curl; model-info requests/s under wrk.",
+      discussion: """
+        Starts a model registry in this process (temporary data directory, free loopback port), deploys a \
+        file of pseudo-random bytes with ModelRegistryAdmin, then downloads it in interleaved rounds with \
+        this executable's `models get` (a child process) and with curl. Needs about 3 × --size-mib of \
+        free disk in --work-dir; everything is deleted at the end.
+        """)
+
+    @Option(name: .customLong("size-mib"), help: "Size of the model file, in MiB.")
+    var sizeMiB = 1024
+
+    @Option(name: .long, help: "Download rounds (each runs ours and curl back to back; the ratio judged is the median of the rounds' ratios).")
+    var rounds = 7
+
+    @Option(name: .long, help: "Seconds of each wrk run.")
+    var wrkSeconds = 5
+
+    @Option(name: .long, help: "wrk connections.")
+    var wrkConnections = 32
+
+    @Option(name: .long, help: "curl, for the reference download and upload.")
+    var curl = "curl"
+
+    @Option(name: .long, help: "wrk, for the requests/s of the model-info endpoint.")
+    var wrk = "wrk"
+
+    @Option(name: .long, help: "Where the temporary files go (default: the system's temporary directory).")
+    var workDir: String?
+
+    @Option(name: .long, help: "The `hybrid` executable whose `models get` is measured (default: the one beside this executable).")
+    var hybrid = Executables.sibling(named: "hybrid").path
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+      guard sizeMiB > 0 else { throw ValidationError("--size-mib must be positive") }
+      guard rounds > 0 else { throw ValidationError("--rounds must be positive") }
+      guard wrkSeconds > 0, wrkConnections > 0 else { throw ValidationError("--wrk-seconds and --wrk-connections must be positive") }
+    }
+
+    func run() async throws {
+      report.logging.bootstrap()
+      var settings = ModelDeliveryBenchmark.Settings(hybridExecutable: hybrid)
+      settings.sizeMiB = sizeMiB
+      settings.rounds = rounds
+      settings.wrkSeconds = wrkSeconds
+      settings.wrkConnections = wrkConnections
+      settings.curl = curl
+      settings.wrk = wrk
+      if let workDir { settings.workDirectory = URL(fileURLWithPath: workDir, isDirectory: true) }
+      try BenchCommand.publish(try await ModelDeliveryBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import HybridAI
+import HybridAIServing
+import Hummingbird
+
+/// Maps a model's failures (``GenerationError``) thrown from the Gemini API's routes to Google's
+/// errors, before ``GoogleErrorMiddleware`` writes them.
+struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+  func handle(_ request: Request, context: Context,
+              next: (Request, Context) async throws -> Response) async throws -> Response {
+    do {
+      return try await next(request, context)
+    } catch let error as GoogleAPIError {
+      throw error
+    } catch let error as HTTPError {
+      throw error
+    } catch {
+      throw GoogleAPIError.from(generationError: error)
+    }
+  }
+}
+
+extension GoogleAPIError {
+  /// The API error for a failure of the model behind the server.
+  static func from(generationError error: any Error) -> GoogleAPIError {
+    switch error {
+    case let error as GoogleAPIError:
+      return error
+    case GenerationError.exceededContextWindowSize(let prompt, let context):
+      return .invalidArgument("The input token count (\(prompt)) exceeds the maximum number of tokens allowed (\(context)).")
+    case GenerationError.unsupportedRequest(let reason):
+      return .invalidArgument("Unsupported request: \(reason).")
+    case GenerationError.modelUnavailable(let reason, let detail):
+      return .unavailable("The model is unavailable: \(reason) (\(detail)).")
+    default:
+      return .internal("The model failed: \(error)")
+    }
+  }
+}

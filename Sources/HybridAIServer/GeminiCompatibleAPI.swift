@@ -1,0 +1,56 @@
+import HybridAI
+import HybridAIGemini
+import HybridAIServing
+import Hummingbird
+
+/// A self-hosted, Gemini-compatible cloud: the Gemini REST API (`v1beta`) answered by local
+/// models, a product of ``HybridServer``.
+///
+/// ```swift
+/// let model = BatchedLanguageModel(modelPath: "/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+/// let server = HybridServer(components: [GeminiCompatibleAPI(models: [ServedModel(name: "smollm2", batched: model)])])
+/// try await server.run { port in print("listening on \(port)") }   // until SIGINT/SIGTERM
+/// ```
+///
+/// Endpoints: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
+/// `:countTokens`; `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`). All of
+/// them are client routes (the server's API keys guard them). Errors use Google's envelope and
+/// status names, so `GeminiModel` and Google's own clients handle them as they would Google's.
+public struct GeminiCompatibleAPI: ServerComponent {
+  /// The models offered, by name.
+  public let models: [String: ServedModel]
+  /// Called with each generation request as decoded, before it is answered (for logs and tests).
+  public let onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)?
+
+  /// - Parameters:
+  ///   - models: The generative models served (at least one).
+  public init(models: [ServedModel],
+              onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)? = nil) {
+    precondition(!models.isEmpty, "the Gemini API needs at least one model")
+    self.models = Dictionary(models.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    self.onGenerateRequest = onGenerateRequest
+  }
+
+  public func addRoutes(to router: Router<BasicRequestContext>, server: ServerConfiguration) {
+    let routes = router.group()
+      .add(middleware: server.clientAuthentication)
+      .add(middleware: GenerationErrorMiddleware<BasicRequestContext>())
+    let endpoints = GeminiEndpoints(api: self, maxRequestBytes: server.maxRequestBytes)
+    for version in ["v1beta", "v1"] {
+      routes.get("/\(version)/models") { _, _ in try endpoints.listModels() }
+      routes.get("/\(version)/models/{model}") { _, context in
+        try endpoints.describeModel(try context.parameters.require("model"))
+      }
+      // `{model}` holds `name:method` here (Hummingbird matches whole path components).
+      routes.post("/\(version)/models/{model}") { request, context in
+        try await endpoints.perform(try context.parameters.require("model"), request: request, context: context)
+      }
+    }
+  }
+
+  func servedModel(named name: String, method: String) throws -> ServedModel {
+    let bare = name.hasPrefix("models/") ? String(name.dropFirst("models/".count)) : name
+    guard let model = models[bare] else { throw GoogleAPIError.modelNotFound(bare, method: method) }
+    return model
+  }
+}

@@ -1,0 +1,64 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The HTTP server `hybrid serve` runs: one port, one router, the products it is given.
+///
+/// ```swift
+/// let registry = try ModelRegistry(configuration: RegistryConfiguration(dataDirectory: directory))
+/// let gemini = GeminiCompatibleAPI(models: [ServedModel(name: "smollm2", batched: model)])
+/// let server = HybridServer(components: [RegistryAPI(registry: registry), gemini])
+/// try await server.run { port in print("listening on \(port)") }   // until SIGINT/SIGTERM
+/// ```
+///
+/// Every error answers in Google's envelope (``GoogleErrorMiddleware``); the configured API keys
+/// guard the routes each component marks as client routes.
+public struct HybridServer: Sendable {
+  /// Where it listens and whom it answers.
+  public let configuration: ServerConfiguration
+  /// The products served, in the order their routes are added.
+  public let components: [any ServerComponent]
+  private let logger: Logger
+
+  /// A server for `components` (at least one).
+  public init(configuration: ServerConfiguration = ServerConfiguration(), components: [any ServerComponent],
+              logger: Logger = Logger(label: "HybridAI.server")) {
+    precondition(!components.isEmpty, "a server needs at least one component")
+    self.configuration = configuration
+    self.components = components
+    self.logger = logger
+  }
+
+  /// Serves until the process gets SIGINT or SIGTERM or the calling task is cancelled; either way
+  /// it stops accepting connections, finishes the requests in flight and returns. `onListening`
+  /// receives the bound port, which is useful with port `0`.
+  public func run(onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws {
+    let configuration = self.configuration
+    let app = Application(
+      router: makeRouter(),
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.host, port: configuration.port), serverName: "hybrid-serve"),
+      onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
+      logger: logger)
+    let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+      services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    // The group runs in its own task so that cancelling ours asks for a graceful shutdown instead
+    // of cancelling the server mid-request.
+    let running = Task { try await group.run() }
+    try await withTaskCancellationHandler {
+      try await running.value
+    } onCancel: {
+      Task { await group.triggerGracefulShutdown() }
+    }
+  }
+
+  /// The router with every component's routes, for running or for testing in memory.
+  public func makeRouter() -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: GoogleErrorMiddleware(maxRequestBytes: configuration.maxRequestBytes))
+    for component in components {
+      component.addRoutes(to: router, server: configuration)
+    }
+    return router
+  }
+}

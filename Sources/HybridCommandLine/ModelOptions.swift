@@ -1,0 +1,28 @@
+import ArgumentParser
+import HybridAI
+import HybridAIOnDevice
+
+/// Options that choose and configure the on-device model.
+public struct ModelOptions: ParsableArguments {
+  @Option(name: .long, help: "GGUF model file (default: $HYBRIDAI_MODEL, else the bootstrap's SmolLM2).")
+  public var model: String?
+
+  @Option(name: .long, help: "Context window in tokens.")
+  public var contextSize = 4096
+
+  @Option(name: .long, help: "CPU threads (default: all cores).")
+  public var threads: Int?
+
+  @Option(name: .long, help: "Chat template name for models without one (e.g. chatml).")
+  public var chatTemplate: String?
+
+  public init() {}
+
+  /// The on-device model these options describe.
+  public func makeModel() -> SystemLanguageModel {
+    var configuration = SystemLanguageModel.Configuration(contextSize: contextSize)
+    if let threads { configuration.threads = threads }
+    configuration.chatTemplate = chatTemplate.map(ChatTemplate.named)
+    return SystemLanguageModel(modelPath: model ?? ModelLocator.defaultModelPath(), configuration: configuration)
+  }
+}
