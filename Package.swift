@@ -29,7 +29,7 @@
 //   HybridCommandLine what the executables share: logging and model options, terminal output.
 //   HybridAIBenchmarks (Benchmarks/)  benchmark suites; hybrid-bench (Benchmarks/) runs them (`hybrid bench` forwards).
 //   hybrid            the command-line tool.
-//   HybridAITestSupport (Tests/)  test-only: a real registry on loopback, shared by test targets.
+//   HybridAITestSupport (Tests/)  test-only: servers on loopback, temporary directories, shared by test targets.
 import CompilerPluginSupport
 import PackageDescription
 
@@ -242,11 +242,16 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
-    // Test support shared by test targets (not a product): a real registry on loopback.
+    // Test support shared by test targets (not a product): servers on loopback (RunningServer,
+    // RunningRegistry), temporary directories, quiet loggers.
     .target(
-      name: "RegistryTestSupport",
-      dependencies: ["HybridAIServing", "HybridAIRegistry", .product(name: "Logging", package: "swift-log")],
-      path: "Tests/RegistryTestSupport",
+      name: "HybridAITestSupport",
+      dependencies: [
+        "HybridAIServing", "HybridAIRegistry",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Tests/HybridAITestSupport",
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",
@@ -276,19 +281,30 @@ let package = Package(
     .testTarget(
       name: "HybridAIServerTests",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServer",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing", "HybridAIServer", "HybridAITestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
-      exclude: ["Conformance", "Registry/registry_fuzz.sh"],
+      exclude: ["Conformance"],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIRegistryTests",
+      dependencies: [
+        "HybridAIRegistry", "HybridAIServing", "HybridAIWire", "HybridAITestSupport",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      exclude: ["registry_fuzz.sh"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "ModelDeliveryTests",
       dependencies: [
-        "HybridAI", "ModelDelivery", "HybridAIServer", "HybridAIOnDevice", "TFLite", "RegistryTestSupport",
+        "HybridAI", "ModelDelivery", "HybridAIOnDevice", "TFLite", "HybridAITestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -303,7 +319,7 @@ let package = Package(
     .testTarget(
       name: "HybridAIToolsTests",
       dependencies: [
-        "HybridAI", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAIServer", "RegistryTestSupport",
+        "HybridAI", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAITestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["Reference"],
@@ -319,7 +335,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage"],
+      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage", "HybridCommandLine"],
       swiftSettings: strictSwift),
   ]
 )

@@ -1,17 +1,14 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// Google's official Python client (`google-genai`, pinned, installed by scripts/bootstrap into
 /// .deps/venv) against `hybrid serve`: what a Gemini user would run, unchanged but for the URL.
 @Suite("google-genai conformance")
 struct GoogleGenAIConformanceTests {
-  static var repositoryRoot: URL {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  }
-
   @Test("generate, stream, system instruction, chat history, count tokens, models, key and model errors")
   func officialClient() async throws {
-    let python = Self.repositoryRoot.appendingPathComponent(".deps/venv/bin/python")
+    let python = TestRepository.dependency("venv/bin/python")
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
                  "the google-genai venv is missing at \(python.path): run scripts/bootstrap (make test does)")
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Conformance/genai_conformance.py")
@@ -68,7 +65,7 @@ struct GoogleGenAIConformanceTests {
   /// model honouring tools, tool choice and response schemas (constrained decoding).
   @Test("automatic function calling, a streamed function call, response_schema and response_json_schema")
   func officialClientToolsAndSchemas() async throws {
-    let python = Self.repositoryRoot.appendingPathComponent(".deps/venv/bin/python")
+    let python = TestRepository.dependency("venv/bin/python")
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
                  "the google-genai venv is missing at \(python.path): run scripts/bootstrap (make test does)")
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Conformance/genai_tools.py")

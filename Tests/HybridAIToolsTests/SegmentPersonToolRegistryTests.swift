@@ -4,7 +4,7 @@ import HybridAITools
 import Logging
 import ModelDelivery
 import TFLiteImage
-import RegistryTestSupport
+import HybridAITestSupport
 import Testing
 
 /// `SegmentPersonTool(downloader:modelName:…)` against a real `hybrid serve` registry on

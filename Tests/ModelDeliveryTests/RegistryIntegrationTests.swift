@@ -1,11 +1,11 @@
 import Foundation
 import HybridAI
 import ModelDelivery
-import RegistryTestSupport
+import HybridAITestSupport
 import Testing
 
-/// `ModelRegistryAdmin` and `ModelDownloader` against the real registry (`GeminiCompatibleServer`
-/// with a `ModelRegistry`) on loopback.
+/// `ModelRegistryAdmin` and `ModelDownloader` against the real registry (`RegistryAPI` in a
+/// `HybridServer`) on loopback.
 @Suite struct RegistryIntegrationTests {
   struct Environment {
     let registry: RunningRegistry

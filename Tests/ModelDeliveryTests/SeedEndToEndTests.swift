@@ -3,7 +3,7 @@ import HybridAI
 import HybridAIOnDevice
 import ModelDelivery
 import TFLite
-import RegistryTestSupport
+import HybridAITestSupport
 import Testing
 
 /// The seed's flow end to end, on real parts: deploy a .tflite model to `hybrid serve`'s registry,

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HybridAI
 @testable import hybrid
+import HybridCommandLine
 import Testing
 
 /// `hybrid models …` against a real `hybrid serve --registry-only` child process on loopback.

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAITestSupport
 import NIOCore
 import NIOHTTP1
 import Testing

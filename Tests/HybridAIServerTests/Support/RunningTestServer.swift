@@ -3,22 +3,24 @@ import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
 import HybridAIServer
+import HybridAIServing
+import HybridAITestSupport
 import Synchronization
 import Testing
 
-/// A real `GeminiCompatibleServer` on 127.0.0.1 (a free port) serving the bootstrap's SmolLM2 with
+/// A real ``HybridServer`` with the ``GeminiCompatibleAPI`` on 127.0.0.1 (a free port) serving the bootstrap's SmolLM2 with
 /// continuous batching, recording every generation request it decodes.
 final class RunningTestServer: Sendable {
   static let modelName = "smollm2"
   static let modelPath = ModelLocator.defaultModelPath()
 
-  let port: Int
   let log: RequestLog
   /// The served model, wrapped so tests can see how its generations ended.
   let model: ObservedModel
-  private let task: Task<Void, any Error>
+  private let server: RunningServer
 
-  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  var port: Int { server.port }
+  var baseURL: URL { server.baseURL }
 
   /// How long test clients wait for a byte from a server whose real model answers: the whole suite
   /// shares two cores and all llama.cpp work in the process runs on one thread, so under load an
@@ -31,11 +33,10 @@ final class RunningTestServer: Sendable {
                 configuration: GeminiModel.Configuration(readTimeout: Self.patientReadTimeout))
   }
 
-  private init(port: Int, log: RequestLog, model: ObservedModel, task: Task<Void, any Error>) {
-    self.port = port
+  private init(server: RunningServer, log: RequestLog, model: ObservedModel) {
+    self.server = server
     self.log = log
     self.model = model
-    self.task = task
   }
 
   /// Starts a server; `apiKeys` non-empty makes keys required.
@@ -49,26 +50,18 @@ final class RunningTestServer: Sendable {
     let batched = BatchedLanguageModel(modelPath: modelPath, configuration: configuration)
     let model = ObservedModel(batched)
     let log = RequestLog()
-    let server = GeminiCompatibleServer(
-      configuration: ServerConfiguration(host: "127.0.0.1", port: 0, apiKeys: apiKeys, maxRequestBytes: maxRequestBytes),
+    let api = GeminiCompatibleAPI(
       models: [ServedModel(name: modelName, model: model, inputTokenLimit: configuration.contextSizePerSequence,
                            outputTokenLimit: configuration.contextSizePerSequence,
                            countTokens: { try await batched.tokenCount(for: $0) })],
       onGenerateRequest: { _, request in log.append(request) })
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let task = Task {
-      try await server.run { port in portContinuation.yield(port) }
-    }
-    var iterator = ports.makeAsyncIterator()
-    guard let port = await iterator.next() else { throw CancellationError() }
-    return RunningTestServer(port: port, log: log, model: model, task: task)
+    let server = try await RunningServer.start(
+      [api], configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: maxRequestBytes))
+    return RunningTestServer(server: server, log: log, model: model)
   }
 
   /// Stops the server and waits until it no longer listens.
-  func stop() async {
-    task.cancel()
-    _ = try? await task.value
-  }
+  func stop() async { await server.stop() }
 
   /// The last generation request the server decoded.
   var lastRequest: GenerateContentRequest? { log.requests.withLock { $0.last } }

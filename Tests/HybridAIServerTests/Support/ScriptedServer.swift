@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIServer
+import HybridAITestSupport
 import Synchronization
 
 /// A language model that answers with scripted events (text, tool calls) and records every
@@ -39,45 +40,36 @@ final class ScriptedModel: LanguageModel {
   var received: [GenerationRequest] { requests.withLock { $0 } }
 }
 
-/// A real `GeminiCompatibleServer` on 127.0.0.1 (a free port) serving a ``ScriptedModel`` as
+/// A real ``HybridServer`` with the ``GeminiCompatibleAPI`` on 127.0.0.1 (a free port) serving a ``ScriptedModel`` as
 /// `scripted`.
 final class ScriptedServer: Sendable {
   static let modelName = "scripted"
 
-  let port: Int
   let model: ScriptedModel
   let log: RequestLog
-  private let task: Task<Void, any Error>
+  private let server: RunningServer
 
-  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  var port: Int { server.port }
+  var baseURL: URL { server.baseURL }
 
-  private init(port: Int, model: ScriptedModel, log: RequestLog, task: Task<Void, any Error>) {
-    self.port = port
+  private init(server: RunningServer, model: ScriptedModel, log: RequestLog) {
+    self.server = server
     self.model = model
     self.log = log
-    self.task = task
   }
 
   static func start(_ model: ScriptedModel) async throws -> ScriptedServer {
     let log = RequestLog()
-    let server = GeminiCompatibleServer(
-      configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
+    let api = GeminiCompatibleAPI(
       models: [ServedModel(name: modelName, model: model, inputTokenLimit: 4096, outputTokenLimit: 1024,
                            countTokens: { $0.transcript.count * 10 })],
       onGenerateRequest: { _, request in log.append(request) })
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let task = Task { try await server.run { port in portContinuation.yield(port) } }
-    var iterator = ports.makeAsyncIterator()
-    guard let port = await iterator.next() else { throw CancellationError() }
-    return ScriptedServer(port: port, model: model, log: log, task: task)
+    return ScriptedServer(server: try await RunningServer.start([api]), model: model, log: log)
   }
 
   func url(_ method: String) -> URL {
     URL(string: "\(baseURL.absoluteString)/v1beta/models/\(Self.modelName):\(method)")!
   }
 
-  func stop() async {
-    task.cancel()
-    _ = try? await task.value
-  }
+  func stop() async { await server.stop() }
 }

@@ -1,8 +1,9 @@
 import Foundation
+import HybridAIWire
 import NIOCore
 import Synchronization
 import Testing
-@testable import HybridAIServer
+@testable import HybridAIRegistry
 
 /// The registry's pure parts: buckets, format sniffing, ranges, names, signatures.
 @Suite("Registry rules")
@@ -112,8 +113,8 @@ struct RegistryUnitTests {
     let awkward = "a\"b\\c/d\n\r\t\u{8}\u{C}\u{0}\u{1F}\u{7F}é😀 e"
     for (uri, name) in [("https://models.example.com/registry/v1/blobs/ab?expires=1&signature=cd", "selfie"),
                         (awkward, awkward), ("", "")] {
-      let info = DownloadInfoResource(name: name, version: "12", sizeBytes: 9_000_000_000, sha256: String(repeating: "ab", count: 32),
-                                      format: .gguf, downloadUri: uri, expireTime: "2027-01-15T08:00:00Z")
+      let info = ModelDownloadInfo(name: name, version: "12", sizeBytes: 9_000_000_000, sha256: String(repeating: "ab", count: 32),
+                                   format: ModelFormat.gguf.rawValue, downloadUri: uri, expireTime: "2027-01-15T08:00:00Z")
       let expected = String(decoding: try JSONEncoder.registry.encode(info), as: UTF8.self)
       #expect(String(buffer: info.jsonBody) == expected)
       let decoded = try #require(try JSONSerialization.jsonObject(with: Data(buffer: info.jsonBody)) as? [String: Any])
@@ -139,16 +140,25 @@ struct RegistryUnitTests {
 
   @Test("percentages keep two decimals exactly")
   func percents() throws {
-    func decode(_ json: String) throws -> Int { try JSONDecoder().decode(Percent.self, from: Data(json.utf8)).basisPoints }
+    func decode(_ json: String) throws -> Int? {
+      try JSONDecoder().decode(RolloutSplit.self, from: Data(#"{"version": "1", "percent": \#(json)}"#.utf8)).basisPoints
+    }
     #expect(try decode("90") == 9000)
     #expect(try decode("33.33") == 3333)
     #expect(try decode("0.01") == 1)
     #expect(try decode("12.5") == 1250)
-    #expect(throws: DecodingError.self) { try decode("33.333") }
-    #expect(throws: DecodingError.self) { try decode("1e300") }
-    #expect(Percent(basisPoints: 3333).text == "33.33")
-    #expect(String(decoding: try JSONEncoder().encode(Percent(basisPoints: 1000)), as: UTF8.self) == "10")
-    #expect(String(decoding: try JSONEncoder().encode(Percent(basisPoints: 1)), as: UTF8.self) == "0.01")
+    #expect(try decode("33.333") == nil)
+    #expect(try decode("1e300") == nil)
+    #expect(RolloutSplit.percentText(basisPoints: 3333) == "33.33")
+    #expect(RolloutSplit.percentText(basisPoints: 1250) == "12.5")
+    #expect(RolloutSplit.percentText(basisPoints: 5) == "0.05")
+    func encoded(_ basisPoints: Int) throws -> String {
+      let json = String(decoding: try JSONEncoder().encode(RolloutSplit(version: "1", basisPoints: basisPoints)), as: UTF8.self)
+      return String(json.split(separator: "\"percent\":")[1].prefix { $0 != "," && $0 != "}" })
+    }
+    #expect(try encoded(1000) == "10")
+    #expect(try encoded(1) == "0.01")
+    #expect(try encoded(3333) == "33.33")
   }
 }
 

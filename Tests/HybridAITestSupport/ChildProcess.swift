@@ -1,15 +1,17 @@
 import Foundation
 
 /// Runs programs to completion off the cooperative pool (the Python clients, schemathesis).
-enum ChildProcess {
-  struct Outcome {
-    var status: Int32
+public enum ChildProcess {
+  /// How a program ended and what it printed.
+  public struct Outcome: Sendable {
+    /// Its exit status.
+    public var status: Int32
     /// Standard output, and standard error too when it was merged.
-    var output: String
+    public var output: String
   }
 
   /// Runs `executable` with `arguments`; standard error goes to ours unless `mergingStandardError`.
-  static func run(_ executable: URL, _ arguments: [String], mergingStandardError: Bool = false) async throws -> Outcome {
+  public static func run(_ executable: URL, _ arguments: [String], mergingStandardError: Bool = false) async throws -> Outcome {
     try await withCheckedThrowingContinuation { continuation in
       let process = Process()
       process.executableURL = executable

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// Schemathesis (from PyPI, pinned in scripts/requirements/schemathesis.txt) generates requests
@@ -10,7 +11,7 @@ struct RegistryFuzzTests {
 
   @Test("a bounded schemathesis run from openapi.yaml finds no server error and no undocumented answer")
   func fuzzFromTheOpenAPIDocument() async throws {
-    let schemathesis = GoogleGenAIConformanceTests.repositoryRoot.appendingPathComponent(".deps/schemathesis-venv/bin/schemathesis")
+    let schemathesis = TestRepository.dependency("schemathesis-venv/bin/schemathesis")
     try #require(FileManager.default.isExecutableFile(atPath: schemathesis.path),
                  "schemathesis is missing at \(schemathesis.path): run scripts/bootstrap (make test does)")
     try await RegistryTestServer.with(maxUploadBytes: 1 << 20) { server in

@@ -30,7 +30,7 @@ if ! [[ "$BASE" =~ ^http://(127\.0\.0\.1|localhost|\[::1\])(:[0-9]+)?(/.*)?$ ]];
   echo "registry_fuzz: BASE_URL must be http:// on the loopback interface, got '$BASE'" >&2; exit 2
 fi
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DEPS="${HYBRIDAI_DEPS_DIR:-$ROOT/.deps}"
 ST="$DEPS/schemathesis-venv/bin/schemathesis"
 [ -x "$ST" ] || { echo "registry_fuzz: $ST not found; run scripts/bootstrap" >&2; exit 2; }

@@ -1,7 +1,8 @@
 import Foundation
+import HybridAITestSupport
 import NIOCore
 import Testing
-@testable import HybridAIServer
+@testable import HybridAIRegistry
 
 /// What the registry keeps on disk: the database across restarts, shared blobs, the signing key,
 /// uploads that fail half-way, and the OpenAPI document it serves.
@@ -59,9 +60,7 @@ struct RegistryStorageTests {
       let reply = try await RegistryHTTP.send(.GET, server.url("/v1/openapi.yaml"))
       #expect(reply.status == 200)
       #expect(reply.header("content-type")?.hasPrefix("application/yaml") == true)
-      let repositoryFile = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appending(path: "Sources/HybridAIServer/Registry/openapi.yaml")
+      let repositoryFile = TestRepository.file("Sources/HybridAIRegistry/openapi.yaml")
       #expect(reply.body == (try Data(contentsOf: repositoryFile)))
       #expect(reply.text.hasPrefix("openapi: 3.0"))
     }

@@ -1,29 +1,30 @@
 import Foundation
-import HybridAIServer
+import HybridAIRegistry
+import HybridAIServing
+import HybridAITestSupport
 import Logging
 import Synchronization
 import Testing
 
-/// A real `GeminiCompatibleServer` on 127.0.0.1 (a free port) with no generative model, only a
-/// model registry in a temporary directory, on a clock the test moves.
+/// A real ``HybridServer`` on 127.0.0.1 (a free port) with the model registry alone, its data in a
+/// temporary directory, on a clock the test moves.
 final class RegistryTestServer: Sendable {
   static let adminToken = "test-admin-token"
 
-  let port: Int
   let dataDirectory: URL
   let clock: TestClock
-  private let task: Task<Void, any Error>
+  private let server: RunningServer
 
-  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  var port: Int { server.port }
+  var baseURL: URL { server.baseURL }
   var base: String { baseURL.absoluteString }
   var uploadsDirectory: URL { dataDirectory.appending(path: "uploads") }
   var blobsDirectory: URL { dataDirectory.appending(path: "blobs/sha256") }
 
-  private init(port: Int, dataDirectory: URL, clock: TestClock, task: Task<Void, any Error>) {
-    self.port = port
+  private init(server: RunningServer, dataDirectory: URL, clock: TestClock) {
+    self.server = server
     self.dataDirectory = dataDirectory
     self.clock = clock
-    self.task = task
   }
 
   /// Starts a server on `dataDirectory` (a new temporary one when `nil`).
@@ -38,16 +39,12 @@ final class RegistryTestServer: Sendable {
       configuration: RegistryConfiguration(dataDirectory: directory, adminToken: adminToken, publicURL: publicURL,
                                            maxUploadBytes: maxUploadBytes, downloadURLLifetime: .seconds(600)),
       now: { clock.now }, logger: logger)
-    let server = GeminiCompatibleServer(
+    let server = try await RunningServer.start(
+      [RegistryAPI(registry: registry)],
       // The Gemini API's body limit (1 MiB) is below the uploads' (tests upload 3 MiB): uploads
       // must not be held to it.
-      configuration: ServerConfiguration(host: "127.0.0.1", port: 0, apiKeys: apiKeys, maxRequestBytes: 1 << 20),
-      models: [], registry: registry, logger: logger)
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let task = Task { try await server.run { port in portContinuation.yield(port) } }
-    var iterator = ports.makeAsyncIterator()
-    guard let port = await iterator.next() else { throw CancellationError() }
-    return RegistryTestServer(port: port, dataDirectory: directory, clock: clock, task: task)
+      configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: 1 << 20))
+    return RegistryTestServer(server: server, dataDirectory: directory, clock: clock)
   }
 
   /// Runs `body` against a fresh server, then stops it and deletes its directory.
@@ -67,10 +64,7 @@ final class RegistryTestServer: Sendable {
   }
 
   /// Stops the server and waits until it no longer listens (the directory stays).
-  func stop() async {
-    task.cancel()
-    _ = try? await task.value
-  }
+  func stop() async { await server.stop() }
 
   func url(_ path: String) -> URL { URL(string: base + path)! }
 

@@ -1,4 +1,4 @@
-@testable import HybridAIServer
+@testable import HybridAIRegistry
 import Testing
 
 /// RFC 7239 `Forwarded`, as far as URL building needs it.
