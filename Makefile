@@ -28,6 +28,7 @@ test: bootstrap
 bench:
 	@scripts/bootstrap --bench
 	swift build -c release --product hybrid
+	swift build -c release --product hybrid-bench
 	.build/release/hybrid bench on-device --reference .deps/llama-bench/llama-bench --output .build/bench-on-device.md
 	.build/release/hybrid bench hybrid --reference .deps/llama-bench/llama-batched-bench --output .build/bench-hybrid.md
 	.build/release/hybrid bench guided --output .build/bench-guided.md

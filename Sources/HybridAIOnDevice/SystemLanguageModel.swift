@@ -20,6 +20,7 @@ import Logging
 /// ```swift
 /// let downloader = ModelDownloader(server: URL(string: "http://127.0.0.1:8080")!)
 /// let system = SystemLanguageModel(modelFile: downloader.modelFile(named: "smollm2"))
+/// system.prepareAssets()   // starts the download now (the first request routed here would too)
 /// // .unavailable(.modelNotReady) while the weights download, so this session uses the cloud meanwhile:
 /// let session = GenerativeModelSession(model: .hybrid(primary: system, secondary: cloud))
 /// ```
@@ -50,7 +51,8 @@ public struct SystemLanguageModel: LanguageModel {
 
   /// A model whose GGUF file is delivered over the network, e.g. by `ModelDownloader.modelFile(named:)`.
   /// Until the file is on this device, ``availability`` is `.unavailable(.modelNotReady)` (the
-  /// detail shows the download's progress) and asking for it starts the download.
+  /// detail shows the download's progress); ``prepareAssets()``, or a request routed to this model,
+  /// starts the download.
   public init(modelFile: any ModelFileSource, configuration: Configuration = Configuration()) {
     self.init(weights: .delivered(modelFile), logName: modelFile.name, configuration: configuration)
   }
@@ -131,11 +133,9 @@ public struct SystemLanguageModel: LanguageModel {
       case .downloading(let received, let total):
         return unavailable(.modelNotReady, "\(source.name) is downloading: \(Self.progressText(received, of: total))")
       case .notDownloaded:
-        source.prepareFile()
-        return unavailable(.modelNotReady, "\(source.name) is not on this device yet; its download has started")
+        return unavailable(.modelNotReady, "\(source.name) is not on this device yet (prepareAssets() or a request downloads it)")
       case .failed(let reason):
-        source.prepareFile()
-        return unavailable(.modelNotReady, "\(source.name) could not be downloaded (\(reason)); trying again")
+        return unavailable(.modelNotReady, "\(source.name) could not be downloaded (\(reason)); prepareAssets() or a request tries again")
       }
     }
     for suffix in [".part", ".download", ".partial"] where FileManager.default.fileExists(atPath: modelPath + suffix) {
@@ -155,6 +155,17 @@ public struct SystemLanguageModel: LanguageModel {
       return unavailable(.invalidModelFile, failure.description)
     }
     return (.available, nil)
+  }
+
+  /// Starts the delivered file's download in the background unless it is on this device or on
+  /// its way; returns at once. A file given by path needs nothing. Routing calls this for a
+  /// request that finds the model `.modelNotReady`; call it yourself to fetch the file ahead.
+  public func prepareAssets() {
+    guard case .delivered(let source) = weights else { return }
+    switch source.fileState {
+    case .notDownloaded, .failed: source.prepareFile()
+    case .ready, .downloading: break
+    }
   }
 
   // MARK: - Requests

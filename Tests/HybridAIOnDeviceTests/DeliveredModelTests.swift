@@ -19,17 +19,21 @@ private final class SteppedModelFile: ModelFileSource {
 
 @Suite("A delivered on-device model")
 struct DeliveredModelTests {
-  @Test("not downloaded: modelNotReady, and asking starts the download")
+  @Test("not downloaded: modelNotReady; reading availability starts nothing, a request or prepareAssets() starts the download")
   func notDownloaded() async throws {
     let file = SteppedModelFile()
     let model = SystemLanguageModel(modelFile: file)
     #expect(model.availability == .unavailable(.modelNotReady))
-    #expect(file.prepareCount == 1)
+    #expect(model.availabilityDetail?.contains("not on this device yet") == true)
+    #expect(file.prepareCount == 0)
     #expect(model.modelPath.isEmpty)
     #expect(model.modelIdentifier == "smollm2")
     await #expect(throws: GenerationError.self) {
       _ = try await GenerativeModelSession(model: model).respond(to: "Hi")
     }
+    #expect(file.prepareCount == 1)
+    model.prepareAssets()
+    #expect(file.prepareCount == 2)
     // Asked directly (no session's availability check first), the model says what is missing.
     let request = GenerationRequest(transcript: Transcript(), options: GenerationOptions())
     await #expect(throws: OnDeviceModelError.modelNotDownloaded(name: "smollm2")) {
@@ -37,24 +41,27 @@ struct DeliveredModelTests {
     }
   }
 
-  @Test("downloading: modelNotReady with the progress in the detail")
+  @Test("downloading: modelNotReady with the progress in the detail; prepareAssets() does not start a second download")
   func downloading() {
     let file = SteppedModelFile()
     file.set(.downloading(bytesReceived: 25_000_000, totalBytes: 100_000_000))
     let model = SystemLanguageModel(modelFile: file)
     #expect(model.availability == .unavailable(.modelNotReady))
     #expect(model.availabilityDetail?.contains("25.0 of 100.0 MB (25%)") == true)
+    model.prepareAssets()
     #expect(file.prepareCount == 0)
   }
 
-  @Test("a failed download is modelNotReady and is tried again")
+  @Test("a failed download is modelNotReady and is tried again by prepareAssets(), not by reading availability")
   func failed() {
     let file = SteppedModelFile()
     file.set(.failed(reason: "connection refused"))
     let model = SystemLanguageModel(modelFile: file)
     #expect(model.availability == .unavailable(.modelNotReady))
-    #expect(file.prepareCount == 1)
     #expect(model.availabilityDetail?.contains("connection refused") == true)
+    #expect(file.prepareCount == 0)
+    model.prepareAssets()
+    #expect(file.prepareCount == 1)
   }
 
   @Test("ready: available, and it answers from the delivered file")

@@ -54,8 +54,14 @@ public struct HybridModel: LanguageModel {
 
   /// Supported when the primary can serve the request, or else the secondary can.
   public func supports(_ request: GenerationRequest) async -> RequestSupport {
-    if primary.isAvailable, case .supported = await primary.supports(request) { return .supported }
+    if await primary.readiness(for: request) == .ready { return .supported }
     return await secondary.supports(request)
+  }
+
+  /// Prepares both models.
+  public func prepareAssets() {
+    primary.prepareAssets()
+    secondary.prepareAssets()
   }
 
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
@@ -80,13 +86,11 @@ public struct HybridModel: LanguageModel {
 
   /// Why the primary cannot take this request at all, or `nil` when it can.
   private func reasonToSkipPrimary(for request: GenerationRequest) async -> FallbackReason? {
-    if case .unavailable(let reason) = primary.availability {
-      return .unavailable(reason, detail: primary.availabilityDetail)
+    switch await primary.readiness(for: request) {
+    case .ready: nil
+    case .unavailable(let reason, let detail): .unavailable(reason, detail: detail)
+    case .unsupported(let reason): .unsupported(reason.description)
     }
-    if case .unsupported(let reason) = await primary.supports(request) {
-      return .unsupported(reason.description)
-    }
-    return nil
   }
 
   private func answerWithPrimary(_ request: GenerationRequest,
@@ -110,11 +114,8 @@ public struct HybridModel: LanguageModel {
                                    into continuation: AsyncThrowingStream<GenerationEvent, any Error>.Continuation) async throws {
     try Task.checkCancellation()
     logger.warning("falling back to the secondary model", metadata: ["reason": "\(reason)"])
-    if case .unavailable(let unavailable) = secondary.availability {
-      throw GenerationError.modelUnavailable(unavailable, detail: secondary.availabilityDetail ?? secondary.modelIdentifier)
-    }
-    if case .unsupported(let unsupported) = await secondary.supports(request) {
-      throw GenerationError.unsupported(unsupported)
+    if let error = await secondary.readiness(for: request).error(modelIdentifier: secondary.modelIdentifier) {
+      throw error
     }
     let fallback = Fallback(from: primary.modelIdentifier, reason: reason)
     continuation.yield(.routed(to: secondary.modelIdentifier, fallback: fallback))

@@ -204,12 +204,7 @@ extension GenerativeModelSession {
   }
 
   func checkModelCanServe(_ request: GenerationRequest) async throws {
-    if case .unavailable(let reason) = model.availability {
-      throw GenerationError.modelUnavailable(reason, detail: model.availabilityDetail ?? model.modelIdentifier)
-    }
-    if case .unsupported(let reason) = await model.supports(request) {
-      throw GenerationError.unsupported(reason)
-    }
+    if let error = await model.readiness(for: request).error(modelIdentifier: model.modelIdentifier) { throw error }
   }
 }
 

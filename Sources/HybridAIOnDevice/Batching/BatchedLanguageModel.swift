@@ -71,6 +71,9 @@ public final class BatchedLanguageModel: LanguageModel {
   /// ``availability`` with a human-readable explanation when unavailable.
   public var availabilityDetail: String? { singleSession.availabilityDetail }
 
+  /// Starts the delivered file's download, as ``SystemLanguageModel/prepareAssets()`` does.
+  public func prepareAssets() { singleSession.prepareAssets() }
+
   /// Whether the rendered prompt fits one sequence's context (``Configuration/contextSizePerSequence``,
   /// capped at the model's training context). Other problems are reported by ``generate(_:)``.
   public func supports(_ request: GenerationRequest) async -> RequestSupport {

@@ -3,17 +3,14 @@ import HybridAIServing
 import Hummingbird
 
 /// Maps a model's failures (``GenerationError``) thrown from the Gemini API's routes to Google's
-/// errors, before ``GoogleErrorMiddleware`` writes them.
+/// errors, before ``GoogleErrorMiddleware`` writes them (which also turns Hummingbird's errors,
+/// such as a body over the limit, into Google's; anything else is `500 INTERNAL`).
 struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
   func handle(_ request: Request, context: Context,
               next: (Request, Context) async throws -> Response) async throws -> Response {
     do {
       return try await next(request, context)
-    } catch let error as GoogleAPIError {
-      throw error
-    } catch let error as HTTPError {
-      throw error
-    } catch {
+    } catch let error as GenerationError {
       throw GoogleAPIError.from(generationError: error)
     }
   }

@@ -100,12 +100,7 @@ struct ContentGeneration: Sendable {
 
   private func checkedGenerationRequest(from wire: GenerateContentRequest) async throws -> GenerationRequest {
     let request = try makeGenerationRequest(from: wire)
-    if case .unavailable(let reason) = model.model.availability {
-      throw GenerationError.modelUnavailable(reason, detail: model.model.availabilityDetail ?? model.name)
-    }
-    if case .unsupported(let reason) = await model.model.supports(request) {
-      throw GenerationError.unsupported(reason)
-    }
+    if let error = await model.model.readiness(for: request).error(modelIdentifier: model.name) { throw error }
     logger.debug("generating", metadata: ["model": "\(model.name)", "turns": "\(request.transcript.count)"])
     return request
   }
