@@ -2,9 +2,9 @@ import Foundation
 import HybridAI
 import Testing
 
-/// A structured answer that names artifacts gets their file URLs: the seed's `urls` + text shape.
+/// A structured answer that names artifacts gets their file URLs: the `urls` + text shape of the article on returning images from Foundation Models tools.
 @Suite struct ArtifactLinkTests {
-  /// The shape of the Russian seed's answer type.
+  /// The answer type of that article (Foundation Models tools that return images).
   @Generable struct Reply {
     @Guide(description: "Files created for the user. Empty if none.") var urls: [String]
     @Guide(description: "Text response.") var text: String

@@ -6,7 +6,7 @@ import TFLite
 import HybridAITestSupport
 import Testing
 
-/// The seed's flow end to end, on real parts: deploy a .tflite model to `hybrid serve`'s registry,
+/// Firebase ML's custom-model flow end to end, on real parts: deploy a .tflite model to `hybrid serve`'s registry,
 /// `getModel` it onto the device, run it with `Interpreter(modelPath:)`; and the on-device LLM
 /// delivered the same way.
 @Suite("Seed flow: registry → ModelDownloader → Interpreter / SystemLanguageModel")

@@ -1,7 +1,7 @@
 import Logging
 
 /// A model that answers with its primary model when it can, and otherwise with its secondary:
-/// the seed's "prefer on-device" and "prefer cloud" inference modes.
+/// Firebase AI Logic's "prefer on-device" and "prefer cloud" inference modes (its hybrid experiences).
 ///
 /// ```swift
 /// let preferOnDevice = GenerativeModelSession(model: .hybrid(primary: SystemLanguageModel.default, secondary: cloud))

@@ -4,7 +4,7 @@ import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
 
-/// The seed's four inference modes.
+/// Firebase AI Logic's four inference modes (prefer on-device, prefer cloud, only on-device, only cloud).
 enum InferenceMode: String, ExpressibleByArgument, CaseIterable, Sendable {
   case preferOnDevice = "prefer-on-device"
   case preferCloud = "prefer-cloud"
