@@ -67,7 +67,10 @@ struct OfflineTests {
     ], end: .cut))
     defer { Task { await server.stop() } }
     let outcome = await run(testModel(server), request())
-    #expect(outcome.text == "Hello world")
+    // The first chunk always arrives. The second may not: AsyncHTTPClient drops the body parts it
+    // still buffers when the connection fails, and the cut follows the second chunk at once (seen
+    // on a loaded 2-core run: "Hello" alone). What matters here is how the failure is classified.
+    #expect(["Hello", "Hello world"].contains(outcome.text), "\(outcome.text)")
     let error = try #require(outcome.geminiError)
     guard case .connectionLost = error else { Issue.record("expected connectionLost, got \(error)"); return }
     #expect(error.offlineReason == nil)
