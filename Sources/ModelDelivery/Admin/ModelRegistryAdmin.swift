@@ -41,19 +41,14 @@ public struct ModelRegistryAdmin: Sendable {
   /// Creates a model (no versions yet). `409` → ``ModelRegistryAdminError/alreadyExists(_:)``.
   public func createModel(name: String, description: String? = nil, tags: [String] = []) async throws -> RegistryModel {
     try validate(name)
-    struct Body: Encodable {
-      var name: String
-      var description: String?
-      var tags: [String]
-    }
-    return try await send(.POST, "models", json: Body(name: name, description: description, tags: tags), expecting: [201, 200])
+    return try await send(.POST, "models", json: RegistryModelCreation(name: name, description: description, tags: tags),
+                          expecting: [201, 200])
   }
 
   /// Every model.
   public func listModels() async throws -> [RegistryModel] {
-    struct List: Decodable { var models: [RegistryModel]? }
-    let list: List = try await send(.GET, "models", expecting: [200])
-    return list.models ?? []
+    let list: RegistryModelList = try await send(.GET, "models", expecting: [200])
+    return list.models
   }
 
   /// The model `name`.
