@@ -9,7 +9,7 @@ export PKG_CONFIG_PATH := $(ROOT)/.deps/llama/lib/pkgconfig$(if $(PKG_CONFIG_PAT
 export HYBRIDAI_MODELS_DIR := $(ROOT)/.deps/models
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: demo test bench bootstrap build release clean
+.PHONY: demo test bench bundle bootstrap build release clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -23,6 +23,7 @@ demo: bootstrap
 
 test: bootstrap
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+	scripts/make-bundle --configuration debug --cpu native --output .build/test-bundle >/dev/null
 	scripts/run-tests $(SWIFT_BUILD_FLAGS)
 
 bench:
@@ -34,6 +35,12 @@ bench:
 	.build/release/hybrid bench guided --output .build/bench-guided.md
 	.build/release/hybrid bench tflite --reference .deps/litert-venv/bin/python --output .build/bench-tflite.md
 	.build/release/hybrid bench delivery --output .build/bench-delivery.md
+
+# A relocatable tarball: dist/hybrid-VERSION-linux-ARCH.tar.gz (static Swift runtime, llama.cpp in lib/,
+# every CPU variant). BUNDLE_FLAGS="--configuration debug --cpu native" is the quick one the tests make.
+BUNDLE_FLAGS ?=
+bundle:
+	scripts/make-bundle $(BUNDLE_FLAGS)
 
 clean:
 	rm -rf .build

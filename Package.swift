@@ -19,7 +19,7 @@
 //                     download URLs, roll-outs, its OpenAPI document. No llama.cpp.
 //   HybridAIServer    inference endpoints (GeminiCompatibleAPI) answered by llama.cpp with continuous batching.
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
-//   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt).
+//   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr).
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
 //   HybridAIPersistence  SessionStore: sessions, transcripts and their artifacts in SQLite (GRDB).
 //   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
@@ -37,6 +37,10 @@ let strictSwift: [SwiftSetting] = [
   .swiftLanguageMode(.v6),
   .enableUpcomingFeature("ExistentialAny"),
 ]
+
+/// Where scripts/bootstrap installs llama.cpp's shared libraries; linked executables and tests find
+/// them through this rpath (`make bundle` rewrites it to `$ORIGIN/../lib`).
+let llamaLibraryFolder = (Context.environment["HYBRIDAI_DEPS_DIR"] ?? Context.packageDirectory + "/.deps") + "/llama/lib"
 
 let package = Package(
   name: "HybridAI",
@@ -101,8 +105,9 @@ let package = Package(
       providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp into .deps/llama)"])]),
     .target(
       name: "HybridAIOnDevice",
-      dependencies: ["HybridAI", "CLlama", .product(name: "Logging", package: "swift-log")],
-      swiftSettings: strictSwift),
+      dependencies: ["HybridAI", "CLlama", "CLinuxExtras", .product(name: "Logging", package: "swift-log")],
+      swiftSettings: strictSwift,
+      linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder])]),
     .target(
       name: "HybridAIHTTP",
       dependencies: [
@@ -135,6 +140,7 @@ let package = Package(
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
@@ -335,7 +341,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage", "HybridCommandLine"],
+      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage", "HybridCommandLine", "HybridAITestSupport"],
       swiftSettings: strictSwift),
   ]
 )

@@ -2,6 +2,10 @@
 #include "CLinuxExtras.h"
 
 #include <errno.h>
+#include <stddef.h>
+#if defined(__linux__)
+#include <dlfcn.h>
+#endif
 
 #if defined(__linux__)
 #include <fcntl.h>
@@ -30,4 +34,14 @@ int hybridai_set_malloc_thresholds(int mmap_threshold, int trim_threshold) {
   (void)trim_threshold;
   return 0;
 #endif
+}
+
+const char *hybridai_library_path_of(const void *address) {
+#if defined(__linux__)
+  Dl_info info;
+  if (dladdr(address, &info) != 0) return info.dli_fname;
+#else
+  (void)address;
+#endif
+  return NULL;
 }

@@ -20,6 +20,9 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
   case invalidGrammar(String)
   /// The model's tool-call text could not be read (it was cut short by the token limit).
   case invalidToolCall(String, reason: String)
+  /// The model was shut down (``BatchedLanguageModel/shutDown()``, a server stopping) while the
+  /// request waited or decoded.
+  case shuttingDown
 
   public var description: String {
     switch self {
@@ -43,6 +46,8 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
       "invalid grammar: \(reason)"
     case .invalidToolCall(let text, let reason):
       "the model's tool call is not valid (\(reason)): \(text.prefix(300))"
+    case .shuttingDown:
+      "the model is shutting down (the server is stopping); the request was not finished"
     }
   }
 }

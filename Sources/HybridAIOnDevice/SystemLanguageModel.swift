@@ -146,9 +146,14 @@ public struct SystemLanguageModel: LanguageModel {
       return unavailable(.modelNotReady, "no model file at \(modelPath)")
     case .invalid(let reason):
       return unavailable(.invalidModelFile, "\(modelPath): \(reason)")
-    case .valid(let size):
-      if let problem = DeviceEligibility.memoryProblem(modelFileSize: size, contextSize: configuration.contextSize) {
+    case .valid(let shape):
+      if let problem = DeviceEligibility.memoryProblem(modelFileSize: shape.fileSize, contextSize: configuration.contextSize) {
         return unavailable(.deviceNotEligible, problem)
+      }
+      do {
+        _ = try placement(of: modelPath, shape: shape)
+      } catch {
+        return unavailable(.deviceNotEligible, error.description)
       }
     }
     if let failure = LlamaWeightsCache.shared.loadFailure(at: modelPath) {
@@ -166,6 +171,32 @@ public struct SystemLanguageModel: LanguageModel {
     case .notDownloaded, .failed: source.prepareFile()
     case .ready, .downloading: break
     }
+  }
+
+  // MARK: - Placement
+
+  /// Where the model's layers run on this machine: how many on which GPU, and why (see
+  /// ``Configuration/gpuLayers`` and ``Configuration/device``). Reads the file's header and the
+  /// devices' free memory; loads no weights. The first answer for a file is kept, so the memory
+  /// the weights take once loaded does not change it.
+  ///
+  /// Throws ``OffloadError`` when the configuration asks for what this machine lacks, and
+  /// ``OnDeviceModelError`` when the file is missing or not a GGUF model.
+  public func placement() throws -> ModelPlacement {
+    let modelPath = self.modelPath
+    switch GGUFFileCheck.check(modelPath) {
+    case nil: throw OnDeviceModelError.modelFileMissing(path: modelPath)
+    case .invalid(let reason): throw OnDeviceModelError.invalidModelFile(path: modelPath, reason: reason)
+    case .valid(let shape): return try placement(of: modelPath, shape: shape)
+    }
+  }
+
+  private func placement(of modelPath: String, shape: GGUFModelShape) throws(OffloadError) -> ModelPlacement {
+    let contextTokens = shape.trainingContextLength > 0
+      ? min(configuration.contextSize, shape.trainingContextLength) : configuration.contextSize
+    return try PlacementCache.shared.placement(
+      of: modelPath, shape: shape, contextTokens: contextTokens, request: configuration.gpuLayers,
+      deviceName: configuration.device)
   }
 
   // MARK: - Requests
@@ -241,7 +272,7 @@ public struct SystemLanguageModel: LanguageModel {
       source.prepareFile()
       throw OnDeviceModelError.modelNotDownloaded(name: source.name)
     }
-    let weights = try await LlamaWeightsCache.shared.weights(at: modelPath)
+    let weights = try await LlamaWeightsCache.shared.weights(at: modelPath, placement: placement())
     let template: ChatTemplate
     if let named = configuration.chatTemplate {
       template = named
@@ -304,15 +335,24 @@ extension SystemLanguageModel {
     public var chatTemplate: ChatTemplate?
     /// `false` switches the model off (``ModelAvailability/UnavailableReason/disabled``).
     public var isEnabled: Bool
+    /// How many layers run on a GPU: ``GPULayers/automatic`` (the default) puts all that fit on the
+    /// first GPU a loaded backend offers, and uses the CPU when there is none.
+    public var gpuLayers: GPULayers
+    /// The device for offloaded layers by llama.cpp's name (`CUDA0`, `Vulkan1`, `CPU`); `nil` picks
+    /// the first GPU. See ``ComputeBackends/devices``.
+    public var device: String?
 
     public init(contextSize: Int = 4096, batchSize: Int = 512,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                chatTemplate: ChatTemplate? = nil, isEnabled: Bool = true) {
+                chatTemplate: ChatTemplate? = nil, isEnabled: Bool = true,
+                gpuLayers: GPULayers = .automatic, device: String? = nil) {
       self.contextSize = contextSize
       self.batchSize = batchSize
       self.threads = max(1, threads)
       self.chatTemplate = chatTemplate
       self.isEnabled = isEnabled
+      self.gpuLayers = gpuLayers
+      self.device = device
     }
   }
 

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// The HTTP server `hybrid serve` runs: one port, one router, the products it is given.
 ///
@@ -31,8 +32,11 @@ public struct HybridServer: Sendable {
 
   /// Serves until the process gets SIGINT or SIGTERM or the calling task is cancelled; either way
   /// it stops accepting connections, finishes the requests in flight and returns. `onListening`
-  /// receives the bound port, which is useful with port `0`.
-  public func run(onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws {
+  /// receives the bound port, which is useful with port `0`. `onShutdownRequested` runs when the
+  /// stop begins, while requests are still in flight: the place to give them a deadline (it is
+  /// cancelled when the server has stopped first).
+  public func run(onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
+                  onShutdownRequested: @escaping @Sendable () async -> Void = {}) async throws {
     let configuration = self.configuration
     let app = Application(
       router: makeRouter(),
@@ -45,10 +49,19 @@ public struct HybridServer: Sendable {
     // The group runs in its own task so that cancelling ours asks for a graceful shutdown instead
     // of cancelling the server mid-request.
     let running = Task { try await group.run() }
+    let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+    let shutdownHook = Task {
+      for await _ in signals {
+        await onShutdownRequested()
+        break
+      }
+    }
+    defer { shutdownHook.cancel() }
     try await withTaskCancellationHandler {
       try await running.value
     } onCancel: {
       Task { await group.triggerGracefulShutdown() }
+      Task { await onShutdownRequested() }
     }
   }
 

@@ -16,6 +16,8 @@ public struct ModelOptions: ParsableArguments {
   @Option(name: .long, help: "Chat template name for models without one (e.g. chatml).")
   public var chatTemplate: String?
 
+  @OptionGroup public var offload: OffloadOptions
+
   public init() {}
 
   /// The on-device model these options describe.
@@ -23,6 +25,8 @@ public struct ModelOptions: ParsableArguments {
     var configuration = SystemLanguageModel.Configuration(contextSize: contextSize)
     if let threads { configuration.threads = threads }
     configuration.chatTemplate = chatTemplate.map(ChatTemplate.named)
+    configuration.gpuLayers = offload.gpuLayers
+    configuration.device = offload.device
     return SystemLanguageModel(modelPath: model ?? ModelLocator.defaultModelPath(), configuration: configuration)
   }
 }

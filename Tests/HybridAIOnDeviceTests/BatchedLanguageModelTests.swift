@@ -103,7 +103,7 @@ struct BatchedLanguageModelTests {
     #expect(together.map(\.text) == solo)
     #expect(together.allSatisfy { $0.response.usage.outputTokens > 0 })
     let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path)
-    let load = await model.scheduler(for: weights).load
+    let load = try await model.scheduler(for: weights).load
     #expect(load.active == 0 && load.waiting == 0)
   }
 
@@ -111,7 +111,7 @@ struct BatchedLanguageModelTests {
   func cancelOneStream() async throws {
     let model = try batchedModel(sequences: 4)
     let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path)
-    let scheduler = model.scheduler(for: weights)
+    let scheduler = try model.scheduler(for: weights)
     let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 160)
     let prompt = "Write a very long essay about the history of computing."
     let expected = try await Answer.collect(model, "Write a long story about a dragon.", long)
@@ -244,11 +244,26 @@ struct BatchedLanguageModelTests {
     #expect(await model.supports(GenerationRequest(transcript: Answer.transcript("Hi"), options: TestModel.greedy)) == .supported)
   }
 
+  @Test("shutDown ends the streams in flight and the waiting ones with shuttingDown, and refuses new requests")
+  func shutDownEndsStreams() async throws {
+    let model = try batchedModel(sequences: 1)
+    let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 400)
+    let decoding = Answer.Recorder()
+    let first = Task { try await Answer.collect(model, "Write a long story about a dragon.", long, recorder: decoding) }
+    let queued = Task { try await Answer.collect(model, "Write a long story about a knight.", long) }
+    while decoding.deltas == 0 { try await Task.sleep(for: .milliseconds(2)) }
+    await model.shutDown()
+    await #expect(throws: OnDeviceModelError.shuttingDown) { try await first.value }
+    await #expect(throws: OnDeviceModelError.shuttingDown) { try await queued.value }
+    #expect(!decoding.completed)
+    await #expect(throws: OnDeviceModelError.shuttingDown) { try await Answer.collect(model, "Hi", TestModel.greedy) }
+  }
+
   @Test("a failed llama_decode fails the requests in that batch with a typed error; later requests work")
   func decodeFailure() async throws {
     let model = try batchedModel()
     let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path)
-    let scheduler = model.scheduler(for: weights)
+    let scheduler = try model.scheduler(for: weights)
     let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 200)
     let recorders = [Answer.Recorder(), Answer.Recorder()]
     let tasks = recorders.map { recorder in

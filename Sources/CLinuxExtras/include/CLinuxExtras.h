@@ -15,4 +15,8 @@ int hybridai_start_writeback(int fd, int64_t offset, int64_t count);
 /// 1 when both were set, 0 otherwise.
 int hybridai_set_malloc_thresholds(int mmap_threshold, int trim_threshold);
 
+/// The path of the shared library (or executable) that holds `address`, as the dynamic linker
+/// loaded it (`dladdr`), or NULL when unknown. The string lives as long as the library.
+const char *hybridai_library_path_of(const void *address);
+
 #endif

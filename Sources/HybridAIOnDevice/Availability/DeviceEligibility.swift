@@ -1,23 +1,18 @@
 import CLlama
 import Foundation
 
-/// Whether this machine can run a llama.cpp model: the CPU has the instruction-set extensions the
-/// library was compiled for (bootstrap builds with native flags), and there is enough memory.
+/// Whether this machine can run a llama.cpp model: a CPU backend for this CPU was loaded (each
+/// backend library reports whether this CPU has the instruction-set extensions it was built for),
+/// and there is enough memory.
 enum DeviceEligibility {
-  /// Why this CPU cannot run the compiled runtime, or `nil` when it can. Computed once.
+  /// Why this CPU cannot run the runtime, or `nil` when it can. Computed once.
   static let cpuProblem: String? = {
-    #if arch(x86_64)
-    guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-          let flagsLine = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
-    else { return nil }   // cannot tell: assume it runs
-    let flags = Set(flagsLine.split(separator: " ").map(String.init))
-    let compiledFor: [(String, Int32)] = [
-      ("avx", ggml_cpu_has_avx()), ("avx2", ggml_cpu_has_avx2()), ("fma", ggml_cpu_has_fma()),
-      ("f16c", ggml_cpu_has_f16c()), ("avx512f", ggml_cpu_has_avx512()), ("bmi2", ggml_cpu_has_bmi2()),
-    ]
-    let missing = compiledFor.filter { $0.1 != 0 && !flags.contains($0.0) }.map(\.0)
-    return missing.isEmpty ? nil : "the runtime was built for CPU features this CPU lacks: \(missing.joined(separator: ", "))"
-    #elseif arch(arm64)
+    #if arch(x86_64) || arch(arm64)
+    guard ComputeBackends.devices.contains(where: { $0.kind == .cpu }) else {
+      let folders = ComputeBackends.folders.joined(separator: ", ")
+      let skipped = ComputeBackends.skippedLibraries.map(\.description).joined(separator: "; ")
+      return "no llama.cpp CPU backend for this CPU was found in \(folders)" + (skipped.isEmpty ? "" : " (skipped: \(skipped))")
+    }
     return nil
     #else
     return "llama.cpp is only supported on x86_64 and arm64 here"

@@ -6,10 +6,11 @@ import Synchronization
 ///
 /// Reads the header and tensor table with ggml's GGUF reader (no tensor data) and checks that
 /// every tensor lies inside the file, which catches wrong formats, corrupt headers and truncated
-/// downloads. Results are cached per file identity (path, size, modification time).
+/// downloads; it also reads the model's shape (layers, widths) for GPU offload planning.
+/// Results are cached per file identity (path, size, modification time).
 enum GGUFFileCheck {
   enum Result: Sendable, Equatable {
-    case valid(fileSize: UInt64)
+    case valid(GGUFModelShape)
     case invalid(reason: String)
   }
 
@@ -46,6 +47,6 @@ enum GGUFFileCheck {
     guard dataOffset + dataEnd <= size else {
       return .invalid(reason: "truncated: tensors need \(dataOffset + dataEnd) bytes, the file has \(size)")
     }
-    return .valid(fileSize: size)
+    return .valid(GGUFModelShape(reading: gguf, fileSize: size))
   }
 }

@@ -80,6 +80,8 @@ actor BatchScheduler {
   private var freeSequenceIDs: [llama_seq_id]
   /// Whether a task is running steps.
   private var isStepping = false
+  /// Set by ``close()``: requests are refused and the context is gone.
+  private var isClosed = false
   /// A result code the next step reports instead of calling `llama_decode` (tests only).
   private var injectedDecodeResult: Int32?
 
@@ -91,13 +93,17 @@ actor BatchScheduler {
   }
 
   isolated deinit {
-    if let context { llama_free(context) }
+    if let context {
+      LlamaRuntime.checkAlive("llama_free")
+      llama_free(context)
+    }
   }
 
   // MARK: - Requests
 
   /// Queues a request and starts stepping if idle. The answer arrives on the request's continuation.
   func submit(_ request: BatchRequest) {
+    guard !isClosed else { return request.continuation.finish(throwing: OnDeviceModelError.shuttingDown) }
     waiting.append(request)
     logger.debug("request queued", metadata: [
       "promptTokens": "\(request.promptTokens.count)", "active": "\(active.count)", "waiting": "\(waiting.count)",
@@ -105,6 +111,23 @@ actor BatchScheduler {
     guard !isStepping else { return }
     isStepping = true
     Task { await runSteps() }
+  }
+
+  /// Ends every request, waiting or decoding, with ``OnDeviceModelError/shuttingDown`` (their
+  /// streams get that error as their last event), refuses new ones, and frees the llama.cpp context
+  /// now, on the llama thread, so nothing of it is left for the process's exit to tear down.
+  func close() {
+    guard !isClosed else { return }
+    isClosed = true
+    for sequence in active { finish(sequence, throwing: OnDeviceModelError.shuttingDown) }
+    for request in waiting { request.continuation.finish(throwing: OnDeviceModelError.shuttingDown) }
+    waiting.removeAll()
+    if let context {
+      llama_free(context)
+      self.context = nil
+    }
+    batch = nil
+    logger.debug("batch scheduler closed: requests ended, context freed")
   }
 
   /// Makes the next `llama_decode` fail as if it had returned `code`. For tests.
@@ -127,6 +150,7 @@ actor BatchScheduler {
   /// Drops cancelled requests, admits waiting ones, decodes one token of every decoding sequence,
   /// then evaluates prompt chunks. Returns whether there is more to do.
   private func step() -> Bool {
+    guard !isClosed else { return false }
     dropCancelledRequests()
     admitWaitingRequests()
     guard let context, let batch, !active.isEmpty else { return !waiting.isEmpty }
@@ -220,6 +244,7 @@ actor BatchScheduler {
       injectedDecodeResult = nil
       result = injected
     } else {
+      LlamaRuntime.checkAlive("llama_decode")
       result = llama_decode(context, batch.raw)
     }
     guard result == 0 else {

@@ -18,15 +18,23 @@ extension BatchedLanguageModel {
     public var threads: Int
     /// The chat template; `nil` uses the one stored in the GGUF file.
     public var chatTemplate: ChatTemplate?
+    /// How many layers run on a GPU; as ``SystemLanguageModel/Configuration/gpuLayers``, sized for
+    /// the whole batched KV cache.
+    public var gpuLayers: GPULayers
+    /// The device for offloaded layers (`CUDA0`, …); `nil` picks the first GPU.
+    public var device: String?
 
     /// A configuration; every value is clamped to at least 1.
     public init(maxConcurrentSequences: Int = 8, contextSizePerSequence: Int = 4096, batchSize: Int = 512,
-                threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil) {
+                threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil,
+                gpuLayers: GPULayers = .automatic, device: String? = nil) {
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)
       self.threads = max(1, threads)
       self.chatTemplate = chatTemplate
+      self.gpuLayers = gpuLayers
+      self.device = device
     }
   }
 }

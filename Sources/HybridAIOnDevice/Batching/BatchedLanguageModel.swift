@@ -35,8 +35,9 @@ public final class BatchedLanguageModel: LanguageModel {
   /// Availability checks and prompt preparation (weights, chat template, tokenizer) are the same
   /// as the single-session model's; its context size is the batched KV cache's, for the memory check.
   private let singleSession: SystemLanguageModel
-  /// The scheduler for the weights now loaded; replaced when the model file changes.
-  private let currentScheduler = Mutex<BatchScheduler?>(nil)
+  /// The scheduler for the weights now loaded (replaced when the model file changes), and whether
+  /// ``shutDown()`` was called: one lock, so no scheduler is made after the shutdown began.
+  private let schedulerState = Mutex<(current: BatchScheduler?, isShutDown: Bool)>((nil, false))
   private let logger: Logger
 
   /// A batched model from any GGUF file.
@@ -47,7 +48,8 @@ public final class BatchedLanguageModel: LanguageModel {
       by: configuration.contextSizePerSequence)
     singleSession = SystemLanguageModel(modelPath: modelPath, configuration: .init(
       contextSize: overflow ? Int(Int32.max) : min(cells, Int(Int32.max)),
-      batchSize: configuration.batchSize, threads: configuration.threads, chatTemplate: configuration.chatTemplate))
+      batchSize: configuration.batchSize, threads: configuration.threads, chatTemplate: configuration.chatTemplate,
+      gpuLayers: configuration.gpuLayers, device: configuration.device))
     var logger = Logger(label: "HybridAI.onDevice.batched")
     logger[metadataKey: "model"] = "\(URL(fileURLWithPath: modelPath).lastPathComponent)"
     self.logger = logger
@@ -70,6 +72,10 @@ public final class BatchedLanguageModel: LanguageModel {
 
   /// ``availability`` with a human-readable explanation when unavailable.
   public var availabilityDetail: String? { singleSession.availabilityDetail }
+
+  /// Where the model's layers run, as ``SystemLanguageModel/placement()`` reports it (sized for
+  /// the whole batched KV cache).
+  public func placement() throws -> ModelPlacement { try singleSession.placement() }
 
   /// Starts the delivered file's download, as ``SystemLanguageModel/prepareAssets()`` does.
   public func prepareAssets() { singleSession.prepareAssets() }
@@ -96,7 +102,7 @@ public final class BatchedLanguageModel: LanguageModel {
           throw GenerationError.exceededContextWindowSize(promptTokens: prepared.tokens.count, contextSize: contextSize)
         }
         try Task.checkCancellation()
-        await scheduler(for: prepared.weights).submit(BatchRequest(
+        try await scheduler(for: prepared.weights).submit(BatchRequest(
           promptTokens: prepared.tokens, options: request.options.genericOptions(for: .onDevice),
           guidance: prepared.guidance, modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
           continuation: continuation))
@@ -124,14 +130,26 @@ public final class BatchedLanguageModel: LanguageModel {
     try await singleSession.prepare(request).tokens.count
   }
 
+  /// Ends every request in flight with ``OnDeviceModelError/shuttingDown`` (a server's streams get
+  /// it as their last event), refuses new ones the same way, and frees the llama.cpp context before
+  /// returning. Call it when the process stops, before ``OnDeviceRuntime/shutDown()``.
+  public func shutDown() async {
+    let scheduler = schedulerState.withLock { state in
+      defer { state = (nil, true) }
+      return state.current
+    }
+    await scheduler?.close()
+  }
+
   // MARK: - Internals
 
   /// The scheduler serving these weights (made on first use).
-  func scheduler(for weights: LlamaModelWeights) -> BatchScheduler {
-    currentScheduler.withLock { current in
-      if let current, current.weights === weights { return current }
+  func scheduler(for weights: LlamaModelWeights) throws(OnDeviceModelError) -> BatchScheduler {
+    try schedulerState.withLock { (state) throws(OnDeviceModelError) in
+      if state.isShutDown { throw .shuttingDown }
+      if let current = state.current, current.weights === weights { return current }
       let made = BatchScheduler(weights: weights, settings: schedulerSettings(for: weights), logger: logger)
-      current = made
+      state.current = made
       return made
     }
   }

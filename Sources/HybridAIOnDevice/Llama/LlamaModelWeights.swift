@@ -1,5 +1,6 @@
 import CLlama
 import Foundation
+import Synchronization
 
 /// A GGUF model's weights, loaded once per process and shared, read-only, by every session.
 ///
@@ -15,19 +16,28 @@ final class LlamaModelWeights: @unchecked Sendable {
   let trainingContextLength: Int
   /// Tokens in the vocabulary (the length of a logits row).
   let vocabularySize: Int
+  /// Where its layers run.
+  let placement: ModelPlacement
 
   var pointer: OpaquePointer { model }
 
-  /// Loads the weights (memory-mapped). Throws ``OnDeviceModelError/invalidModelFile(path:reason:)``
-  /// when llama.cpp rejects the file.
-  init(path: String) throws(OnDeviceModelError) {
+  /// Loads the weights (memory-mapped), with `placement.gpuLayers` layers on its GPU. Throws
+  /// ``OnDeviceModelError/invalidModelFile(path:reason:)`` when llama.cpp rejects the file.
+  init(path: String, placement: ModelPlacement) throws(OnDeviceModelError) {
     LlamaRuntime.ensureInitialised()
     guard FileManager.default.fileExists(atPath: path) else { throw .modelFileMissing(path: path) }
     var params = llama_model_default_params()
-    params.n_gpu_layers = 0
-    guard let model = llama_model_load_from_file(path, params) else {
+    params.n_gpu_layers = Int32(placement.gpuLayers)
+    // Only the placement's device (NULL-terminated list); the CPU holds the rest.
+    var devices: [ggml_backend_dev_t?] = [placement.usesGPU ? ComputeBackends.handle(named: placement.device.name) : nil, nil]
+    let loaded = devices.withUnsafeMutableBufferPointer { list -> OpaquePointer? in
+      if list[0] != nil { params.devices = list.baseAddress }
+      return llama_model_load_from_file(path, params)
+    }
+    guard let model = loaded else {
       throw .invalidModelFile(path: path, reason: "llama.cpp could not load it (see the HybridAI.llama log)")
     }
+    self.placement = placement
     guard let vocab = llama_model_get_vocab(model) else {
       llama_model_free(model)
       throw .invalidModelFile(path: path, reason: "it has no vocabulary")
@@ -40,7 +50,25 @@ final class LlamaModelWeights: @unchecked Sendable {
     self.vocabularySize = Int(llama_vocab_n_tokens(vocab))
   }
 
-  deinit { llama_model_free(model) }
+  /// Loads the weights on the CPU only (for tools and tests that need no placement).
+  convenience init(path: String) throws(OnDeviceModelError) {
+    let cpu = ComputeBackends.devices.first { $0.kind == .cpu }
+      ?? ComputeDevice(name: "CPU", description: "CPU", backend: "CPU", kind: .cpu, freeMemory: 0, totalMemory: 0)
+    try self.init(path: path, placement: ModelPlacement(device: cpu, gpuLayers: 0, totalLayers: 0, requiredBytes: 0,
+                                                        reason: "loaded on the CPU only"))
+  }
+
+  private let isReleased = Atomic(false)
+
+  /// Frees the weights now (at most once; the deinitialiser does it otherwise). Nothing may use
+  /// them afterwards: for the end of the process (``OnDeviceRuntime/shutDown()``).
+  func release() {
+    guard !isReleased.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    LlamaRuntime.checkAlive("llama_model_free")
+    llama_model_free(model)
+  }
+
+  deinit { release() }
 
   /// The tokens of `text`. `parseSpecial` lets control tokens such as `<|im_start|>` in templated
   /// text become single tokens.

@@ -1,9 +1,11 @@
 import CLlama
 import Foundation
 import Logging
+import Synchronization
 
-/// Process-wide llama.cpp set-up: backend initialisation and routing llama.cpp's own log
-/// output into swift-log (label `HybridAI.llama`, at `trace`/`debug`/`warning`/`error`).
+/// Process-wide llama.cpp set-up: routing llama.cpp's own log output into swift-log (label
+/// `HybridAI.llama`, at `trace`/`debug`/`warning`/`error`), loading the compute backends
+/// (``ComputeBackends``) and initialising llama.cpp.
 enum LlamaRuntime {
   /// Runs once, on first use.
   private static let initialised: Void = {
@@ -18,11 +20,33 @@ enum LlamaRuntime {
       default: LlamaRuntime.logger.trace("\(message)")
       }
     }, nil)
+    _ = ComputeBackends.report
     llama_backend_init()
   }()
 
   static let logger = Logger(label: "HybridAI.llama")
 
-  /// Makes sure the backend is initialised; cheap after the first call.
-  static func ensureInitialised() { _ = initialised }
+  /// Makes sure the backends are loaded and llama.cpp is initialised; cheap after the first call.
+  static func ensureInitialised() {
+    _ = initialised
+    checkAlive("initialisation")
+  }
+
+  private static let isShutDown = Atomic(false)
+
+  /// Frees llama.cpp's backend; every model and context must be freed already. After this, any
+  /// llama.cpp call is a bug that ``checkAlive(_:)`` reports.
+  static func shutDown() {
+    guard !isShutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    llama_backend_free()
+    logger.debug("llama.cpp backend freed")
+  }
+
+  /// Logs an error when `call` happens after ``shutDown()`` (on a GPU, such a call aborts the
+  /// process with "driver shutting down"). Cheap: one atomic load.
+  static func checkAlive(_ call: StaticString) {
+    if isShutDown.load(ordering: .relaxed) {
+      logger.error("llama.cpp call after the runtime was shut down: \(call)")
+    }
+  }
 }

@@ -10,31 +10,41 @@ import Synchronization
 final class LlamaWeightsCache: Sendable {
   static let shared = LlamaWeightsCache()
 
-  private let loads = Mutex<[FileIdentity: Task<LlamaModelWeights, any Error>]>([:])
+  /// A file loaded with one placement (the same file offloaded differently is another load).
+  private struct Key: Hashable {
+    let file: FileIdentity
+    let gpuLayers: Int
+    let device: String
+  }
+
+  private let loads = Mutex<[Key: Task<LlamaModelWeights, any Error>]>([:])
   private let failures = Mutex<[FileIdentity: OnDeviceModelError]>([:])
   private let logger = Logger(label: "HybridAI.llama.weights")
 
-  /// The weights of the model at `path`, loading them on first use (off the cooperative pool).
-  func weights(at path: String) async throws -> LlamaModelWeights {
+  /// The weights of the model at `path` placed as `placement` says, loading them on first use
+  /// (off the cooperative pool).
+  func weights(at path: String, placement: ModelPlacement) async throws -> LlamaModelWeights {
     guard let identity = FileIdentity(path: path) else { throw OnDeviceModelError.modelFileMissing(path: path) }
+    let key = Key(file: identity, gpuLayers: placement.gpuLayers, device: placement.usesGPU ? placement.device.name : "")
     let load = loads.withLock { loads in
-      if let existing = loads[identity] { return existing }
+      if let existing = loads[key] { return existing }
       let logger = self.logger
       let task = Task<LlamaModelWeights, any Error> {
         try await withCheckedThrowingContinuation { continuation in
           DispatchQueue.global(qos: .userInitiated).async {
             let started = ContinuousClock.now
             continuation.resume(with: Result { () throws(OnDeviceModelError) in
-              let weights = try LlamaModelWeights(path: path)
+              let weights = try LlamaModelWeights(path: path, placement: placement)
               logger.debug("loaded model weights", metadata: [
                 "path": "\(path)", "seconds": "\((ContinuousClock.now - started).components.seconds)",
+                "placement": "\(placement)",
               ])
               return weights
             })
           }
         }
       }
-      loads[identity] = task
+      loads[key] = task
       return task
     }
     do {
@@ -42,6 +52,25 @@ final class LlamaWeightsCache: Sendable {
     } catch let error as OnDeviceModelError {
       failures.withLock { $0[identity] = error }
       throw error
+    }
+  }
+
+  /// The weights of the model at `path`, placed as a default ``SystemLanguageModel`` would place them.
+  func weights(at path: String) async throws -> LlamaModelWeights {
+    try await weights(at: path, placement: SystemLanguageModel(modelPath: path).placement())
+  }
+
+  /// Frees every loaded model's weights and forgets them (the end of the process). Loads still
+  /// running are awaited first.
+  func releaseAll() async {
+    let all = loads.withLock { loads in
+      defer { loads.removeAll() }
+      return Array(loads.values)
+    }
+    for load in all {
+      guard let weights = try? await load.value else { continue }
+      weights.release()
+      logger.debug("freed model weights", metadata: ["path": "\(weights.path)"])
     }
   }
 

@@ -1,8 +1,9 @@
 import HybridAI
+import HybridAIOnDevice
 import HybridAIServing
 import Hummingbird
 
-/// Maps a model's failures (``GenerationError``) thrown from the Gemini API's routes to Google's
+/// Maps a model's failures (``GenerationError``, a model shutting down) thrown from the Gemini API's routes to Google's
 /// errors, before ``GoogleErrorMiddleware`` writes them (which also turns Hummingbird's errors,
 /// such as a body over the limit, into Google's; anything else is `500 INTERNAL`).
 struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -12,6 +13,8 @@ struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     } catch let error as GenerationError {
       throw GoogleAPIError.from(generationError: error)
+    } catch OnDeviceModelError.shuttingDown {
+      throw GoogleAPIError.from(generationError: OnDeviceModelError.shuttingDown)
     }
   }
 }
@@ -28,6 +31,8 @@ extension GoogleAPIError {
       return .invalidArgument("Unsupported request: \(reason).")
     case GenerationError.modelUnavailable(let reason, let detail):
       return .unavailable("The model is unavailable: \(reason) (\(detail)).")
+    case OnDeviceModelError.shuttingDown:
+      return .unavailable("The server is shutting down; the answer was not finished. Retry on another instance.")
     default:
       return .internal("The model failed: \(error)")
     }

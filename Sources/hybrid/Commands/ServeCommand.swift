@@ -66,10 +66,16 @@ struct ServeCommand: AsyncParsableCommand {
   @Flag(name: .long, help: "Serve only the model registry: no GGUF model is loaded.")
   var registryOnly = false
 
+  @Option(name: .long, help: "On SIGTERM/SIGINT: seconds open streams may take to finish before they end with an UNAVAILABLE event.")
+  var shutdownTimeout = 10
+
+  @OptionGroup var offload: OffloadOptions
+
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+    guard shutdownTimeout >= 0 else { throw ValidationError("--shutdown-timeout must be 0 or more seconds") }
     guard maxConcurrentRequests > 0 else { throw ValidationError("--max-concurrent-requests must be positive") }
     guard maxUploadBytes > 0 else { throw ValidationError("--max-upload-bytes must be positive") }
     guard downloadURLLifetime > 0 else { throw ValidationError("--download-url-lifetime must be positive") }
@@ -86,17 +92,22 @@ struct ServeCommand: AsyncParsableCommand {
     logging.bootstrap()
     ServingProcess.keepStreamingBuffersAllocated()
     var models: [ServedModel] = []
+    var batchedModels: [BatchedLanguageModel] = []
     for (name, path) in registryOnly ? [] : try modelSpecs() {
       var configuration = BatchedLanguageModel.Configuration()
       configuration.maxConcurrentSequences = maxConcurrentRequests
       configuration.contextSizePerSequence = contextSize
       if let threads { configuration.threads = threads }
+      configuration.gpuLayers = offload.gpuLayers
+      configuration.device = offload.device
       let batched = BatchedLanguageModel(modelPath: path, configuration: configuration)
-      guard batched.isAvailable else {
+      guard batched.isAvailable, let placement = try? batched.placement() else {
         Terminal.status("error: model \(name) (\(path)) is \(batched.availability): \(batched.availabilityDetail ?? "")")
         throw ExitCode.failure
       }
+      Terminal.status("hybrid serve: model \(name) on \(placement)")
       models.append(ServedModel(name: name, batched: batched))
+      batchedModels.append(batched)
     }
     let keys = Set(apiKey + (ProcessInfo.processInfo.environment["HYBRIDAI_SERVER_API_KEY"].map { [$0] } ?? []))
     let environment = ProcessInfo.processInfo.environment
@@ -121,10 +132,21 @@ struct ServeCommand: AsyncParsableCommand {
     let names = models.isEmpty ? "none" : models.map(\.name).joined(separator: ", ")
     let host = self.host
     let registryState = "registry \(dataDirectory.path), admin API \(adminToken == nil ? "off" : "on")"
-    try await server.run { port in
+    let shutdownTimeout = self.shutdownTimeout
+    let onDevice = batchedModels
+    try await server.run(onListening: { port in
       Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
         + "\(keys.isEmpty ? "not required" : "required"); \(registryState))\n")
-    }
+    }, onShutdownRequested: {
+      Terminal.status("hybrid serve: stopping; open streams have \(shutdownTimeout) s to finish")
+      guard (try? await Task.sleep(for: .seconds(shutdownTimeout))) != nil else { return }
+      Terminal.status("hybrid serve: ending the streams still open")
+      for model in onDevice { await model.shutDown() }
+    })
+    // Free llama.cpp's contexts, weights and backend now, in this order, rather than leave them to
+    // the process's exit (on a GPU the CUDA driver may be gone by then).
+    for model in batchedModels { await model.shutDown() }
+    await OnDeviceRuntime.shutDown()
     Terminal.status("hybrid serve: stopped")
   }
 

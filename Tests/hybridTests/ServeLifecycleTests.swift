@@ -1,0 +1,154 @@
+import Foundation
+import HybridAIOnDevice
+import HybridAITestSupport
+import Testing
+
+/// `hybrid serve` stopping under load, and the relocatable bundle `make test` builds before the
+/// tests (`scripts/make-bundle --configuration debug --cpu native --output .build/test-bundle`).
+@Suite("hybrid serve: stop under load; the relocatable bundle", .serialized)
+struct ServeLifecycleTests {
+  /// A `hybrid serve` child with both output streams captured.
+  final class Server: @unchecked Sendable {
+    let process = Process()
+    let stderr: HybridCommandTests.PipeReader
+    let port: Int
+
+    init(executable: URL, arguments: [String], environment: [String: String]? = nil) throws {
+      process.executableURL = executable
+      process.arguments = ["serve", "--port", "0"] + arguments
+      if let environment { process.environment = environment }
+      let out = Pipe(), err = Pipe()
+      process.standardOutput = out
+      process.standardError = err
+      try process.run()
+      stderr = HybridCommandTests.PipeReader(err)
+      var seen = Data()
+      var found: Int?
+      while found == nil {
+        let chunk = out.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        seen.append(chunk)
+        let text = String(decoding: seen, as: UTF8.self)
+        if let range = text.range(of: "listening on http://127.0.0.1:") {
+          found = Int(text[range.upperBound...].prefix { $0.isNumber })
+        }
+      }
+      guard let found else {
+        process.terminate()
+        throw ServerDidNotStart(output: String(decoding: seen, as: UTF8.self))
+      }
+      port = found
+    }
+
+    /// Sends `signal` and waits for the exit; returns the exit status and standard error.
+    func stop(_ signal: Int32 = SIGTERM) -> (status: Int32, stderr: String) {
+      kill(process.processIdentifier, signal)
+      process.waitUntilExit()
+      return (process.terminationStatus, String(decoding: stderr.wait(), as: UTF8.self))
+    }
+  }
+
+  struct ServerDidNotStart: Error { let output: String }
+
+  /// Runs curl to completion on a thread of its own (waiting for a child on the cooperative pool
+  /// would starve the test's other tasks: 2 threads here); its output goes to `file`.
+  static func curl(_ arguments: [String], into file: URL) -> Task<Int32, any Error> {
+    Task {
+      try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+          continuation.resume(with: Result {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+            process.arguments = ["-sN", "-o", file.path] + arguments
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+          })
+        }
+      }
+    }
+  }
+
+  static func streamRequest(port: Int, prompt: String) -> [String] {
+    let body = #"{"contents":[{"role":"user","parts":[{"text":"\#(prompt)"}]}],"generationConfig":{"maxOutputTokens":3000,"temperature":0}}"#
+    return ["-X", "POST", "-H", "Content-Type: application/json", "-d", body,
+            "http://127.0.0.1:\(port)/v1beta/models/smollm2:streamGenerateContent?alt=sse"]
+  }
+
+  @Test("SIGTERM under load: every open stream ends with a final UNAVAILABLE event, llama.cpp is freed in order (contexts, weights, backend) before 'stopped', exit 0")
+  func stopUnderLoad() async throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serve-stop-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let server = try Server(executable: HybridCommandTests.executable, arguments: [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", scratch.appendingPathComponent("registry").path,
+      "--shutdown-timeout", "0", "--max-concurrent-requests", "2", "--log-level", "debug"])
+    let outputs = (0..<3).map { scratch.appendingPathComponent("stream-\($0).txt") }
+    let prompts = ["Write a long story about a dragon.", "Write a long story about a knight.", "List every country you know."]
+    let streams = zip(outputs, prompts).map { Self.curl(Self.streamRequest(port: server.port, prompt: $1), into: $0) }
+    // Let the first two start decoding (the third waits for a free sequence). Their answers take
+    // about a minute here, so the signal comes mid-stream; a request not started yet gets the same
+    // error as an HTTP response, which the check below accepts too.
+    try await Task.sleep(for: .seconds(3))
+    let (status, stderr) = server.stop(SIGTERM)
+    for stream in streams { _ = try await stream.value }
+
+    #expect(status == 0, "\(stderr.suffix(2000))")
+    // The two decoding streams end with an UNAVAILABLE event; the waiting request, which had no
+    // answer yet, gets the same error as its HTTP response.
+    for output in outputs {
+      let body = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+      let events = body.components(separatedBy: "\r\n\r\n").filter { $0.hasPrefix("data: ") }
+      let last = events.last ?? body
+      #expect(last.contains(#""status":"UNAVAILABLE""#) && last.contains("shutting down"), "\(last.prefix(300))")
+    }
+    let order = ["batch scheduler closed", "freed model weights", "llama.cpp backend freed", "hybrid serve: stopped"]
+    let positions = order.map { stderr.range(of: $0)?.lowerBound }
+    #expect(!positions.contains(nil), "missing teardown lines: \(zip(order, positions).filter { $1 == nil }.map(\.0))")
+    let found = positions.compactMap { $0 }
+    #expect(found == found.sorted(), "teardown out of order")
+    #expect(!stderr.contains("after the runtime was shut down"), "a llama.cpp call after teardown")
+  }
+
+  @Test("the bundle: bin/hybrid has the Swift runtime inside, finds llama.cpp in ../lib, serves a request and its OpenAPI document with no Swift on the library path")
+  func relocatableBundle() async throws {
+    let bundles = TestRepository.root.appendingPathComponent(".build/test-bundle")
+    let tarball = try #require((try? FileManager.default.contentsOfDirectory(atPath: bundles.path))?
+      .first { $0.hasPrefix("hybrid-") && $0.hasSuffix(".tar.gz") }, "make test builds .build/test-bundle first (scripts/make-bundle)")
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let untar = try await ChildProcess.run(URL(fileURLWithPath: "/bin/tar"),
+                                           ["-xzf", bundles.appendingPathComponent(tarball).path, "-C", scratch.path])
+    #expect(untar.status == 0)
+    let root = scratch.appendingPathComponent(String(tarball.dropLast(".tar.gz".count)))
+    let executable = root.appendingPathComponent("bin/hybrid")
+
+    let ldd = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/ldd"), [executable.path])
+    #expect(!ldd.output.contains("libswift") && !ldd.output.contains("libFoundation"), "\(ldd.output)")
+    #expect(ldd.output.contains(root.path + "/bin/../lib/libllama.so"), "\(ldd.output)")   // $ORIGIN/../lib
+
+    // No Swift toolchain, no checkout: a bare environment, the model copied beside the bundle.
+    let model = scratch.appendingPathComponent("model.gguf")
+    try FileManager.default.copyItem(atPath: ModelLocatorPath.path, toPath: model.path)
+    let bare = ["PATH": "/usr/bin:/bin", "HOME": scratch.path]
+    let server = try Server(executable: executable, arguments: [
+      "--model", "smollm2=\(model.path)", "--data", scratch.appendingPathComponent("registry").path], environment: bare)
+    let openAPI = scratch.appendingPathComponent("openapi.yaml"), answer = scratch.appendingPathComponent("answer.json")
+    _ = try await Self.curl(["-f", "http://127.0.0.1:\(server.port)/v1/openapi.yaml"], into: openAPI).value
+    _ = try await Self.curl(["-f", "-X", "POST", "-H", "Content-Type: application/json", "-d",
+                             #"{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":4,"temperature":0}}"#,
+                             "http://127.0.0.1:\(server.port)/v1beta/models/smollm2:generateContent"], into: answer).value
+    let (status, stderr) = server.stop()
+    #expect(status == 0, "\(stderr.suffix(1500))")
+    #expect(String(decoding: (try? Data(contentsOf: openAPI)) ?? Data(), as: UTF8.self).hasPrefix("openapi:"))
+    let reply = try JSONSerialization.jsonObject(with: Data(contentsOf: answer)) as? [String: Any]
+    #expect((reply?["candidates"] as? [[String: Any]])?.isEmpty == false, "\(String(describing: reply))")
+    #expect(stderr.contains("on CPU: 31 layers"), "the start line names where the model runs")
+
+    let devices = try await ChildProcess.run(executable, ["devices", "--json", "--model", model.path])
+    let report = try JSONSerialization.jsonObject(with: Data(devices.output.utf8)) as? [String: Any]
+    let cpuBackend = (report?["backends"] as? [String: String])?["cpu"]
+    #expect(cpuBackend?.hasPrefix(root.appendingPathComponent("lib").path) == true, "\(devices.output)")
+  }
+}
