@@ -23,7 +23,8 @@ demo: bootstrap
 
 test: bootstrap
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
-	scripts/make-bundle --configuration debug --cpu native --output .build/test-bundle >/dev/null
+	rm -rf .build/test-bundle
+	scripts/make-bundle --configuration debug --cpu native --swift-runtime shared --output .build/test-bundle >/dev/null
 	scripts/run-tests $(SWIFT_BUILD_FLAGS)
 
 bench:
@@ -37,7 +38,7 @@ bench:
 	.build/release/hybrid bench delivery --output .build/bench-delivery.md
 
 # A relocatable tarball: dist/hybrid-VERSION-linux-ARCH.tar.gz (static Swift runtime, llama.cpp in lib/,
-# every CPU variant). BUNDLE_FLAGS="--configuration debug --cpu native" is the quick one the tests make.
+# every CPU variant). `make test` makes a quick one: --configuration debug --cpu native --swift-runtime shared.
 BUNDLE_FLAGS ?=
 bundle:
 	scripts/make-bundle $(BUNDLE_FLAGS)
