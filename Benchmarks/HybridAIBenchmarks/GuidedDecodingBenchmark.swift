@@ -48,6 +48,7 @@ public struct GuidedDecodingBenchmark: Sendable {
 
   public func run() async throws -> BenchmarkReport {
     var report = BenchmarkReport(title: "Guided decoding — \(settings.model.modelIdentifier), \(settings.model.configuration.threads) threads")
+    report.notes.append("model on \(settings.model.placementText)")
     var free: [Double] = [], guided: [Double] = [], guidedTokens: [Double] = []
     for round in 1...max(1, settings.repetitions) {
       progress("round \(round)/\(settings.repetitions): free and schema-constrained decode (\(settings.generatedTokens) tokens)")

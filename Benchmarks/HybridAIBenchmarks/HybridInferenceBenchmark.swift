@@ -38,6 +38,7 @@ public struct HybridInferenceBenchmark: Sendable {
 
   public func run() async throws -> BenchmarkReport {
     var report = BenchmarkReport(title: "Hybrid inference — \(settings.model.modelIdentifier), \(settings.model.configuration.threads) threads")
+    report.notes.append("model on \(settings.model.placementText)")
     try await measureFallback(into: &report)
     try await measureServerScaling(into: &report)
     return report
@@ -103,7 +104,10 @@ public struct HybridInferenceBenchmark: Sendable {
     configuration.maxConcurrentSequences = settings.concurrency.max() ?? 8
     configuration.contextSizePerSequence = 512
     configuration.threads = settings.model.configuration.threads
+    configuration.gpuLayers = settings.model.configuration.gpuLayers
+    configuration.device = settings.model.configuration.device
     let batched = BatchedLanguageModel(modelPath: settings.model.modelPath, configuration: configuration)
+    if let placement = try? batched.placement() { report.notes.append("server model on \(placement)") }
     let server = HybridServer(
       configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
       components: [GeminiCompatibleAPI(models: [ServedModel(name: "bench", batched: batched)])])

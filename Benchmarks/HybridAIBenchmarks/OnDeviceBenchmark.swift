@@ -36,6 +36,7 @@ public struct OnDeviceBenchmark: Sendable {
 
   public func run() async throws -> BenchmarkReport {
     var report = BenchmarkReport(title: "On-device (llama.cpp) — \(settings.model.modelIdentifier), \(settings.model.configuration.threads) threads")
+    report.notes.append("model on \(settings.model.placementText)")
 
     // Rounds interleave our measurements with the reference's, so both see the same machine
     // (shared CPUs drift by ±30% over minutes); medians are reported.
