@@ -5,12 +5,16 @@
 ///
 /// ```swift
 /// for model in servedModels { await model.shutDown() }   // streams end, contexts freed
-/// await OnDeviceRuntime.shutDown()                         // weights, then the backend
+/// await OnDeviceRuntime.shutDown()                         // any other context, weights, the backend
 /// ```
 public enum OnDeviceRuntime {
-  /// Frees every model's weights this process loaded, then llama.cpp's backend. Call it last:
-  /// no on-device model may be used afterwards (a use is logged as an error).
+  /// Frees every llama.cpp context still alive (sessions' and batched models'; their requests end
+  /// with ``OnDeviceModelError/shuttingDown``), then every model's weights this process loaded, then
+  /// llama.cpp's backend. Call it last: no on-device model may be used afterwards (a use is logged
+  /// as an error). Cheap when no model was used. The `hybrid` CLI calls it before every exit.
   public static func shutDown() async {
+    guard LlamaRuntime.wasInitialised else { return }
+    await LlamaContextRegistry.shared.freeAll()
     await LlamaWeightsCache.shared.releaseAll()
     LlamaRuntime.shutDown()
   }

@@ -250,8 +250,11 @@ struct BatchedLanguageModelTests {
     let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 400)
     let decoding = Answer.Recorder()
     let first = Task { try await Answer.collect(model, "Write a long story about a dragon.", long, recorder: decoding) }
-    let queued = Task { try await Answer.collect(model, "Write a long story about a knight.", long) }
     while decoding.deltas == 0 { try await Task.sleep(for: .milliseconds(2)) }
+    // The second request waits for the only sequence.
+    let queued = Task { try await Answer.collect(model, "Write a long story about a knight.", long) }
+    let scheduler = try await model.scheduler(for: LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement()))
+    while await scheduler.load.waiting == 0 { try await Task.sleep(for: .milliseconds(2)) }
     await model.shutDown()
     await #expect(throws: OnDeviceModelError.shuttingDown) { try await first.value }
     await #expect(throws: OnDeviceModelError.shuttingDown) { try await queued.value }

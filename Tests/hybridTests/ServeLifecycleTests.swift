@@ -110,6 +110,19 @@ struct ServeLifecycleTests {
     #expect(!stderr.contains("after the runtime was shut down"), "a llama.cpp call after teardown")
   }
 
+  @Test("hybrid generate frees its llama.cpp context, the weights and the backend, in that order, before it exits")
+  func generateTearsDownInOrder() async throws {
+    let run = try await HybridCommandTests().runDetached([
+      "generate", "--prompt", "Hi", "--mode", "on-device", "--greedy", "--max-tokens", "4", "--log-level", "debug"])
+    #expect(run.status == 0, "\(run.stderr.suffix(1500))")
+    let order = ["freed llama context", "freed model weights", "llama.cpp backend freed"]
+    let positions = order.map { run.stderr.range(of: $0)?.lowerBound }
+    #expect(!positions.contains(nil), "missing teardown lines: \(zip(order, positions).filter { $1 == nil }.map(\.0))")
+    let found = positions.compactMap { $0 }
+    #expect(found == found.sorted(), "teardown out of order")
+    #expect(!run.stderr.contains("after the runtime was shut down"))
+  }
+
   @Test("the bundle: bin/hybrid finds llama.cpp and the Swift runtime in ../lib, and serves a request and its OpenAPI document with no Swift on the library path")
   func relocatableBundle() async throws {
     let bundles = TestRepository.root.appendingPathComponent(".build/test-bundle")

@@ -72,7 +72,7 @@ public enum ComputeBackends {
     return report.skipped
   }
 
-  /// Every device of the loaded backends, GPUs first as llama.cpp lists them, the CPU last.
+  /// Every device of the loaded backends, in the order llama.cpp registered them.
   public static var devices: [ComputeDevice] {
     LlamaRuntime.ensureInitialised()
     return (0..<ggml_backend_dev_count()).compactMap { device(ggml_backend_dev_get($0)) }

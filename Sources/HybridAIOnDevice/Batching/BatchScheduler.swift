@@ -36,7 +36,7 @@ import Logging
 /// With separate KV buffers llama.cpp evaluates one run of consecutive sequence ids per pass, so
 /// new requests take the lowest free id and decode batches list sequences in id order; a gap left
 /// by a finished request costs an extra pass per step until a new request fills it.
-actor BatchScheduler {
+actor BatchScheduler: LlamaContextOwner {
   /// The shape of the context.
   struct Settings: Sendable, Hashable {
     /// Sequences (requests) decoded together.
@@ -93,11 +93,15 @@ actor BatchScheduler {
   }
 
   isolated deinit {
+    LlamaContextRegistry.shared.unregister(ObjectIdentifier(self))
     if let context {
       LlamaRuntime.checkAlive("llama_free")
       llama_free(context)
     }
   }
+
+  /// ``close()``: as a ``LlamaContextOwner`` for ``OnDeviceRuntime/shutDown()``.
+  func freeContext() { close() }
 
   // MARK: - Requests
 
@@ -389,6 +393,7 @@ actor BatchScheduler {
       throw .contextCreationFailed(contextSize: cells)
     }
     context = made
+    LlamaContextRegistry.shared.register(self)
     batch = LlamaBatch(capacity: settings.batchSize)
     logger.debug("created batched llama context", metadata: [
       "sequences": "\(settings.maxSequences)", "contextSizePerSequence": "\(settings.contextSizePerSequence)",

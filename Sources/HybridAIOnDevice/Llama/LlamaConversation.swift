@@ -8,7 +8,7 @@ import Logging
 /// already in the cache is kept and only the rest is evaluated, so turn N costs only its new tokens
 /// (reported as ``Usage/cachedPromptTokens``). The actor runs on the shared llama thread, so the
 /// blocking C calls of a generation never hold a thread of Swift's cooperative pool.
-actor LlamaConversation {
+actor LlamaConversation: LlamaContextOwner {
   struct Settings: Sendable, Hashable {
     var contextSize: Int
     var batchSize: Int
@@ -35,7 +35,18 @@ actor LlamaConversation {
   }
 
   isolated deinit {
-    if let context { llama_free(context) }
+    LlamaContextRegistry.shared.unregister(ObjectIdentifier(self))
+    freeContext()
+  }
+
+  /// Frees the context now (the process is stopping); a later turn would make a new one.
+  func freeContext() {
+    guard let context else { return }
+    LlamaRuntime.checkAlive("llama_free")
+    llama_free(context)
+    self.context = nil
+    cachedTokens.removeAll()
+    logger.debug("freed llama context")
   }
 
   /// Generates the answer to an already-templated prompt.
@@ -122,6 +133,7 @@ actor LlamaConversation {
       "contextSize": "\(settings.contextSize)", "threads": "\(settings.threads)",
     ])
     context = made
+    LlamaContextRegistry.shared.register(self)
     return made
   }
 

@@ -22,7 +22,13 @@ enum LlamaRuntime {
     }, nil)
     _ = ComputeBackends.report
     llama_backend_init()
+    isInitialised.store(true, ordering: .sequentiallyConsistent)
   }()
+
+  private static let isInitialised = Atomic(false)
+
+  /// Whether anything in this process used llama.cpp (so there is something to shut down).
+  static var wasInitialised: Bool { isInitialised.load(ordering: .sequentiallyConsistent) }
 
   static let logger = Logger(label: "HybridAI.llama")
 

@@ -44,7 +44,12 @@ struct DevicesCommand: ParsableCommand {
     case .failure(let error): lines.append("Model \(system.modelIdentifier): cannot be placed: \(error)")
     }
     Terminal.write(lines.joined(separator: "\n") + "\n")
-    if case .failure = placement { throw ExitCode.failure }
+    if case .failure = placement, !missingDefaultModel(system) { throw ExitCode.failure }
+  }
+
+  /// No --model and no default model installed: the device list is still the answer asked for.
+  private func missingDefaultModel(_ system: SystemLanguageModel) -> Bool {
+    model.model == nil && !FileManager.default.fileExists(atPath: system.modelPath)
   }
 
   private func printJSON(devices: [ComputeDevice], model: SystemLanguageModel,
@@ -69,7 +74,7 @@ struct DevicesCommand: ParsableCommand {
     }
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
     Terminal.write(String(decoding: data, as: UTF8.self) + "\n")
-    if case .failure = placement { throw ExitCode.failure }
+    if case .failure = placement, !missingDefaultModel(model) { throw ExitCode.failure }
   }
 }
 
