@@ -47,6 +47,25 @@ struct BatchedLanguageModelTests {
     }
   }
 
+  @Test("backend sampling (tokens picked in llama.cpp's graph) gives the CPU path's greedy text, beside a seeded random request sampled on the CPU")
+  func backendSamplingMatchesCPUSampling() async throws {
+    let cpuPath = try batchedModel()
+    let inGraph = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 4, contextSizePerSequence: 2048, backendSampling: true))
+    let seeded = GenerationOptions(sampling: .random(top: 40, seed: 7), temperature: 0.8, maximumResponseTokens: 24)
+    for prompt in Self.prompts.prefix(2) {
+      async let greedyInGraph = Answer.collect(inGraph, prompt, TestModel.greedy)
+      async let randomInGraphModel = Answer.collect(inGraph, prompt, seeded)
+      let (greedy, random) = try await (greedyInGraph, randomInGraphModel)
+      #expect(!greedy.text.isEmpty)
+      #expect(greedy.text == (try await Answer.collect(cpuPath, prompt, TestModel.greedy)).text, "prompt: \(prompt)")
+      #expect(random.text == (try await Answer.collect(cpuPath, prompt, seeded)).text, "prompt: \(prompt)")
+    }
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: inGraph.placement())
+    #expect(try await !inGraph.scheduler(for: weights).backendSampledSequences.isEmpty, "a greedy request was sampled in the graph")
+    #expect(try await cpuPath.scheduler(for: weights).backendSampledSequences.isEmpty)
+  }
+
   @Test("4 concurrent greedy requests each give the text they give alone")
   func concurrentRequestsMatchSolo() async throws {
     let model = try batchedModel(sequences: 4)

@@ -63,6 +63,7 @@ struct GPUOffloadTests {
       try place(.count(32), devices: [Self.gpu(free: 79 << 30), Self.cpu])
     }
     #expect(throws: OffloadError.noGPU(backendsFolder: "/lib/test")) { try place(.count(5), devices: [Self.cpu]) }
+    #expect(throws: OffloadError.invalidLayerCount("-1")) { try place(.count(-1), devices: [Self.gpu(free: 79 << 30)]) }
     let squeezed = try place(.count(31), devices: [Self.gpu(free: 100 << 20), Self.cpu])
     #expect(squeezed.gpuLayers == 31 && squeezed.reason.hasSuffix("they may not fit"))
   }

@@ -37,6 +37,7 @@ enum OffloadPlanner {
     case .none:
       return onCPU("GPU offload is off")
     case .count(let count):
+      guard count > 0 else { throw .invalidLayerCount("\(count)") }   // llama.cpp reads a negative count as "all"
       guard let gpu else { throw .noGPU(backendsFolder: backendsFolder) }
       guard count <= total else { throw .layerCountOutOfRange(requested: count, available: total) }
       let needed = perLayer * UInt64(count)

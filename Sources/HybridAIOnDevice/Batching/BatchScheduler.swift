@@ -48,6 +48,10 @@ actor BatchScheduler: LlamaContextOwner {
     var batchSize: Int
     /// CPU threads for llama.cpp.
     var threads: Int
+    /// Whether greedy requests without a grammar choose their tokens inside llama.cpp's graph
+    /// (backend sampling), so their logits never leave the GPU. Grammar, tool and random-sampling
+    /// requests keep the CPU path.
+    var backendSampling: Bool = false
   }
 
   /// llama.cpp's limit on sequences per context (`LLAMA_MAX_SEQ`).
@@ -82,6 +86,10 @@ actor BatchScheduler: LlamaContextOwner {
   private var isStepping = false
   /// Set by ``close()``: requests are refused and the context is gone.
   private var isClosed = false
+  /// Greedy sampler chains for backend sampling, one per sequence id (made on first use, freed
+  /// with the context), and the ids whose chain is attached to the context now.
+  private var backendSamplers: [llama_seq_id: UnsafeMutablePointer<llama_sampler>] = [:]
+  private var attachedSamplers: Set<llama_seq_id> = []
   /// A result code the next step reports instead of calling `llama_decode` (tests only).
   private var injectedDecodeResult: Int32?
 
@@ -98,6 +106,14 @@ actor BatchScheduler: LlamaContextOwner {
       LlamaRuntime.checkAlive("llama_free")
       llama_free(context)
     }
+    freeBackendSamplers()
+  }
+
+  /// Frees the backend sampler chains (after the context that used them).
+  private func freeBackendSamplers() {
+    for chain in backendSamplers.values { llama_sampler_free(chain) }
+    backendSamplers.removeAll()
+    attachedSamplers.removeAll()
   }
 
   /// ``close()``: as a ``LlamaContextOwner`` for ``OnDeviceRuntime/shutDown()``.
@@ -131,6 +147,7 @@ actor BatchScheduler: LlamaContextOwner {
       self.context = nil
     }
     batch = nil
+    freeBackendSamplers()
     logger.debug("batch scheduler closed: requests ended, context freed")
   }
 
@@ -138,6 +155,9 @@ actor BatchScheduler: LlamaContextOwner {
   func injectDecodeFailure(code: Int32) {
     injectedDecodeResult = code
   }
+
+  /// Sequence ids whose tokens llama.cpp now picks in its graph, for tests and diagnostics.
+  var backendSampledSequences: Set<llama_seq_id> { attachedSamplers }
 
   /// Requests being served and waiting, for tests and diagnostics.
   var load: (active: Int, waiting: Int) { (active.count, waiting.count) }
@@ -302,6 +322,7 @@ actor BatchScheduler: LlamaContextOwner {
         continue
       }
       let id = freeSequenceIDs.removeFirst()
+      if let context { routeSampling(of: sequence, in: context) }
       active.append(sequence)
       logger.debug("sequence started", metadata: [
         "seq": "\(id)", "promptTokens": "\(promptTokens)", "active": "\(active.count)", "waiting": "\(waiting.count)",
@@ -315,7 +336,13 @@ actor BatchScheduler: LlamaContextOwner {
     if sequence.request.cancellation.isCancelled { return finish(sequence, throwing: CancellationError()) }
     guard sequence.generated < sequence.limit else { return complete(sequence, .maxTokens) }
     guard sequence.position < settings.contextSizePerSequence else { return complete(sequence, .contextWindowFull) }
-    let token = sequence.selector.next(context, at: index)
+    let token: llama_token
+    if sequence.usesBackendSampling {
+      token = llama_get_sampled_token_ith(context, index)
+      guard token != LLAMA_TOKEN_NULL else { return finish(sequence, throwing: OnDeviceModelError.decodeFailed(code: -100)) }
+    } else {
+      token = sequence.selector.next(context, at: index)
+    }
     if sequence.firstToken == nil { sequence.firstToken = .now }
     if weights.isEndOfGeneration(token) { return complete(sequence, .stop) }
     sequence.generated += 1
@@ -325,6 +352,31 @@ actor BatchScheduler: LlamaContextOwner {
     }
     guard sequence.generated < sequence.limit else { return complete(sequence, .maxTokens) }
     sequence.nextToken = token
+  }
+
+  /// Attaches a greedy chain to the sequence's id when its request can be sampled in the graph,
+  /// detaches it otherwise. Changing the attached set makes llama.cpp re-reserve its graph, so a
+  /// chain stays attached from one request to the next while they qualify.
+  private func routeSampling(of sequence: BatchedSequence, in context: OpaquePointer) {
+    let wanted = settings.backendSampling && sequence.request.guidance == nil && sequence.request.options.isGreedy
+    let attached = attachedSamplers.contains(sequence.id)
+    if wanted && !attached {
+      let chain = backendSamplers[sequence.id] ?? {
+        let made = llama_sampler_chain_init(llama_sampler_chain_default_params())!
+        llama_sampler_chain_add(made, llama_sampler_init_greedy())
+        backendSamplers[sequence.id] = made
+        return made
+      }()
+      if llama_set_sampler(context, sequence.id, chain) {
+        attachedSamplers.insert(sequence.id)
+      } else {
+        logger.warning("backend sampling refused; sampling on the CPU", metadata: ["seq": "\(sequence.id)"])
+      }
+    } else if !wanted && attached {
+      _ = llama_set_sampler(context, sequence.id, nil)
+      attachedSamplers.remove(sequence.id)
+    }
+    sequence.usesBackendSampling = attachedSamplers.contains(sequence.id)
   }
 
   // MARK: - Finishing

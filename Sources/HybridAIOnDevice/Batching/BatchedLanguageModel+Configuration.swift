@@ -23,11 +23,15 @@ extension BatchedLanguageModel {
     public var gpuLayers: GPULayers
     /// The device for offloaded layers (`CUDA0`, …); `nil` picks the first GPU.
     public var device: String?
+    /// Whether greedy requests without a grammar pick their tokens inside llama.cpp's graph, so
+    /// their logits never leave the device; `nil` (the default): when the model sits on a GPU.
+    /// Answers are the same either way (both take the most likely token).
+    public var backendSampling: Bool?
 
     /// A configuration; every value is clamped to at least 1.
     public init(maxConcurrentSequences: Int = 8, contextSizePerSequence: Int = 4096, batchSize: Int = 512,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil,
-                gpuLayers: GPULayers = .automatic, device: String? = nil) {
+                gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil) {
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)
@@ -35,6 +39,7 @@ extension BatchedLanguageModel {
       self.chatTemplate = chatTemplate
       self.gpuLayers = gpuLayers
       self.device = device
+      self.backendSampling = backendSampling
     }
   }
 }

@@ -159,7 +159,8 @@ public final class BatchedLanguageModel: LanguageModel {
     let sequences = min(max(1, configuration.maxConcurrentSequences), BatchScheduler.maximumSequences)
     return BatchScheduler.Settings(
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
-      batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads))
+      batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads),
+      backendSampling: configuration.backendSampling ?? weights.placement.usesGPU)
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {

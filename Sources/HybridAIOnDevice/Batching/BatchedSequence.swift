@@ -15,6 +15,9 @@ final class BatchedSequence {
   var output: GuidedOutput
   /// `maximumResponseTokens`, or no limit.
   let limit: Int
+  /// Whether llama.cpp picks its tokens in the graph (greedy, no grammar; see
+  /// ``BatchScheduler/Settings/backendSampling``) instead of ``selector`` on the CPU.
+  var usesBackendSampling = false
 
   /// Tokens of this sequence in the KV cache (prompt and evaluated answer tokens); the position
   /// of the next token.

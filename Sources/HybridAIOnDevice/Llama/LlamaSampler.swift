@@ -64,3 +64,13 @@ final class LlamaSampler {
     return folded == UInt32(LLAMA_DEFAULT_SEED) ? folded - 1 : folded
   }
 }
+
+extension GenerationOptions {
+  /// Whether ``LlamaSampler`` would always take the most likely token (greedy sampling, or a
+  /// temperature of 0): then llama.cpp may pick it in the graph (backend sampling).
+  var isGreedy: Bool {
+    if (temperature ?? LlamaSampler.defaultTemperature) <= 0 { return true }
+    if case .greedy = sampling?.strategy { return true }
+    return false
+  }
+}
