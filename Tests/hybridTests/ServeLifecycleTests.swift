@@ -51,7 +51,8 @@ struct ServeLifecycleTests {
   struct ServerDidNotStart: Error { let output: String }
 
   /// Runs curl to completion on a thread of its own (waiting for a child on the cooperative pool
-  /// would starve the test's other tasks: 2 threads here); its output goes to `file`.
+  /// would starve the test's other tasks: 2 threads here); its output goes to `file` as it arrives
+  /// (standard output with -N is written per chunk; `-o FILE` is buffered to the end).
   static func curl(_ arguments: [String], into file: URL) -> Task<Int32, any Error> {
     Task {
       try await withCheckedThrowingContinuation { continuation in
@@ -59,7 +60,11 @@ struct ServeLifecycleTests {
           continuation.resume(with: Result {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = ["-sN", "-o", file.path] + arguments
+            process.arguments = ["-sN"] + arguments
+            FileManager.default.createFile(atPath: file.path, contents: nil)
+            let output = try FileHandle(forWritingTo: file)
+            defer { try? output.close() }
+            process.standardOutput = output
             try process.run()
             process.waitUntilExit()
             return process.terminationStatus
@@ -86,10 +91,14 @@ struct ServeLifecycleTests {
     let outputs = (0..<3).map { scratch.appendingPathComponent("stream-\($0).txt") }
     let prompts = ["Write a long story about a dragon.", "Write a long story about a knight.", "List every country you know."]
     let streams = zip(outputs, prompts).map { Self.curl(Self.streamRequest(port: server.port, prompt: $1), into: $0) }
-    // Let the first two start decoding (the third waits for a free sequence). Their answers take
-    // about a minute here, so the signal comes mid-stream; a request not started yet gets the same
-    // error as an HTTP response, which the check below accepts too.
-    try await Task.sleep(for: .seconds(3))
+    // Wait until two of them stream (whichever the server admitted; the third waits for a free
+    // sequence); their answers take about a minute here, so the signal comes mid-stream.
+    let started = ContinuousClock.now
+    while outputs.filter({ !((try? Data(contentsOf: $0)) ?? Data()).isEmpty }).count < 2,
+          ContinuousClock.now - started < .seconds(90) {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    try await Task.sleep(for: .milliseconds(300))   // the third request reaches the queue
     let (status, stderr) = server.stop(SIGTERM)
     for stream in streams { _ = try await stream.value }
 
@@ -97,7 +106,7 @@ struct ServeLifecycleTests {
     // The two decoding streams end with an UNAVAILABLE event; the waiting request, which had no
     // answer yet, gets the same error as its HTTP response.
     for output in outputs {
-      let body = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+      let body = String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self)
       let events = body.components(separatedBy: "\r\n\r\n").filter { $0.hasPrefix("data: ") }
       let last = events.last ?? body
       #expect(last.contains(#""status":"UNAVAILABLE""#) && last.contains("shutting down"), "\(last.prefix(300))")
