@@ -36,4 +36,22 @@ public struct ComputeDevice: Sendable, Hashable, CustomStringConvertible {
 
   /// Whether model layers can be offloaded to it (a GPU, discrete or integrated).
   public var isGPU: Bool { kind == .gpu || kind == .integratedGPU }
+
+  /// "78.7 GiB free of 79.2 GiB", or "memory unknown".
+  public var memoryDescription: String {
+    guard totalMemory > 0 else { return "memory unknown" }
+    return "\(Self.gibibytes(freeMemory)) free of \(Self.gibibytes(totalMemory))"
+  }
+
+  /// "1.0 GiB" (or "12 MiB" below 0.05 GiB).
+  static func gibibytes(_ bytes: UInt64) -> String {
+    let value = Double(bytes) / Double(1 << 30)
+    return value < 0.05 && bytes > 0 ? "\(bytes >> 20) MiB" : "\((value * 10).rounded() / 10) GiB"
+  }
+
+  /// The loaded CPU device, or a stand-in when no backend reported one.
+  static var cpu: ComputeDevice {
+    ComputeBackends.devices.first { $0.kind == .cpu }
+      ?? ComputeDevice(name: "CPU", description: "CPU", backend: "CPU", kind: .cpu, freeMemory: 0, totalMemory: 0)
+  }
 }

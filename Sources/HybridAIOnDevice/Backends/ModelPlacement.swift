@@ -29,12 +29,6 @@ public struct ModelPlacement: Sendable, Hashable, CustomStringConvertible {
   public var description: String {
     guard usesGPU else { return "CPU: \(totalLayers) layers (\(reason))" }
     return "\(device.name) \(device.description): \(gpuLayers)/\(totalLayers) layers, "
-      + "\(Self.gibibytes(requiredBytes)) of \(Self.gibibytes(device.freeMemory)) free (\(reason))"
-  }
-
-  /// "1.0 GiB"
-  static func gibibytes(_ bytes: UInt64) -> String {
-    let value = Double(bytes) / Double(1 << 30)
-    return value < 0.05 && bytes > 0 ? "\(bytes >> 20) MiB" : "\((value * 10).rounded() / 10) GiB"
+      + "\(ComputeDevice.gibibytes(requiredBytes)) of \(ComputeDevice.gibibytes(device.freeMemory)) free (\(reason))"
   }
 }

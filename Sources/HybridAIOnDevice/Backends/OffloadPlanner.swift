@@ -13,7 +13,7 @@ enum OffloadPlanner {
                     devices: [ComputeDevice], backendsFolder: String) throws(OffloadError) -> ModelPlacement {
     let total = max(1, shape.offloadableLayers)
     let cpu = devices.first { $0.kind == .cpu }
-      ?? ComputeDevice(name: "CPU", description: "CPU", backend: "CPU", kind: .cpu, freeMemory: 0, totalMemory: 0)
+      ?? ComputeDevice(name: "CPU", description: "CPU", backend: "CPU", kind: .cpu, freeMemory: 0, totalMemory: 0)   // pure: no lookup
     func onCPU(_ reason: String) -> ModelPlacement {
       ModelPlacement(device: cpu, gpuLayers: 0, totalLayers: total, requiredBytes: 0, reason: reason)
     }
@@ -49,10 +49,10 @@ enum OffloadPlanner {
       let usable = gpu.freeMemory > reserveBytes ? gpu.freeMemory - reserveBytes : 0
       let fitting = perLayer == 0 ? total : Int(min(UInt64(total), usable / perLayer))
       if fitting == 0 {
-        return onCPU("\(gpu.name) has \(ModelPlacement.gibibytes(gpu.freeMemory)) free, less than one layer needs")
+        return onCPU("\(gpu.name) has \(ComputeDevice.gibibytes(gpu.freeMemory)) free, less than one layer needs")
       }
       let reason = fitting == total ? "everything fits"
-        : "only \(fitting) of \(total) layers fit in \(ModelPlacement.gibibytes(gpu.freeMemory)) free"
+        : "only \(fitting) of \(total) layers fit in \(ComputeDevice.gibibytes(gpu.freeMemory)) free"
       return ModelPlacement(device: gpu, gpuLayers: fitting, totalLayers: total,
                             requiredBytes: perLayer * UInt64(fitting), reason: reason)
     }

@@ -52,9 +52,7 @@ final class LlamaModelWeights: @unchecked Sendable {
 
   /// Loads the weights on the CPU only (for tools and tests that need no placement).
   convenience init(path: String) throws(OnDeviceModelError) {
-    let cpu = ComputeBackends.devices.first { $0.kind == .cpu }
-      ?? ComputeDevice(name: "CPU", description: "CPU", backend: "CPU", kind: .cpu, freeMemory: 0, totalMemory: 0)
-    try self.init(path: path, placement: ModelPlacement(device: cpu, gpuLayers: 0, totalLayers: 0, requiredBytes: 0,
+    try self.init(path: path, placement: ModelPlacement(device: .cpu, gpuLayers: 0, totalLayers: 0, requiredBytes: 0,
                                                         reason: "loaded on the CPU only"))
   }
 

@@ -37,7 +37,7 @@ struct DevicesCommand: ParsableCommand {
     if devices.isEmpty { lines.append("  none (no backend could be loaded)") }
     for device in devices {
       lines.append("  \(device.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \(device.kind.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)) "
-        + "\(device.description) — \(ModelPlacementText.memory(device))")
+        + "\(device.description) — \(device.memoryDescription)")
     }
     switch placement {
     case .success(let placement): lines.append("Model \(system.modelIdentifier): \(placement)")
@@ -75,14 +75,5 @@ struct DevicesCommand: ParsableCommand {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
     Terminal.write(String(decoding: data, as: UTF8.self) + "\n")
     if case .failure = placement, !missingDefaultModel(model) { throw ExitCode.failure }
-  }
-}
-
-/// Memory in words for the device list.
-private enum ModelPlacementText {
-  static func memory(_ device: ComputeDevice) -> String {
-    guard device.totalMemory > 0 else { return "memory unknown" }
-    let gib = { (bytes: UInt64) in String(format: "%.1f GiB", Double(bytes) / Double(1 << 30)) }
-    return "\(gib(device.freeMemory)) free of \(gib(device.totalMemory))"
   }
 }
