@@ -253,7 +253,7 @@ let package = Package(
     .target(
       name: "HybridAITestSupport",
       dependencies: [
-        "HybridAIServing", "HybridAIRegistry",
+        "HybridAI", "HybridAIServing", "HybridAIRegistry",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -261,7 +261,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",
-      dependencies: ["HybridAI"],
+      dependencies: ["HybridAI", "HybridAITestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIMacrosTests",
@@ -273,12 +273,12 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIOnDeviceTests",
-      dependencies: ["HybridAI", "HybridAIOnDevice"],
+      dependencies: ["HybridAI", "HybridAIOnDevice", "HybridAITestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIGeminiTests",
       dependencies: [
-        "HybridAI", "HybridAIGemini", "HybridAIHTTP",
+        "HybridAI", "HybridAIGemini", "HybridAIHTTP", "HybridAITestSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -320,7 +320,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIPersistenceTests",
-      dependencies: ["HybridAI", "HybridAIPersistence"],
+      dependencies: ["HybridAI", "HybridAIPersistence", "HybridAITestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIToolsTests",
@@ -332,7 +332,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "TFLiteTests",
-      dependencies: ["TFLite"],
+      dependencies: ["TFLite", "HybridAITestSupport"],
       exclude: ["Reference"],
       swiftSettings: strictSwift),
     .testTarget(

@@ -94,7 +94,7 @@ struct OfflineTests {
   func hybridFallsBack() async throws {
     let refusing = try Sockets.refusingPort()
     defer { close(refusing.descriptor) }
-    let hybrid = HybridModel(primary: testModel(url: "http://127.0.0.1:\(refusing.port)"), secondary: StubOnDeviceModel())
+    let hybrid = HybridModel(primary: testModel(url: "http://127.0.0.1:\(refusing.port)"), secondary: stubOnDeviceModel())
     let outcome = await run(hybrid, request())
     #expect(outcome.error == nil)
     #expect(outcome.text == "on-device answer")
@@ -107,7 +107,7 @@ struct OfflineTests {
     let badRequest = try await TestHTTPServer.start(
       replying: .json(#"{"error": {"code": 400, "message": "bad", "status": "INVALID_ARGUMENT"}}"#, status: 400))
     defer { Task { await badRequest.stop() } }
-    let rejected = await run(HybridModel(primary: testModel(badRequest), secondary: StubOnDeviceModel()), request())
+    let rejected = await run(HybridModel(primary: testModel(badRequest), secondary: stubOnDeviceModel()), request())
     guard case .invalidArgument? = rejected.geminiError else {
       Issue.record("expected invalidArgument, got \(String(describing: rejected.error))")
       return
@@ -117,7 +117,7 @@ struct OfflineTests {
       #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "Hel"}]}}]}"#,
     ], end: .cut))
     defer { Task { await cut.stop() } }
-    let broken = await run(HybridModel(primary: testModel(cut), secondary: StubOnDeviceModel()), request())
+    let broken = await run(HybridModel(primary: testModel(cut), secondary: stubOnDeviceModel()), request())
     #expect(broken.text == "Hel")
     guard case .connectionLost? = broken.geminiError else {
       Issue.record("expected connectionLost, got \(String(describing: broken.error))")

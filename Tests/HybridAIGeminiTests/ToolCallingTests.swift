@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridAITestSupport
 import Testing
 
 /// Function calls in Gemini's answers become tool calls (checked against the tools offered), the
@@ -49,7 +50,7 @@ struct ToolCallingTests {
 
     let response = try await session.respond(to: "How many days until New Year's Eve?")
     #expect(response.content == "156 days to go.")
-    #expect(now.calls.withLock { $0.map(\.jsonString) } == ["{}"])
+    #expect(now.calls.map(\.jsonString) == ["{}"])
     #expect(server.requests.count == 2)
 
     // The first request declared the tool.
@@ -133,7 +134,7 @@ struct ToolCallingTests {
     let session = GenerativeModelSession(model: testModel(server), tools: [weather])
     _ = try await session.respond(to: "Weather in Paris and Rome?")
 
-    #expect(weather.calls.withLock { $0.map(\.jsonString) } == [#"{"city":"Paris","unit":"celsius"}"#, #"{"city":"Rome"}"#])
+    #expect(weather.calls.map(\.jsonString) == [#"{"city":"Paris","unit":"celsius"}"#, #"{"city":"Rome"}"#])
     guard case .toolCalls(let calls)? = session.transcript.entries.first(where: { if case .toolCalls = $0 { true } else { false } })
     else { Issue.record("no tool calls"); return }
     #expect(calls.calls.map(\.id) == ["fc-1", "fc-2"])

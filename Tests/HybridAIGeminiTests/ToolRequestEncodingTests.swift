@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridAITestSupport
 import Testing
 
 /// What GeminiModel sends for tools, tool choice, structured output, and the tool entries of a

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 @testable import HybridAIOnDevice
+import HybridAITestSupport
 import Testing
 
 /// Structured output with the real SmolLM2 model: every answer is valid for its schema, because
@@ -121,30 +122,11 @@ import Testing
   }
 }
 
-/// A cloud stand-in that answers every request with fixed JSON (Google's servers can't be reached
-/// here; the real cloud path is tested in HybridAIGeminiTests and HybridAIServerTests).
-private struct FixedJSONCloud: LanguageModel {
-  let modelIdentifier = "fixed-json-cloud"
-  let source = ModelSource.cloud
-  let availability = ModelAvailability.available
-  let json: String
-
-  func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
-
-  func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
-    AsyncThrowingStream { continuation in
-      continuation.yield(.textDelta(json))
-      continuation.yield(.completed(RawResponse(modelVersion: modelIdentifier, source: .cloud,
-                                                usage: Usage(promptTokens: 1, outputTokens: 1), finishReason: .stop)))
-      continuation.finish()
-    }
-  }
-}
-
 extension GuidedGenerationTests {
   @Test func aHybridFallsBackToTheCloudForASchemaTheDeviceCannotEnforce() async throws {
     let onDevice = try TestModel.requireModel()
-    let cloud = FixedJSONCloud(json: #"{"word":"aa"}"#)
+    // Google's servers can't be reached here; the real cloud path is tested in HybridAIGeminiTests and HybridAIServerTests.
+    let cloud = ScriptedLanguageModel(identifier: "fixed-json-cloud", source: .cloud, deltas: [#"{"word":"aa"}"#])
     let session = GenerativeModelSession(model: .hybrid(primary: onDevice, secondary: cloud))
     let schema = GenerationSchema(jsonSchema: [
       "type": "object", "properties": ["word": ["type": "string", "pattern": "(a)\\1"]], "required": ["word"],

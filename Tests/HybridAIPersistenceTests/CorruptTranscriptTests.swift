@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIPersistence
+import HybridAITestSupport
 import Testing
 
 @Suite("SessionStore with a damaged database")
@@ -35,7 +36,7 @@ struct CorruptTranscriptTests {
       guard case SessionStoreError.corruptTranscript(id, _) = error else { return false }
       return true
     }
-    #expect(throws: SessionStoreError.self) { try store.makeSession(id: id, model: StubLanguageModel()) }
+    #expect(throws: SessionStoreError.self) { try store.makeSession(id: id, model: ScriptedLanguageModel(identifier: "stub-model")) }
     // A damaged session can still be deleted.
     try store.delete(id: id)
     #expect(try store.list().count == 1)

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAITestSupport
 
 /// A fresh temporary directory, removed by `cleanUp()`.
 struct TemporaryDirectory {

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIPersistence
+import HybridAITestSupport
 import Testing
 
 @Suite("SessionStore")
@@ -12,7 +13,7 @@ struct SessionStoreTests {
     let store = try SessionStore(directory: directory.url)
     #expect(FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("sessions.sqlite").path))
 
-    let session = GenerativeModelSession(model: StubLanguageModel(), transcript: Fixtures.transcript(prompt: "first"),
+    let session = GenerativeModelSession(model: ScriptedLanguageModel(identifier: "stub-model"), transcript: Fixtures.transcript(prompt: "first"),
                                          artifactStore: store.artifactStore)
     let first = try store.save(session, id: "first", title: "First")
     #expect(first.id == "first")
@@ -44,7 +45,7 @@ struct SessionStoreTests {
     #expect(throws: SessionStoreError.notFound("first")) { try store.load(id: "first") }
     #expect(throws: SessionStoreError.notFound("first")) { try store.delete(id: "first") }
     #expect(throws: SessionStoreError.notFound("missing")) {
-      try store.makeSession(id: "missing", model: StubLanguageModel())
+      try store.makeSession(id: "missing", model: ScriptedLanguageModel(identifier: "stub-model"))
     }
   }
 
@@ -60,7 +61,7 @@ struct SessionStoreTests {
     let loaded = try store.load(id: "bytes")
     #expect(try loaded.transcript.jsonData() == transcript.jsonData())
     #expect(loaded.transcript == transcript)
-    let reopened = try store.makeSession(id: "bytes", model: StubLanguageModel())
+    let reopened = try store.makeSession(id: "bytes", model: ScriptedLanguageModel(identifier: "stub-model"))
     #expect(try reopened.transcript.jsonData() == transcript.jsonData())
     #expect(reopened.artifactStore === store.artifactStore)
   }
@@ -75,7 +76,7 @@ struct SessionStoreTests {
       let store = try SessionStore(directory: directory.url)
       artifact = try Fixtures.storeArtifact("persisted bytes", name: "speech.txt", in: store.artifactStore)
       transcript = Fixtures.transcript(artifacts: [artifact])
-      let session = GenerativeModelSession(model: StubLanguageModel(), transcript: transcript,
+      let session = GenerativeModelSession(model: ScriptedLanguageModel(identifier: "stub-model"), transcript: transcript,
                                            artifactStore: store.artifactStore)
       try store.save(session, id: "kept", title: "Kept")
     }
@@ -92,7 +93,7 @@ struct SessionStoreTests {
     #expect(url.isFileURL)
     #expect(try Data(contentsOf: url) == Data("persisted bytes".utf8))
 
-    let session = try store.makeSession(id: "kept", model: StubLanguageModel())
+    let session = try store.makeSession(id: "kept", model: ScriptedLanguageModel(identifier: "stub-model"))
     #expect(session.transcript == transcript)
     #expect(session.artifactStore?.reference(id: artifact.id)?.fileURL == url)
   }
@@ -154,7 +155,7 @@ struct SessionStoreTests {
           for index in 0..<20 {
             let own = try Fixtures.storeArtifact("worker \(worker) session \(index)", in: store.artifactStore)
             let session = GenerativeModelSession(
-              model: StubLanguageModel(), transcript: Fixtures.transcript(prompt: "\(worker)-\(index)", artifacts: [shared, own]),
+              model: ScriptedLanguageModel(identifier: "stub-model"), transcript: Fixtures.transcript(prompt: "\(worker)-\(index)", artifacts: [shared, own]),
               artifactStore: store.artifactStore)
             try store.save(session, id: "w\(worker)-\(index)", title: "Worker \(worker) #\(index)")
           }

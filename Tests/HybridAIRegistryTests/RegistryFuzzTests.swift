@@ -7,7 +7,7 @@ import Testing
 /// 5xx, and every answer must match the document.
 @Suite("Registry API fuzzing (schemathesis)")
 struct RegistryFuzzTests {
-  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("registry_fuzz.sh")
+  static let script = TestRepository.file("Tests/HybridAIRegistryTests/registry_fuzz.sh")
 
   @Test("a bounded schemathesis run from openapi.yaml finds no server error and no undocumented answer")
   func fuzzFromTheOpenAPIDocument() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 @testable import HybridAIOnDevice
+import HybridAITestSupport
 import Testing
 
 /// A tool's artifact in a `GeminiModel` session whose model is `hybrid serve`: neither the wire
@@ -10,16 +11,6 @@ import Testing
 @Suite("Server: artifacts never reach the prompt", .serialized)
 struct ArtifactPromptTests {
   static let secret = Data("SECRET-PIXELS".utf8) + Data((0..<64).map { UInt8(($0 * 41) & 0xff) }) + Data("SECRET-PIXELS".utf8)
-
-  struct PaintTool: Tool {
-    typealias Arguments = GeneratedContent
-    let name = "paint"
-    let description = "Paints a picture for the user."
-    let parameters = GenerationSchema(jsonSchema: ["type": "object", "properties": [:], "additionalProperties": false])
-    func call(arguments: GeneratedContent, context: ToolContext) async throws -> ToolOutput {
-      ToolOutput("Painted.", artifacts: [Artifact(data: ArtifactPromptTests.secret, mimeType: "image/png", name: "picture.png")])
-    }
-  }
 
   @Test("the function response on the wire and the server model's prompt hold the reference, not the bytes")
   func serverNeverSeesBytes() async throws {
@@ -30,7 +21,7 @@ struct ArtifactPromptTests {
     let store = try ArtifactStore(directory: directory)
     let cloud = server.geminiModel()
     let session = GenerativeModelSession(
-      model: cloud, tools: [PaintTool()], toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools),
+      model: cloud, tools: [RecordingTool.painter(returning: Self.secret)], toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools),
       artifactStore: store)
     var options = GenerationOptions.gemini(GenerationConfig(temperature: 0, topK: 1, maxOutputTokens: 60))
     options.toolChoice = .required(tools: ["paint"])
@@ -49,7 +40,7 @@ struct ArtifactPromptTests {
     let wireJSON = String(decoding: try encoder.encode(try #require(wire.last)), as: UTF8.self)
     #expect(wireJSON.contains(artifact.id))
     // What the server's model decoded from.
-    let received = try #require(server.model.requests.withLock { $0 }.last)
+    let received = try #require(server.model.requests.last)
     let prompt = try await server.model.base.promptText(for: received)
     // Tool results are rendered as JSON inside <tool_response>, so the line's quotes are escaped.
     for made in response.artifacts {

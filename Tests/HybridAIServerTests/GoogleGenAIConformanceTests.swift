@@ -8,10 +8,10 @@ import Testing
 struct GoogleGenAIConformanceTests {
   @Test("generate, stream, system instruction, chat history, count tokens, models, key and model errors")
   func officialClient() async throws {
-    let python = TestRepository.dependency("venv/bin/python")
+    let python = TestRepository.python
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
                  "the google-genai venv is missing at \(python.path): run scripts/bootstrap (make test does)")
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Conformance/genai_conformance.py")
+    let script = TestRepository.file("Tests/HybridAIServerTests/Conformance/genai_conformance.py")
     let server = try await RunningTestServer.start(apiKeys: ["conformance-key"])
     defer { Task { await server.stop() } }
 
@@ -65,10 +65,10 @@ struct GoogleGenAIConformanceTests {
   /// model honouring tools, tool choice and response schemas (constrained decoding).
   @Test("automatic function calling, a streamed function call, response_schema and response_json_schema")
   func officialClientToolsAndSchemas() async throws {
-    let python = TestRepository.dependency("venv/bin/python")
+    let python = TestRepository.python
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
                  "the google-genai venv is missing at \(python.path): run scripts/bootstrap (make test does)")
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Conformance/genai_tools.py")
+    let script = TestRepository.file("Tests/HybridAIServerTests/Conformance/genai_tools.py")
     let server = try await RunningTestServer.start(apiKeys: ["conformance-key"])
     defer { Task { await server.stop() } }
 

@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
+import HybridAITestSupport
 import Synchronization
 import Testing
 
@@ -13,8 +14,8 @@ struct HybridRoutingTests {
     connectTimeout: .seconds(5), readTimeout: RunningTestServer.patientReadTimeout,
     retryPolicy: GeminiModel.RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20)))
 
-  static func onDevice(path: String = RunningTestServer.modelPath, enabled: Bool = true) -> CountingModel {
-    CountingModel(SystemLanguageModel(modelPath: path, configuration: .init(contextSize: 1024, isEnabled: enabled)))
+  static func onDevice(path: String = RunningTestServer.modelPath, enabled: Bool = true) -> ObservedLanguageModel<SystemLanguageModel> {
+    ObservedLanguageModel(SystemLanguageModel(modelPath: path, configuration: .init(contextSize: 1024, isEnabled: enabled)))
   }
 
   static func cloud(_ url: URL, name: String = RunningTestServer.modelName, key: String? = nil) -> GeminiModel {
@@ -190,25 +191,6 @@ struct HybridRoutingTests {
       if case .response(let response) = entry { response.modelVersion } else { nil }
     }
     #expect(versions == [first.rawResponse.modelVersion, RunningTestServer.modelName])
-  }
-}
-
-/// A real model that counts how often it was asked to generate.
-final class CountingModel: LanguageModel {
-  let base: SystemLanguageModel
-  private let count = Mutex(0)
-
-  init(_ base: SystemLanguageModel) { self.base = base }
-
-  var calls: Int { count.withLock { $0 } }
-  var modelIdentifier: String { base.modelIdentifier }
-  var source: ModelSource { base.source }
-  var availability: ModelAvailability { base.availability }
-  var availabilityDetail: String? { base.availabilityDetail }
-  func supports(_ request: GenerationRequest) async -> RequestSupport { await base.supports(request) }
-  func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
-    count.withLock { $0 += 1 }
-    return base.generate(request)
   }
 }
 

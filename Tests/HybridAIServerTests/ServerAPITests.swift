@@ -199,7 +199,7 @@ struct ServerLifecycleTests {
       let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(600))
       for try await _ in response.body {}
     }
-    func generation() -> ObservedModel.Generation? { server.model.generations.withLock { $0.first } }
+    func generation() -> ObservedBatchedModel.Generation? { server.model.generations.first }
     while (generation()?.deltas ?? 0) < 3 { try await Task.sleep(for: .milliseconds(5)) }
     reader.cancel()                       // the client goes away
     _ = await reader.result

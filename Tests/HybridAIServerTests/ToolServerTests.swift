@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridAITestSupport
 import Synchronization
 import Testing
 
@@ -36,7 +37,7 @@ struct ToolServerTests {
 
   @Test("a GeminiModel session's tool loop through the server: calls out, outputs back in")
   func sessionToolLoop() async throws {
-    let server = try await ScriptedServer.start(ScriptedModel(script: Self.callThenAnswer))
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served(script: Self.callThenAnswer))
     defer { Task { await server.stop() } }
     let tool = WeatherTool()
     let cloud = GeminiModel(name: ScriptedServer.modelName, apiKey: nil, baseURL: server.baseURL)
@@ -54,7 +55,7 @@ struct ToolServerTests {
     #expect(calls.modelVersion == ScriptedServer.modelName)
 
     // What the model behind the server received.
-    let received = server.model.received
+    let received = server.model.requests
     #expect(received.count == 2)
     #expect(received[0].tools.map(\.name) == ["get_weather"])
     #expect(received[0].tools.first?.parameters == tool.parameters)
@@ -84,7 +85,7 @@ struct ToolServerTests {
 
   @Test("generateContent answers a tool call with functionCall parts and STOP; the stream sends them in its last event")
   func functionCallParts() async throws {
-    let server = try await ScriptedServer.start(ScriptedModel { request, _ in
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { request, _ in
       Self.callThenAnswer(request, 0)
     })
     defer { Task { await server.stop() } }
@@ -111,7 +112,7 @@ struct ToolServerTests {
     #expect((last["usageMetadata"] as? [String: Any])?["candidatesTokenCount"] as? Int == 4)
 
     // The model got the converted declaration and tool choice.
-    let request = try #require(server.model.received.first)
+    let request = try #require(server.model.requests.first)
     #expect(request.tools.first?.parameters.jsonSchema == [
       "type": "object", "properties": ["city": ["type": "string"]], "required": ["city"], "additionalProperties": false,
     ])
@@ -120,7 +121,7 @@ struct ToolServerTests {
 
   @Test("a function response turn (no id) answers the call it follows")
   func functionResponseWithoutID() async throws {
-    let server = try await ScriptedServer.start(ScriptedModel { _, _ in [.textDelta("Sunny.")] })
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("Sunny.")] })
     defer { Task { await server.stop() } }
     let reply = try await HTTP.send(.POST, server.url("generateContent"), json: [
       "contents": [
@@ -132,7 +133,7 @@ struct ToolServerTests {
     ])
     #expect(reply.status == 200)
     #expect(parts(try reply.json).first?["text"] as? String == "Sunny.")
-    let entries = try #require(server.model.received.first).transcript.entries
+    let entries = try #require(server.model.requests.first).transcript.entries
     #expect(entries.count == 3)
     guard case .toolCalls(let calls) = entries[1], case .toolOutput(let output) = entries[2] else {
       Issue.record("unexpected entries: \(entries)")
@@ -144,7 +145,7 @@ struct ToolServerTests {
 
   @Test("responseJsonSchema passes through unchanged; responseSchema is converted; JSON mode is the empty schema")
   func schemasPassThrough() async throws {
-    let server = try await ScriptedServer.start(ScriptedModel { _, _ in [.textDelta(#"{"name":"Ada","age":36}"#)] })
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta(#"{"name":"Ada","age":36}"#)] })
     defer { Task { await server.stop() } }
     let jsonSchema: [String: Any] = [
       "type": "object", "title": "Person",
@@ -169,7 +170,7 @@ struct ToolServerTests {
     ])
     #expect(jsonMode.status == 200)
 
-    let received = server.model.received
+    let received = server.model.requests
     #expect(received.count == 3)
     let sentSchema = try JSONValue(jsonString: String(decoding: try JSONSerialization.data(withJSONObject: jsonSchema),
                                                       as: UTF8.self))
@@ -184,7 +185,7 @@ struct ToolServerTests {
 
   @Test("schemas and tools the model cannot take are 400 INVALID_ARGUMENT with a clear message")
   func unsupported() async throws {
-    let model = ScriptedModel(support: { request in
+    let model = ScriptedLanguageModel.served(support: { request in
       if case .string? = request.responseFormat?.schema.jsonSchema["properties"]?["code"]?["pattern"] {
         return .unsupported(.unsupportedSchema("pattern is not supported"))
       }
@@ -222,7 +223,7 @@ struct ToolServerTests {
       "tools": [Self.declarations],
       "toolConfig": ["functionCallingConfig": ["mode": "ANY", "allowedFunctionNames": ["launch"]]]])
     #expect(unknownAllowed.status == 400 && message(unknownAllowed).contains("launch"))
-    #expect(server.model.received.isEmpty, "nothing reached the model")
+    #expect(server.model.requests.isEmpty, "nothing reached the model")
   }
 }
 

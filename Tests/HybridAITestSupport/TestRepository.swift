@@ -1,8 +1,16 @@
 import Foundation
 
 /// Paths in this repository and in what `scripts/bootstrap` installs into `.deps/`, for tests
-/// that load fixtures, reference scripts, models or the pinned Python tools.
+/// that load fixtures, reference scripts, models or the pinned Python tools: the one place every
+/// test target finds them.
 public enum TestRepository {
+  /// A file the tests need that is not there, with what installs it.
+  public struct MissingFile: Error, CustomStringConvertible {
+    /// The path that was looked for.
+    public var path: String
+    public var description: String { "missing \(path): run scripts/bootstrap (make test does)" }
+  }
+
   /// The repository's root directory.
   public static let root = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent()   // HybridAITestSupport
@@ -15,9 +23,31 @@ public enum TestRepository {
   /// `relativePath` inside `.deps/`, e.g. `venv/bin/python`.
   public static func dependency(_ relativePath: String) -> URL { root.appendingPathComponent(".deps/\(relativePath)") }
 
-  /// Where the bootstrap's models are: `$HYBRIDAI_MODELS_DIR`, else `.deps/models`.
+  /// The Python of the bootstrap's virtual environment with the pinned clients (`google-genai`, …).
+  public static var python: URL { dependency("venv/bin/python") }
+
+  /// The Python of the bootstrap's LiteRT reference environment (`ai-edge-litert`).
+  public static var litertPython: URL { dependency("litert-venv/bin/python") }
+
+  /// Where the bootstrap's models are: `$HYBRIDAI_MODELS_DIR` when set and not empty, else `.deps/models`.
   public static var modelsDirectory: URL {
-    ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-      ?? dependency("models")
+    if let models = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"], !models.isEmpty {
+      return URL(fileURLWithPath: models, isDirectory: true)
+    }
+    return dependency("models")
+  }
+
+  /// The test model at `relativePath` inside ``modelsDirectory`` (e.g. `tflite/okay_nabu.tflite`),
+  /// or ``MissingFile`` when the bootstrap has not installed it.
+  public static func model(_ relativePath: String) throws -> URL {
+    let url = modelsDirectory.appendingPathComponent(relativePath)
+    guard FileManager.default.fileExists(atPath: url.path) else { throw MissingFile(path: url.path) }
+    return url
+  }
+
+  /// `url` when it is an executable file, else ``MissingFile``.
+  public static func requireExecutable(_ url: URL) throws -> URL {
+    guard FileManager.default.isExecutableFile(atPath: url.path) else { throw MissingFile(path: url.path) }
+    return url
   }
 }

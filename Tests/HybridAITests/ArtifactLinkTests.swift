@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAITestSupport
 import Testing
 
 /// A structured answer that names artifacts gets their file URLs: the `urls` + text shape of the article on returning images from Foundation Models tools.
@@ -12,9 +13,9 @@ import Testing
 
   static let wav = Data("RIFF-not-really-a-wav".utf8)
 
-  private func session(answering json: String, store: ArtifactStore) throws -> (GenerativeModelSession, RoundScriptedModel) {
+  private func session(answering json: String, store: ArtifactStore) throws -> (GenerativeModelSession, ScriptedLanguageModel) {
     let call = Transcript.ToolCall(id: "s1", toolName: "speak", arguments: try GeneratedContent(json: "{}"))
-    let model = RoundScriptedModel([.toolCalls([call]), .text(json)])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([call]), .text(json)])
     let speak = RecordingTool(name: "speak") { _ in
       ToolOutput("Spoke.", artifacts: [Artifact(data: Self.wav, mimeType: "audio/wav", name: "speech.wav")])
     }
@@ -56,7 +57,7 @@ import Testing
     let (first, model) = try session(answering: "{}", store: store)
     _ = try await first.respond(to: "warm up")   // the first turn stores speech.wav
     let spoken = try #require(store.allReferences().first { $0.name == "speech.wav" })
-    let seen = model.requests.withLock { $0 }.last.map { String(decoding: try! $0.transcript.jsonData(), as: UTF8.self) }
+    let seen = model.requests.last.map { String(decoding: try! $0.transcript.jsonData(), as: UTF8.self) }
     #expect(seen?.contains(spoken.id) == true, "the model's reference line carries the id")
 
     let json = #"{"urls": ["\#(spoken.id)", "artifact:\#(earlier.id)", "artifact:nonexistent"], "text": "t"}"#

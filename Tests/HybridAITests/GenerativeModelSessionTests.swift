@@ -1,4 +1,5 @@
 import HybridAI
+import HybridAITestSupport
 import Testing
 
 @Suite("GenerativeModelSession")
@@ -29,7 +30,7 @@ struct GenerativeModelSessionTests {
     let session = GenerativeModelSession(model: model)
     try await session.respond(to: "first")
     try await session.respond(to: "second")
-    let requests = model.recorded.withLock { $0.requests }
+    let requests = model.recording.requests
     #expect(requests.count == 2)
     #expect(requests[1].transcript.map(\.text) == ["first", "Hello, world!", "second"])
   }
@@ -61,11 +62,11 @@ struct GenerativeModelSessionTests {
     let model = ScriptedLanguageModel(deltas: Array(repeating: "x", count: 1000), delay: .milliseconds(5))
     let session = GenerativeModelSession(model: model)
     let task = Task { try await session.respond(to: "long") }
-    while model.recorded.withLock({ $0.deltasSent }) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+    while model.recording.deltasSent < 2 { try await Task.sleep(for: .milliseconds(1)) }
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
-    while !model.recorded.withLock({ $0.sawCancellation }) { try await Task.sleep(for: .milliseconds(1)) }
-    #expect(model.recorded.withLock { $0.deltasSent } < 1000)
+    while !model.recording.sawCancellation { try await Task.sleep(for: .milliseconds(1)) }
+    #expect(model.recording.deltasSent < 1000)
     #expect(session.transcript.isEmpty)
     #expect(!session.isResponding)
   }
@@ -85,7 +86,7 @@ struct GenerativeModelSessionTests {
     await #expect(throws: GenerationError.exceededContextWindowSize(promptTokens: 900, contextSize: 512)) {
       try await session.respond(to: "hi")
     }
-    #expect(model.recorded.withLock { $0.requests.isEmpty })
+    #expect(model.recording.requests.isEmpty)
   }
 
   @Test("a model stream that ends without completing throws incompleteResponse")
@@ -105,7 +106,7 @@ struct GenerativeModelSessionTests {
     let model = ScriptedLanguageModel()
     let resumed = GenerativeModelSession(model: model, transcript: try Transcript(jsonData: saved))
     try await resumed.respond(to: "two")
-    #expect(model.recorded.withLock { $0.requests[0].transcript.map(\.text) } == ["Be brief.", "one", "Hello, world!", "two"])
+    #expect(model.recording.requests[0].transcript.map(\.text) == ["Be brief.", "one", "Hello, world!", "two"])
     #expect(resumed.transcript.count == 5)
   }
 }

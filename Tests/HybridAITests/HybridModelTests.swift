@@ -1,4 +1,5 @@
 import HybridAI
+import HybridAITestSupport
 import Testing
 
 /// The routing rules of GUIDE §1 on scripted models; the same rules with the real on-device model
@@ -10,8 +11,8 @@ struct HybridModelTests {
 
   func onDevice(_ availability: ModelAvailability = .available, support: RequestSupport = .supported,
                 delay: Duration = .zero) -> ScriptedLanguageModel {
-    ScriptedLanguageModel(identifier: "device", source: .onDevice, deltas: ["on", " device"], delay: delay,
-                          availability: availability, support: support)
+    ScriptedLanguageModel(identifier: "device", source: .onDevice, deltas: ["on", " device"],
+                          availability: availability, support: support, delay: delay)
   }
 
   func cloud(failure: (any Error & Sendable)? = nil, failAfterDeltas: Int = 0, delay: Duration = .zero) -> ScriptedLanguageModel {
@@ -90,7 +91,7 @@ struct HybridModelTests {
     while remote.requestCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
-    while !remote.recorded.withLock({ $0.sawCancellation }) { try await Task.sleep(for: .milliseconds(1)) }
+    while !remote.recording.sawCancellation { try await Task.sleep(for: .milliseconds(1)) }
     #expect(device.requestCount == 0)
   }
 
@@ -122,7 +123,7 @@ struct HybridModelTests {
     let cloudSession = GenerativeModelSession(model: onlyCloud, transcript: session.transcript)
     let second = try await cloudSession.respond(to: "second")
     #expect(second.rawResponse.modelVersion == "cloud-1")
-    let sent = try #require(onlyCloud.recorded.withLock { $0.requests.first })
+    let sent = try #require(onlyCloud.recording.requests.first)
     #expect(sent.transcript.map(\.text) == ["first", "on device", "second"])
     let versions = cloudSession.transcript.compactMap { entry -> String? in
       if case .response(let response) = entry { return response.modelVersion } else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAITestSupport
 import Synchronization
 import Testing
 
@@ -35,7 +36,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: store.directory) }
     let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud,
                                       failure: ScriptedCloudError(offlineReason: .connectionRefused))
-    let device = RoundScriptedModel([.toolCalls([try call("speak", id: "s1")]), .text("Spoken.")])
+    let device = ScriptedLanguageModel.rounds([.toolCalls([try call("speak", id: "s1")]), .text("Spoken.")])
     let speak = ContextTool(name: "speak") { _, context in
       context.report(progress: 0.25, "synthesising")
       context.report(progress: 1, "done")
@@ -102,7 +103,7 @@ import Testing
 
   @Test("a tool that fails with rethrow: its finished event says error, then the stream throws")
   func failingToolEvents() async throws {
-    let model = RoundScriptedModel([.toolCalls([try call("broken", id: "b1")]), .text("never")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try call("broken", id: "b1")]), .text("never")])
     let broken = RecordingTool(name: "broken") { _ in throw CocoaError(.fileReadNoSuchFile) }
     let session = GenerativeModelSession(model: model, tools: [broken],
                                          toolPolicy: ToolExecutionPolicy(failure: .rethrow))
@@ -132,8 +133,8 @@ import Testing
     for await _ in firstText.stream { break }
     task.cancel()
     await #expect(throws: CancellationError.self) { _ = try await task.value }
-    #expect(model.recorded.withLock { $0.sawCancellation })
-    #expect(model.recorded.withLock { $0.deltasSent } < 500)
+    #expect(model.recording.sawCancellation)
+    #expect(model.recording.deltasSent < 500)
     #expect(!session.isResponding)
     #expect(session.transcript.isEmpty)
   }

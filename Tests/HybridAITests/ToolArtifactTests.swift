@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAITestSupport
 import Synchronization
 import Testing
 
@@ -35,7 +36,7 @@ import Testing
   @Test func artifactReachesResponseTranscriptAndStoreButNotThePrompt() async throws {
     let store = try makeStore()
     defer { try? FileManager.default.removeItem(at: store.directory) }
-    let model = RoundScriptedModel([.toolCalls([try call("paint", id: "p1")]), .text("Here is your picture.")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: "p1")]), .text("Here is your picture.")])
     let paint = RecordingTool(name: "paint") { _ in
       ToolOutput("Painted a cat.", artifacts: [
         Artifact(data: Self.secret, mimeType: "image/png", name: "cat.png"),
@@ -61,7 +62,7 @@ import Testing
     #expect(!output.isError)
 
     // What the model saw: the text and one reference line per artifact; no bytes, no paths.
-    let requests = model.requests.withLock { $0 }
+    let requests = model.requests
     #expect(requests.count == 2)
     let seen = try #require(toolOutputs(requests[1].transcript.entries).first)
     let seenText = Transcript.Entry.toolOutput(seen).text
@@ -76,7 +77,7 @@ import Testing
   @Test func streamedResponsesCarryArtifactsToo() async throws {
     let store = try makeStore()
     defer { try? FileManager.default.removeItem(at: store.directory) }
-    let model = RoundScriptedModel([.toolCalls([try call("speak", id: "s1")]), .text("Done.")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try call("speak", id: "s1")]), .text("Done.")])
     let speak = RecordingTool(name: "speak") { _ in
       ToolOutput("Spoke.", artifacts: [Artifact(data: Data(repeating: 1, count: 44), mimeType: "audio/wav", name: "speech.wav")])
     }
@@ -89,7 +90,7 @@ import Testing
   }
 
   @Test func withoutAStoreTheSessionMakesATemporaryOne() async throws {
-    let model = RoundScriptedModel([.toolCalls([try call("paint", id: "p1")]), .text("Ok.")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: "p1")]), .text("Ok.")])
     let paint = RecordingTool(name: "paint") { _ in
       ToolOutput("Painted.", artifacts: [Artifact(data: Self.secret, mimeType: "image/png", name: "a.png")])
     }
@@ -107,7 +108,7 @@ import Testing
     struct Broken: Error {}
     let store = try makeStore()
     defer { try? FileManager.default.removeItem(at: store.directory) }
-    let model = RoundScriptedModel([.toolCalls([try call("paint", id: "p1")]), .text("It failed.")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: "p1")]), .text("It failed.")])
     let paint = RecordingTool(name: "paint") { _ in
       _ = Artifact(data: Self.secret, mimeType: "image/png", name: "half.png")
       throw Broken()
@@ -129,7 +130,7 @@ import Testing
   @Test func aStoreLimitIsATypedErrorAndLeavesNothingHalfWritten() async throws {
     let store = try makeStore(limits: ArtifactStore.Limits(maxArtifactBytes: 100, maxStoreBytes: 1000))
     defer { try? FileManager.default.removeItem(at: store.directory) }
-    let model = RoundScriptedModel([.toolCalls([try call("paint", id: "p1")]), .text("No luck.")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: "p1")]), .text("No luck.")])
     let paint = RecordingTool(name: "paint") { _ in
       ToolOutput("Three pictures.", artifacts: [
         Artifact(data: Data(repeating: 1, count: 10), mimeType: "image/png", name: "one.png"),
@@ -150,7 +151,7 @@ import Testing
     #expect(leftovers(store).isEmpty)
 
     // Reported to the model: an error output, without paths, and no artifacts anywhere.
-    let reportingModel = RoundScriptedModel([.toolCalls([try call("paint", id: "p1")]), .text("No luck.")])
+    let reportingModel = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: "p1")]), .text("No luck.")])
     let reporting = GenerativeModelSession(model: reportingModel, tools: [paint], artifactStore: store)
     let response = try await reporting.respond(to: "Paint three")
     #expect(response.artifacts.isEmpty)
@@ -168,7 +169,7 @@ import Testing
     let store = try makeStore()
     defer { try? FileManager.default.removeItem(at: store.directory) }
     // The tool succeeds, but the final answer is not the JSON asked for: the turn is not committed.
-    let model = RoundScriptedModel([.toolCalls([try call("paint", id: "p1")]), .text("not json")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: "p1")]), .text("not json")])
     let paint = RecordingTool(name: "paint") { _ in
       ToolOutput("Painted.", artifacts: [Artifact(data: Self.secret, mimeType: "image/png", name: "a.png")])
     }
@@ -183,7 +184,7 @@ import Testing
   @Test func progressReportsArriveInOrder() async throws {
     let store = try makeStore()
     defer { try? FileManager.default.removeItem(at: store.directory) }
-    let model = RoundScriptedModel([.toolCalls([try call("render", id: "r1")]), .text("Rendered.")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try call("render", id: "r1")]), .text("Rendered.")])
     let render = ContextTool(name: "render") { _, context in
       context.report(progress: 0.1, "starting")
       context.report(progress: 0.5, "halfway")
@@ -215,7 +216,7 @@ import Testing
     defer { try? FileManager.default.removeItem(at: store.directory) }
     let turns = 15
     func makeSession(_ label: String) throws -> GenerativeModelSession {
-      let model = RoundScriptedModel([.toolCalls([try call("paint", id: label)]), .text("done")], cycling: true)
+      let model = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: label)]), .text("done")], cycling: true)
       let paint = ContextTool(name: "paint") { _, context in
         await Task.yield()
         let bytes = Data("\(label)-\(context.callID)-\(UUID().uuidString)".utf8)

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAITestSupport
 import Testing
 
 /// The session's tool loop, with scripted models (the real models' tool calls are tested in
@@ -10,7 +11,7 @@ import Testing
   }
 
   @Test func runsToolCallsAndRecordsThemInOrder() async throws {
-    let model = RoundScriptedModel([
+    let model = ScriptedLanguageModel.rounds([
       .toolCalls([try Self.call("add", #"{"a":2,"b":3}"#, id: "c1"), try Self.call("add", #"{"a":10,"b":1}"#, id: "c2")]),
       .text("The sums are 5 and 11."),
     ])
@@ -33,9 +34,9 @@ import Testing
       }
     }
     #expect(kinds == ["prompt", "toolCalls", "output:c1=5", "output:c2=11", "response"])
-    #expect(add.calls.withLock { $0.count } == 2)
+    #expect(add.calls.count == 2)
     // The second request carries the calls and outputs, and the tool definitions both times.
-    let requests = model.requests.withLock { $0 }
+    let requests = model.requests
     #expect(requests.count == 2)
     #expect(requests.allSatisfy { $0.tools.map(\.name) == ["add"] })
     #expect(requests[1].transcript.count == requests[0].transcript.count + 3)
@@ -51,7 +52,7 @@ import Testing
   }
 
   @Test func unknownToolIsATypedErrorAndLeavesTheTranscriptAlone() async throws {
-    let model = RoundScriptedModel([.toolCalls([try Self.call("delete_everything", "{}", id: "x")])])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("delete_everything", "{}", id: "x")])])
     let session = GenerativeModelSession(model: model, tools: [RecordingTool(name: "add") { _ in "0" }])
     await #expect(throws: GenerationError.unknownTool(name: "delete_everything", arguments: "{}")) {
       try await session.respond(to: "Go")
@@ -60,20 +61,20 @@ import Testing
   }
 
   @Test func loopStopsAfterTheMaximumRounds() async throws {
-    let model = RoundScriptedModel([.toolCalls([try Self.call("ping", "{}", id: "p")])])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("ping", "{}", id: "p")])])
     let ping = RecordingTool(name: "ping") { _ in "pong" }
     let session = GenerativeModelSession(model: model, tools: [ping], toolPolicy: ToolExecutionPolicy(maximumRounds: 3))
     await #expect(throws: GenerationError.toolCallLimitExceeded(rounds: 3)) {
       try await session.respond(to: "Ping forever")
     }
-    #expect(ping.calls.withLock { $0.count } == 3)
-    #expect(model.requests.withLock { $0.count } == 4)
+    #expect(ping.calls.count == 3)
+    #expect(model.requests.count == 4)
   }
 
   struct Broken: Error, CustomStringConvertible { var description: String { "the disk is on fire" } }
 
   @Test func aFailingToolReachesTheModelAsAnErrorOutput() async throws {
-    let model = RoundScriptedModel([.toolCalls([try Self.call("fail", "{}", id: "f1")]), .text("Sorry, that failed.")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("fail", "{}", id: "f1")]), .text("Sorry, that failed.")])
     let session = GenerativeModelSession(model: model, tools: [RecordingTool(name: "fail") { _ in throw Broken() }])
     let response = try await session.respond(to: "Try it")
     #expect(response.content == "Sorry, that failed.")
@@ -86,7 +87,7 @@ import Testing
   }
 
   @Test func aFailingToolIsRethrownWhenThePolicySaysSo() async throws {
-    let model = RoundScriptedModel([.toolCalls([try Self.call("fail", #"{"x":1}"#, id: "f1")]), .text("unused")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("fail", #"{"x":1}"#, id: "f1")]), .text("unused")])
     let session = GenerativeModelSession(model: model, tools: [RecordingTool(name: "fail") { _ in throw Broken() }],
                                          toolPolicy: ToolExecutionPolicy(failure: .rethrow))
     do {
@@ -111,7 +112,7 @@ import Testing
       let parameters = GenerationSchema(jsonSchema: ["type": "object"])
       func call(arguments: Arguments, context: ToolContext) async throws -> ToolOutput { "\(arguments.count)" }
     }
-    let model = RoundScriptedModel([.toolCalls([try Self.call("typed", #"{"count":"many"}"#, id: "t")])])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("typed", #"{"count":"many"}"#, id: "t")])])
     let session = GenerativeModelSession(model: model, tools: [Typed()])
     do {
       try await session.respond(to: "Count")
@@ -123,15 +124,15 @@ import Testing
   }
 
   @Test func requiredToolChoiceIsRelaxedAfterTheCallsSoTheModelCanAnswer() async throws {
-    let model = RoundScriptedModel([.toolCalls([try Self.call("ping", "{}", id: "p")]), .text("done")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("ping", "{}", id: "p")]), .text("done")])
     let session = GenerativeModelSession(model: model, tools: [RecordingTool(name: "ping") { _ in "pong" }])
     _ = try await session.respond(to: "Ping once", options: GenerationOptions(toolChoice: .required()))
-    let choices = model.requests.withLock { $0.map(\.options.toolChoice) }
+    let choices = model.requests.map(\.options.toolChoice)
     #expect(choices == [.required(), .automatic])
   }
 
   @Test func transcriptWithToolEntriesRoundTripsThroughJSONAndContinues() async throws {
-    let model = RoundScriptedModel([.toolCalls([try Self.call("ping", #"{"b":1,"a":2}"#, id: "p")]), .text("pong received")])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("ping", #"{"b":1,"a":2}"#, id: "p")]), .text("pong received")])
     let ping = RecordingTool(name: "ping") { _ in "pong" }
     let session = GenerativeModelSession(model: model, tools: [ping], instructions: "Be brief.")
     _ = try await session.respond(to: "Ping")
@@ -143,7 +144,7 @@ import Testing
     let text = String(decoding: data, as: UTF8.self)
     #expect(text.contains(#"{\"b\":1,\"a\":2}"#))
 
-    let continued = GenerativeModelSession(model: RoundScriptedModel([.text("again")]), tools: [ping], transcript: restored)
+    let continued = GenerativeModelSession(model: ScriptedLanguageModel.rounds([.text("again")]), tools: [ping], transcript: restored)
     let next = try await continued.respond(to: "And now?")
     #expect(next.content == "again")
     #expect(continued.transcript.count == restored.count + 2)
@@ -152,18 +153,18 @@ import Testing
 
 extension ToolLoopTests {
   @Test func afterTheLastRoundTheModelCanBeMadeToAnswer() async throws {
-    let model = RoundScriptedModel([.toolCalls([try Self.call("ping", "{}", id: "p")]), .toolCalls([try Self.call("ping", "{}", id: "q")]),
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("ping", "{}", id: "p")]), .toolCalls([try Self.call("ping", "{}", id: "q")]),
                                     .text("final")])
     let session = GenerativeModelSession(model: model, tools: [RecordingTool(name: "ping") { _ in "pong" }],
                                          toolPolicy: ToolExecutionPolicy(maximumRounds: 2, limit: .answerWithoutTools))
     let response = try await session.respond(to: "Ping")
     #expect(response.content == "final")
-    let choices = model.requests.withLock { $0.map(\.options.toolChoice) }
+    let choices = model.requests.map(\.options.toolChoice)
     #expect(choices == [nil, nil, ToolChoice.none])
   }
 
   @Test func aModelThatIgnoresToolChoiceNoneStillHitsTheLimit() async throws {
-    let model = RoundScriptedModel([.toolCalls([try Self.call("ping", "{}", id: "p")])])
+    let model = ScriptedLanguageModel.rounds([.toolCalls([try Self.call("ping", "{}", id: "p")])])
     let session = GenerativeModelSession(model: model, tools: [RecordingTool(name: "ping") { _ in "pong" }],
                                          toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools))
     await #expect(throws: GenerationError.toolCallLimitExceeded(rounds: 1)) { try await session.respond(to: "Ping") }

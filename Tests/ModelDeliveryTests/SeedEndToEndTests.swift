@@ -1,9 +1,9 @@
 import Foundation
 import HybridAI
 import HybridAIOnDevice
+import HybridAITestSupport
 import ModelDelivery
 import TFLite
-import HybridAITestSupport
 import Testing
 
 /// Firebase ML's custom-model flow end to end, on real parts: deploy a .tflite model to `hybrid serve`'s registry,
@@ -11,20 +11,6 @@ import Testing
 /// delivered the same way.
 @Suite("Seed flow: registry → ModelDownloader → Interpreter / SystemLanguageModel")
 struct SeedEndToEndTests {
-  static var modelsDirectory: URL {
-    if let models = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"], !models.isEmpty {
-      return URL(fileURLWithPath: models)
-    }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent(".deps/models")
-  }
-
-  static func requireFile(_ relativePath: String) throws -> URL {
-    let url = modelsDirectory.appendingPathComponent(relativePath)
-    try #require(FileManager.default.fileExists(atPath: url.path), "missing \(url.path): run scripts/bootstrap (make test does)")
-    return url
-  }
-
   /// Runs selfie segmentation on a fixed gradient picture and returns the output tensor's bytes.
   static func segment(modelPath: String) throws -> (shape: [Int], data: Data) {
     let interpreter = try Interpreter(modelPath: modelPath)
@@ -40,7 +26,7 @@ struct SeedEndToEndTests {
 
   @Test("deploy selfie_segmentation, getModel(.localModelUpdateInBackground), Interpreter(modelPath:) runs it like the original")
   func tfliteModelFromTheRegistry() async throws {
-    let original = try Self.requireFile("tflite/selfie_segmentation.tflite")
+    let original = try TestRepository.model("tflite/selfie_segmentation.tflite")
     let registry = try await RunningRegistry.start()
     let directory = try TestSupport.temporaryDirectory()
     defer {

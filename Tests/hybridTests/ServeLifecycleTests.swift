@@ -61,7 +61,7 @@ struct ServeLifecycleTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             process.arguments = ["-sN"] + arguments
-            FileManager.default.createFile(atPath: file.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
             let output = try FileHandle(forWritingTo: file)
             defer { try? output.close() }
             process.standardOutput = output

@@ -1,20 +1,12 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// `hybrid tflite inspect` and `hybrid tflite run`, run as a user would run them, on the models
 /// and the Python LiteRT reference that scripts/bootstrap installs.
 @Suite("hybrid tflite")
 struct TFLiteCommandTests {
-  static let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  static func model(_ name: String) throws -> String {
-    let directory = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"].map { URL(fileURLWithPath: $0) }
-      ?? repositoryRoot.appendingPathComponent(".deps/models")
-    let path = directory.appendingPathComponent("tflite/\(name)").path
-    try #require(FileManager.default.fileExists(atPath: path), "missing \(path): run scripts/bootstrap")
-    return path
-  }
+  static func model(_ name: String) throws -> String { try TestRepository.model("tflite/\(name)").path }
 
   func run(_ arguments: [String]) throws -> HybridCommandTests.Run {
     try #require(FileManager.default.isExecutableFile(atPath: HybridCommandTests.executable.path),
@@ -62,7 +54,7 @@ struct TFLiteCommandTests {
 
   @Test("run --input … --output equals Python's LiteRT byte for byte")
   func runMatchesReference() throws {
-    let python = Self.repositoryRoot.appendingPathComponent(".deps/litert-venv/bin/python")
+    let python = TestRepository.litertPython
     try #require(FileManager.default.isExecutableFile(atPath: python.path), "missing \(python.path): run scripts/bootstrap")
     let model = try Self.model("selfie_segmentation.tflite")
     let directory = try Self.temporaryDirectory()
@@ -85,7 +77,7 @@ struct TFLiteCommandTests {
 
     let process = Process()
     process.executableURL = python
-    process.arguments = [Self.repositoryRoot.appendingPathComponent("Tests/TFLiteTests/Reference/litert_reference.py").path,
+    process.arguments = [TestRepository.file("Tests/TFLiteTests/Reference/litert_reference.py").path,
                          model, directory.appendingPathComponent("reference").path, "--threads", "2",
                          "--input", inputFile.path]
     process.standardError = FileHandle.nullDevice

@@ -1,7 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
-import Synchronization
+import HybridAITestSupport
 
 /// Retries fast enough for tests.
 let fastRetries = GeminiModel.RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(2), maxBackoff: .milliseconds(10))
@@ -60,17 +60,7 @@ func jsonBody(_ request: TestHTTPServer.Request) throws -> JSONValue {
 }
 
 /// A stand-in on-device model for hybrid-routing tests: answers "on-device answer".
-struct StubOnDeviceModel: LanguageModel {
-  var modelIdentifier: String { "stub-on-device" }
-  var source: ModelSource { .onDevice }
-  var availability: ModelAvailability { .available }
-  func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
-  func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
-    AsyncThrowingStream { continuation in
-      continuation.yield(.textDelta("on-device answer"))
-      continuation.yield(.completed(RawResponse(modelVersion: modelIdentifier, source: .onDevice,
-                                                usage: Usage(promptTokens: 1, outputTokens: 3), finishReason: .stop)))
-      continuation.finish()
-    }
-  }
+func stubOnDeviceModel() -> ScriptedLanguageModel {
+  ScriptedLanguageModel(identifier: "stub-on-device", deltas: ["on-device answer"], modelVersion: "stub-on-device",
+                        usage: Usage(promptTokens: 1, outputTokens: 3))
 }

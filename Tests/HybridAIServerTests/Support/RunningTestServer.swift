@@ -16,7 +16,7 @@ final class RunningTestServer: Sendable {
 
   let log: RequestLog
   /// The served model, wrapped so tests can see how its generations ended.
-  let model: ObservedModel
+  let model: ObservedBatchedModel
   private let server: RunningServer
 
   var port: Int { server.port }
@@ -33,7 +33,7 @@ final class RunningTestServer: Sendable {
                 configuration: GeminiModel.Configuration(readTimeout: Self.patientReadTimeout))
   }
 
-  private init(server: RunningServer, log: RequestLog, model: ObservedModel) {
+  private init(server: RunningServer, log: RequestLog, model: ObservedBatchedModel) {
     self.server = server
     self.log = log
     self.model = model
@@ -48,7 +48,7 @@ final class RunningTestServer: Sendable {
     configuration.maxConcurrentSequences = maxConcurrentSequences
     configuration.contextSizePerSequence = 1024
     let batched = BatchedLanguageModel(modelPath: modelPath, configuration: configuration)
-    let model = ObservedModel(batched)
+    let model = ObservedLanguageModel(batched)
     let log = RequestLog()
     let api = GeminiCompatibleAPI(
       models: [ServedModel(name: modelName, model: model, inputTokenLimit: configuration.contextSizePerSequence,
@@ -72,3 +72,6 @@ final class RequestLog: Sendable {
   let requests = Mutex<[GenerateContentRequest]>([])
   func append(_ request: GenerateContentRequest) { requests.withLock { $0.append(request) } }
 }
+
+/// The served model of ``RunningTestServer``: the real batched model, observed.
+typealias ObservedBatchedModel = ObservedLanguageModel<BatchedLanguageModel>

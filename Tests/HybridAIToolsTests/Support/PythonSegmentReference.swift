@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// Runs a segmentation model with Google's Python LiteRT interpreter
@@ -11,10 +12,9 @@ enum PythonSegmentReference {
     let values: [Float]
   }
 
-  static var python: URL { ToolTestSupport.repositoryRoot.appendingPathComponent(".deps/litert-venv/bin/python") }
+  static var python: URL { TestRepository.litertPython }
   static var script: URL {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Reference/segment_reference.py")
+    TestRepository.file("Tests/HybridAIToolsTests/Reference/segment_reference.py")
   }
 
   /// Runs `model` once on `input` (the raw float32 bytes of its input tensor) with `threads`

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import HybridAI
 import Synchronization
 import TFLiteImage
@@ -7,18 +8,9 @@ import Testing
 /// Shared helpers: a tool context that records progress, temporary directories, the test model,
 /// and a generated portrait.
 enum ToolTestSupport {
-  static let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
   /// `$HYBRIDAI_MODELS_DIR/tflite/selfie_segmentation.tflite`, else `.deps/models/tflite/…`.
   static func selfieSegmentationModelPath(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    let directory: URL
-    if let models = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"], !models.isEmpty {
-      directory = URL(fileURLWithPath: models).appendingPathComponent("tflite")
-    } else {
-      directory = repositoryRoot.appendingPathComponent(".deps/models/tflite")
-    }
-    let path = directory.appendingPathComponent("selfie_segmentation.tflite").path
+    let path = TestRepository.modelsDirectory.appendingPathComponent("tflite/selfie_segmentation.tflite").path
     try #require(FileManager.default.fileExists(atPath: path),
                  "test model missing at \(path): run scripts/bootstrap", sourceLocation: sourceLocation)
     return path

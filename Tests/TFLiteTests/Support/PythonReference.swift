@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// Runs a model with Google's Python LiteRT interpreter (`ai_edge_litert.interpreter.Interpreter`,
@@ -25,10 +26,9 @@ enum PythonReference {
     let details: Details
   }
 
-  static var python: URL { TestModels.repositoryRoot.appendingPathComponent(".deps/litert-venv/bin/python") }
+  static var python: URL { TestRepository.litertPython }
   static var script: URL {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("Reference/litert_reference.py")
+    TestRepository.file("Tests/TFLiteTests/Reference/litert_reference.py")
   }
 
   /// Runs `model` on `inputs` (one Data per input, each `frames` tensors back to back).

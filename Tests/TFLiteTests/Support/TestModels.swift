@@ -1,18 +1,11 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// Where the test models, the reference Python and its script are (all installed by
 /// scripts/bootstrap into .deps/ beside the package).
 enum TestModels {
-  static let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-  static var directory: URL {
-    if let models = ProcessInfo.processInfo.environment["HYBRIDAI_MODELS_DIR"], !models.isEmpty {
-      return URL(fileURLWithPath: models).appendingPathComponent("tflite")
-    }
-    return repositoryRoot.appendingPathComponent(".deps/models/tflite")
-  }
+  static var directory: URL { TestRepository.modelsDirectory.appendingPathComponent("tflite") }
 
   static let selfieSegmentation = "selfie_segmentation.tflite"
   static let faceDetection = "face_detection_short_range.tflite"
