@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import HybridAI
 import HybridAIGemini
 import Testing

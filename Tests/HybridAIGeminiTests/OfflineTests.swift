@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import HybridAI
 import HybridAIHTTP
 @testable import HybridAIGemini

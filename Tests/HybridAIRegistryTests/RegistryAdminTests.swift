@@ -1,13 +1,14 @@
 import Foundation
+import HybridAITestSupport
 import NIOHTTP1
 import Testing
 
 /// The admin API: models, versions, publishing, roll-outs, authorization, name checks, upload limits.
 @Suite("Registry admin API")
 struct RegistryAdminTests {
-  @Test("create, list, get, upload, publish, unpublish, delete")
-  func modelLifecycle() async throws {
-    try await RegistryTestServer.with { server in
+  @Test("create, list, get, upload, publish, unpublish, delete", arguments: ServerTransport.allCases)
+  func modelLifecycle(over transport: ServerTransport) async throws {
+    try await RegistryTestServer.with(transport: transport) { server in
       let created = try await server.createModel("selfie", description: "Segments people", tags: ["vision", "beta"])
       #expect(created.header("location") == "/v1/admin/models/selfie")
       let model = try created.json
@@ -95,33 +96,33 @@ struct RegistryAdminTests {
     }
   }
 
-  @Test("admin calls without a token, or with a wrong one, are refused; without a configured token the admin API is off")
-  func adminAuthorization() async throws {
-    try await RegistryTestServer.with { server in
+  @Test("admin calls without a token, or with a wrong one, are refused; without a configured token the admin API is off", arguments: ServerTransport.allCases)
+  func adminAuthorization(over transport: ServerTransport) async throws {
+    try await RegistryTestServer.with(transport: transport) { server in
       let url = server.url("/v1/admin/models")
       for headers in [[:], ["authorization": "Bearer wrong"], ["authorization": "Basic \(RegistryTestServer.adminToken)"],
                       ["authorization": "Bearer"], ["authorization": "Bearer \(RegistryTestServer.adminToken)x"]] {
-        let reply = try await RegistryHTTP.send(.GET, url, headers: headers)
+        let reply = try await TestHTTP.send(.GET, url, headers: headers)
         #expect(reply.status == 401, "\(headers)")
         #expect(reply.errorStatus == "UNAUTHENTICATED")
         #expect(reply.header("www-authenticate")?.hasPrefix("Bearer") == true)
       }
-      let refusedUpload = try await RegistryHTTP.send(.POST, server.url("/v1/admin/models/x/versions"), body: RegistryFixtures.other)
+      let refusedUpload = try await TestHTTP.send(.POST, server.url("/v1/admin/models/x/versions"), body: RegistryFixtures.other)
       #expect(refusedUpload.status == 401)
-      #expect(try await RegistryHTTP.send(.GET, url, headers: ["authorization": "bearer \(RegistryTestServer.adminToken)"]).status == 200,
+      #expect(try await TestHTTP.send(.GET, url, headers: ["authorization": "bearer \(RegistryTestServer.adminToken)"]).status == 200,
               "the scheme is case-insensitive")
     }
-    try await RegistryTestServer.with(adminToken: nil) { server in
+    try await RegistryTestServer.with(adminToken: nil, transport: transport) { server in
       let reply = try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models"))
       #expect(reply.status == 403)
       #expect(reply.errorStatus == "PERMISSION_DENIED")
-      #expect(try await RegistryHTTP.send(.POST, server.url("/v1/admin/models"), json: ["name": "x"]).status == 403)
+      #expect(try await TestHTTP.send(.POST, server.url("/v1/admin/models"), json: ["name": "x"]).status == 403)
     }
   }
 
-  @Test("names, versions and blob ids with path tricks are refused with 400 INVALID_ARGUMENT")
-  func pathTricksAreRefused() async throws {
-    try await RegistryTestServer.with { server in
+  @Test("names, versions and blob ids with path tricks are refused with 400 INVALID_ARGUMENT", arguments: ServerTransport.allCases)
+  func pathTricksAreRefused(over transport: ServerTransport) async throws {
+    try await RegistryTestServer.with(transport: transport) { server in
       let badNames = ["", ".", "..", "a/b", "../etc", "a\u{0}b", "a b", "%2F", "a%2Fb", "-lead", "_lead", ".hidden", "ü",
                       String(repeating: "a", count: 65), "a\nb", "a:b"]
       for name in badNames {
@@ -142,7 +143,7 @@ struct RegistryAdminTests {
         }
         let upload = try await RegistryHTTP.admin(.POST, server.url("/v1/admin/models/\(component)/versions"), body: RegistryFixtures.other)
         #expect(upload.status == 400, "upload to \(component)")
-        let download = try await RegistryHTTP.send(.GET, server.url("/v1/models/\(component):download"))
+        let download = try await TestHTTP.send(.GET, server.url("/v1/models/\(component):download"))
         #expect(download.status == 400, "download \(component): \(download.status)")
         #expect(download.errorStatus == "INVALID_ARGUMENT")
       }
@@ -160,16 +161,16 @@ struct RegistryAdminTests {
       }
       let sha = RegistryFixtures.tfliteSHA256
       for blob in [sha.uppercased(), String(sha.dropLast()), sha + "0", "..", "%2E%2E", String(sha.dropLast(2)) + "%2F"] {
-        let reply = try await RegistryHTTP.send(.GET, server.url("/v1/blobs/\(blob)?expires=1&signature=00"))
+        let reply = try await TestHTTP.send(.GET, server.url("/v1/blobs/\(blob)?expires=1&signature=00"))
         #expect(reply.status == 400, "blob \(blob)")
       }
       #expect(server.files(in: server.blobsDirectory).isEmpty)
     }
   }
 
-  @Test("methods a resource does not have are 405 with Allow")
-  func methodNotAllowed() async throws {
-    try await RegistryTestServer.with { server in
+  @Test("methods a resource does not have are 405 with Allow", arguments: ServerTransport.allCases)
+  func methodNotAllowed(over transport: ServerTransport) async throws {
+    try await RegistryTestServer.with(transport: transport) { server in
       try await server.createModel("m")
       let cases: [(HTTPMethod, String, String)] = [
         (.PATCH, "/v1/admin/models", "GET, HEAD, POST"),
@@ -190,18 +191,18 @@ struct RegistryAdminTests {
         // GET, POST and DELETE on a version path reach the admin API (and its token check) first.
         let versionPathMethod = path.contains("/versions/") && [.GET, .POST, .DELETE].contains(method)
         for headers in versionPathMethod ? [RegistryHTTP.adminHeaders] : [RegistryHTTP.adminHeaders, [:]] {
-          let reply = try await RegistryHTTP.send(method, server.url(path), headers: headers)
+          let reply = try await TestHTTP.send(method, server.url(path), headers: headers)
           #expect(reply.status == 405, "\(method) \(path)")
           #expect(reply.header("allow") == allow, "\(method) \(path)")
         }
       }
-      #expect(try await RegistryHTTP.send(.PUT, server.url("/v1/models/m")).status == 404, "Gemini paths are as before")
+      #expect(try await TestHTTP.send(.PUT, server.url("/v1/models/m")).status == 404, "Gemini paths are as before")
     }
   }
 
-  @Test("descriptions and tags with NUL characters are refused (SQLite would cut them short)")
-  func nulCharacters() async throws {
-    try await RegistryTestServer.with { server in
+  @Test("descriptions and tags with NUL characters are refused (SQLite would cut them short)", arguments: ServerTransport.allCases)
+  func nulCharacters(over transport: ServerTransport) async throws {
+    try await RegistryTestServer.with(transport: transport) { server in
       for body in [["name": "n", "description": "a\u{0}b"], ["name": "n", "tags": ["x\u{0}"]]] as [[String: Any]] {
         let reply = try await RegistryHTTP.admin(.POST, server.url("/v1/admin/models"), json: body)
         #expect(reply.status == 400)
@@ -219,7 +220,7 @@ struct RegistryAdminTests {
       try await server.createModel("limited")
       let versions = server.url("/v1/admin/models/limited/versions")
 
-      let chunked = try await RegistryHTTP.send(.POST, versions, headers: RegistryHTTP.adminHeaders,
+      let chunked = try await TestHTTP.send(.POST, versions, headers: RegistryHTTP.adminHeaders,
                                                 stream: [RegistryFixtures.other, RegistryFixtures.other])
       #expect(chunked.status == 411)
       #expect(chunked.errorStatus == "INVALID_ARGUMENT")
@@ -250,13 +251,13 @@ struct RegistryAdminTests {
     }
   }
 
-  @Test("roll-outs name distinct published versions whose percentages add up to 100")
-  func rolloutValidation() async throws {
-    try await RegistryTestServer.with { server in
+  @Test("roll-outs name distinct published versions whose percentages add up to 100", arguments: ServerTransport.allCases)
+  func rolloutValidation(over transport: ServerTransport) async throws {
+    try await RegistryTestServer.with(transport: transport) { server in
       try await server.publishedModel("rolled", files: [RegistryFixtures.tflite, RegistryFixtures.gguf])
       try await server.upload(RegistryFixtures.other, to: "rolled")   // 3, a draft
       let rollout = server.url("/v1/admin/models/rolled/rollout")
-      func put(_ splits: [[String: Any]]) async throws -> RegistryHTTP.Reply {
+      func put(_ splits: [[String: Any]]) async throws -> TestHTTP.Reply {
         try await RegistryHTTP.admin(.PUT, rollout, json: ["splits": splits])
       }
       let invalid: [[[String: Any]]] = [

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// `GET|HEAD /v1/blobs/{sha256}`: signed URLs, expiry, ranges.
@@ -16,7 +17,7 @@ struct RegistryBlobTests {
     try await RegistryTestServer.with { server in
       try await server.publishedModel("signed", files: [RegistryFixtures.tflite, RegistryFixtures.gguf])
       let uri = try await server.downloadURI("signed")
-      let whole = try await RegistryHTTP.send(.GET, uri)
+      let whole = try await TestHTTP.send(.GET, uri)
       #expect(whole.status == 200)
       #expect(whole.body == RegistryFixtures.gguf)
       #expect(whole.header("etag") == "\"\(RegistryFixtures.ggufSHA256)\"")
@@ -41,22 +42,22 @@ struct RegistryBlobTests {
         ("no query", server.url("/v1/blobs/\(RegistryFixtures.ggufSHA256)")),
       ]
       for (change, url) in tampered {
-        let reply = try await RegistryHTTP.send(.GET, url)
+        let reply = try await TestHTTP.send(.GET, url)
         #expect(reply.status == 403, "\(change)")
         #expect(reply.errorStatus == "PERMISSION_DENIED", "\(change)")
         #expect(reply.errorMessage?.contains("invalid") == true, "\(change): \(reply.errorMessage ?? "")")
-        #expect(try await RegistryHTTP.send(.HEAD, url).status == 403, "HEAD with \(change)")
+        #expect(try await TestHTTP.send(.HEAD, url).status == 403, "HEAD with \(change)")
       }
 
       server.clock.advance(by: 599)
-      #expect(try await RegistryHTTP.send(.GET, uri).status == 200, "still valid a second before expiry")
+      #expect(try await TestHTTP.send(.GET, uri).status == 200, "still valid a second before expiry")
       server.clock.advance(by: 1)
-      let expired = try await RegistryHTTP.send(.GET, uri)
+      let expired = try await TestHTTP.send(.GET, uri)
       #expect(expired.status == 403)
       #expect(expired.errorStatus == "PERMISSION_DENIED")
       #expect(expired.errorMessage?.contains("expired") == true)
       // A fresh URL works again.
-      #expect(try await RegistryHTTP.send(.GET, try await server.downloadURI("signed")).status == 200)
+      #expect(try await TestHTTP.send(.GET, try await server.downloadURI("signed")).status == 200)
     }
   }
 
@@ -67,9 +68,9 @@ struct RegistryBlobTests {
       let size = file.count
       try await server.publishedModel("ranged", files: [file])
       let uri = try await server.downloadURI("ranged")
-      let eTag = try #require(try await RegistryHTTP.send(.HEAD, uri).header("etag"))
+      let eTag = try #require(try await TestHTTP.send(.HEAD, uri).header("etag"))
 
-      let whole = try await RegistryHTTP.send(.GET, uri)
+      let whole = try await TestHTTP.send(.GET, uri)
       #expect(whole.status == 200)
       #expect(whole.body == file)
 
@@ -82,43 +83,43 @@ struct RegistryBlobTests {
         ("bytes=\(size - 1)-\(size - 1)", (size - 1)...(size - 1)),
       ]
       for (range, bytes) in cases {
-        let reply = try await RegistryHTTP.send(.GET, uri, headers: ["Range": range])
+        let reply = try await TestHTTP.send(.GET, uri, headers: ["Range": range])
         #expect(reply.status == 206, "\(range)")
         #expect(reply.header("content-range") == "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)", "\(range)")
         #expect(reply.header("content-length") == String(bytes.count), "\(range)")
         #expect(reply.body == file[bytes], "\(range)")
       }
       for range in ["bytes=\(size)-", "bytes=\(size)-\(size + 10)", "bytes=-0", "bytes=99999999999999999999999-"] {
-        let reply = try await RegistryHTTP.send(.GET, uri, headers: ["Range": range])
+        let reply = try await TestHTTP.send(.GET, uri, headers: ["Range": range])
         #expect(reply.status == 416, "\(range)")
         #expect(reply.header("content-range") == "bytes */\(size)", "\(range)")
         #expect(reply.errorStatus == "OUT_OF_RANGE")
       }
       for ignored in ["bytes=0-1,5-6", "items=0-1", "bytes=5-1", "bytes=a-b"] {
-        let reply = try await RegistryHTTP.send(.GET, uri, headers: ["Range": ignored])
+        let reply = try await TestHTTP.send(.GET, uri, headers: ["Range": ignored])
         #expect(reply.status == 200, "\(ignored)")
         #expect(reply.body.count == size, "\(ignored)")
       }
 
-      let resumed = try await RegistryHTTP.send(.GET, uri, headers: ["Range": "bytes=10-", "If-Range": eTag])
+      let resumed = try await TestHTTP.send(.GET, uri, headers: ["Range": "bytes=10-", "If-Range": eTag])
       #expect(resumed.status == 206)
       #expect(resumed.body == file[10...])
-      let changed = try await RegistryHTTP.send(.GET, uri, headers: ["Range": "bytes=10-", "If-Range": "\"\(String(repeating: "0", count: 64))\""])
+      let changed = try await TestHTTP.send(.GET, uri, headers: ["Range": "bytes=10-", "If-Range": "\"\(String(repeating: "0", count: 64))\""])
       #expect(changed.status == 200, "a different If-Range gets the whole file")
       #expect(changed.body == file)
 
-      let head = try await RegistryHTTP.send(.HEAD, uri)
+      let head = try await TestHTTP.send(.HEAD, uri)
       #expect(head.status == 200)
       #expect(head.body.isEmpty)
       #expect(head.header("content-length") == String(size))
       #expect(head.header("accept-ranges") == "bytes")
-      let headRange = try await RegistryHTTP.send(.HEAD, uri, headers: ["Range": "bytes=5-9"])
+      let headRange = try await TestHTTP.send(.HEAD, uri, headers: ["Range": "bytes=5-9"])
       #expect(headRange.status == 206)
       #expect(headRange.header("content-range") == "bytes 5-9/\(size)")
       #expect(headRange.header("content-length") == "5")
-      #expect(try await RegistryHTTP.send(.HEAD, uri, headers: ["Range": "bytes=\(size)-"]).status == 416)
+      #expect(try await TestHTTP.send(.HEAD, uri, headers: ["Range": "bytes=\(size)-"]).status == 416)
 
-      let notModified = try await RegistryHTTP.send(.GET, uri, headers: ["If-None-Match": eTag])
+      let notModified = try await TestHTTP.send(.GET, uri, headers: ["If-None-Match": eTag])
       #expect(notModified.status == 304)
       #expect(notModified.body.isEmpty)
     }
@@ -130,7 +131,7 @@ struct RegistryBlobTests {
       try await server.publishedModel("fleeting", files: [RegistryFixtures.other])
       let uri = try await server.downloadURI("fleeting")
       #expect(try await RegistryHTTP.admin(.DELETE, server.url("/v1/admin/models/fleeting")).status == 204)
-      let reply = try await RegistryHTTP.send(.GET, uri)
+      let reply = try await TestHTTP.send(.GET, uri)
       #expect(reply.status == 404)
       #expect(reply.errorStatus == "NOT_FOUND")
     }

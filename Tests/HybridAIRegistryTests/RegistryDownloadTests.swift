@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// `GET /v1/models/{name}:download`: which version an installation gets, 304s, and the URLs handed out.
@@ -118,7 +119,7 @@ struct RegistryDownloadTests {
       #expect(info.status == 200)
       let uriText = try info.json["downloadUri"] as? String
       let uri = try #require(uriText.flatMap { URL(string: $0) })
-      #expect(try await RegistryHTTP.send(.GET, uri).status == 200)
+      #expect(try await TestHTTP.send(.GET, uri).status == 200)
     }
   }
 }

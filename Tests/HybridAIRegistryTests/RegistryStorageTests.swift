@@ -25,7 +25,7 @@ struct RegistryStorageTests {
     let after = try await RegistryHTTP.admin(.GET, second.url("/v1/admin/models")).text
     #expect(after == before)
     let reissued = try #require(URL(string: uri.absoluteString.replacingOccurrences(of: first.base, with: second.base)))
-    #expect(try await RegistryHTTP.send(.GET, reissued).status == 200, "the signing key is the same after a restart")
+    #expect(try await TestHTTP.send(.GET, reissued).status == 200, "the signing key is the same after a restart")
     #expect(try await second.upload(RegistryFixtures.other, to: "durable")["version"] as? String == "3")
 
     let keyPath = first.dataDirectory.appending(path: "signing.key").path
@@ -57,7 +57,7 @@ struct RegistryStorageTests {
   @Test("GET /v1/openapi.yaml serves the repository's document")
   func openAPIDocument() async throws {
     try await RegistryTestServer.with { server in
-      let reply = try await RegistryHTTP.send(.GET, server.url("/v1/openapi.yaml"))
+      let reply = try await TestHTTP.send(.GET, server.url("/v1/openapi.yaml"))
       #expect(reply.status == 200)
       #expect(reply.header("content-type")?.hasPrefix("application/yaml") == true)
       let repositoryFile = TestRepository.file("Sources/HybridAIRegistry/openapi.yaml")

@@ -74,14 +74,14 @@ struct HybridRoutingTests {
 
   @Test("prefer cloud: a cloud that answers 400, 403, 429 (after retries) or blocks for safety throws; no fallback",
         arguments: [
-          (400, ScriptedCloud.googleError(code: 400, status: "INVALID_ARGUMENT", message: "bad")),
-          (403, ScriptedCloud.googleError(code: 403, status: "PERMISSION_DENIED", message: "no")),
-          (429, ScriptedCloud.googleError(code: 429, status: "RESOURCE_EXHAUSTED", message: "quota")),
+          (400, TestHTTPServer.googleError(code: 400, status: "INVALID_ARGUMENT", message: "bad")),
+          (403, TestHTTPServer.googleError(code: 403, status: "PERMISSION_DENIED", message: "no")),
+          (429, TestHTTPServer.googleError(code: 429, status: "RESOURCE_EXHAUSTED", message: "quota")),
           (200, #"{"candidates": [{"finishReason": "SAFETY", "index": 0}], "modelVersion": "x"}"#),
           (200, #"{"promptFeedback": {"blockReason": "SAFETY"}, "modelVersion": "x"}"#),
         ])
   func cloudRefusalsAreThrown(status: Int, body: String) async throws {
-    let scripted = try await ScriptedCloud.start(answering: .status(status, body: body))
+    let scripted = try await TestHTTPServer.start(replying: .json(body, status: status))
     defer { Task { await scripted.stop() } }
     let device = Self.onDevice()
     let session = GenerativeModelSession(model: .hybrid(primary: Self.cloud(scripted.baseURL), secondary: device))
@@ -97,7 +97,8 @@ struct HybridRoutingTests {
 
   @Test("prefer cloud: an SSE stream cut after the first chunk is an error, not a fallback")
   func streamCutIsNotAFallback() async throws {
-    let scripted = try await ScriptedCloud.start(answering: .streamCutAfterFirstChunk(text: "Hel"))
+    let chunk = #"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hel"}]}}],"modelVersion":"scripted"}"#
+    let scripted = try await TestHTTPServer.start(replying: .sse([chunk], end: .cut))
     defer { Task { await scripted.stop() } }
     let device = Self.onDevice()
     let session = GenerativeModelSession(model: .hybrid(primary: Self.cloud(scripted.baseURL), secondary: device))

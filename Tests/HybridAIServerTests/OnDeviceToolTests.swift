@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import HybridAI
 import HybridAIGemini
 import Testing
@@ -83,7 +84,7 @@ struct OnDeviceToolTests {
   func rawFunctionCall() async throws {
     let server = try await RunningTestServer.start()
     defer { Task { await server.stop() } }
-    let reply = try await HTTP.send(.POST, URL(string: "\(server.baseURL.absoluteString)/v1beta/models/smollm2:generateContent")!,
+    let reply = try await TestHTTP.send(.POST, URL(string: "\(server.baseURL.absoluteString)/v1beta/models/smollm2:generateContent")!,
                                     json: HTTP.generateBody("What is the weather in Paris?", maxOutputTokens: 64, extra: [
       "tools": [["functionDeclarations": [["name": "get_weather", "description": "The weather in a city",
                                            "parameters": ["type": "OBJECT", "properties": ["city": ["type": "STRING"]],

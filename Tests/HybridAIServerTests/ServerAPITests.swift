@@ -15,7 +15,7 @@ struct ServerAPITests {
   func generateContent() async throws {
     let server = try await RunningTestServer.start()
     defer { Task { await server.stop() } }
-    let reply = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody("Name a colour."))
+    let reply = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody("Name a colour."))
     #expect(reply.status == 200)
     let json = try reply.json
     let candidate = try #require((json["candidates"] as? [[String: Any]])?.first)
@@ -32,7 +32,7 @@ struct ServerAPITests {
     #expect(["STOP", "MAX_TOKENS"].contains(candidate["finishReason"] as? String))
 
     // countTokens counts the same rendered prompt the answer's usage reports.
-    let count = try await HTTP.send(.POST, url(server, "models/smollm2:countTokens"),
+    let count = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"),
                                     json: ["contents": [["role": "user", "parts": [["text": "Name a colour."]]]]])
     #expect(try count.json["totalTokens"] as? Int == prompt)
   }
@@ -46,8 +46,8 @@ struct ServerAPITests {
       "name": "get_weather", "description": "The current weather in a city.",
       "parametersJsonSchema": ["type": "object", "properties": ["city": ["type": "string"]], "required": ["city"]],
     ]]]]
-    let bare = try await HTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: ["contents": contents])
-    let whole = try await HTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: [
+    let bare = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: ["contents": contents])
+    let whole = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: [
       "generateContentRequest": ["model": "models/smollm2", "contents": contents, "tools": tools],
     ])
     #expect(whole.status == 200, "\(whole.text)")
@@ -55,7 +55,7 @@ struct ServerAPITests {
     let toolCount = try #require(try whole.json["totalTokens"] as? Int)
     #expect(toolCount > bareCount + 20, "the declaration is rendered into the prompt: \(bareCount) → \(toolCount)")
 
-    let answer = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
+    let answer = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
       "contents": contents, "tools": tools, "generationConfig": ["temperature": 0, "maxOutputTokens": 1],
     ])
     #expect(answer.status == 200, "\(answer.text)")
@@ -67,9 +67,9 @@ struct ServerAPITests {
     let server = try await RunningTestServer.start()
     defer { Task { await server.stop() } }
     let body = HTTP.generateBody("Write one sentence about the sea.", maxOutputTokens: 20)
-    let unary = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: body)
+    let unary = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: body)
     let streamURL = URL(string: url(server, "models/smollm2:streamGenerateContent").absoluteString + "?alt=sse")!
-    let streamed = try await HTTP.send(.POST, streamURL, json: body)
+    let streamed = try await TestHTTP.send(.POST, streamURL, json: body)
     #expect(streamed.status == 200)
     #expect(streamed.contentType?.hasPrefix("text/event-stream") == true)
     let events = try streamed.events
@@ -90,9 +90,9 @@ struct ServerAPITests {
   func requestFieldsAreHonoured() async throws {
     let server = try await RunningTestServer.start()
     defer { Task { await server.stop() } }
-    let plain = try await HTTP.send(.POST, url(server, "models/smollm2:countTokens"),
+    let plain = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"),
                                     json: ["contents": [["role": "user", "parts": [["text": "Hello"]]]]])
-    let withSystem = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody(
+    let withSystem = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody(
       "Hello", maxOutputTokens: 3, extra: [
         "systemInstruction": ["parts": [["text": "You are a pirate."]]],
       ]))
@@ -104,7 +104,7 @@ struct ServerAPITests {
     #expect(candidate["finishReason"] as? String == "MAX_TOKENS")
     #expect(server.lastRequest?.systemInstruction != nil)
 
-    let multiTurn = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
+    let multiTurn = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
       "contents": [
         ["role": "user", "parts": [["text": "My name is Ada."]]],
         ["role": "model", "parts": [["text": "Hello Ada!"]]],
@@ -121,13 +121,13 @@ struct ServerAPITests {
   func listAndDescribeModels() async throws {
     let server = try await RunningTestServer.start()
     defer { Task { await server.stop() } }
-    let list = try await HTTP.send(.GET, url(server, "models"))
+    let list = try await TestHTTP.send(.GET, url(server, "models"))
     let models = try #require(try list.json["models"] as? [[String: Any]])
     #expect(models.compactMap { $0["name"] as? String } == ["models/smollm2"])
-    let one = try await HTTP.send(.GET, url(server, "models/smollm2"))
+    let one = try await TestHTTP.send(.GET, url(server, "models/smollm2"))
     #expect(try one.json["inputTokenLimit"] as? Int == 1024)
     #expect(try (one.json["supportedGenerationMethods"] as? [String])?.contains("streamGenerateContent") == true)
-    let missing = try await HTTP.send(.GET, url(server, "models/nope"))
+    let missing = try await TestHTTP.send(.GET, url(server, "models/nope"))
     #expect(missing.status == 404 && missing.errorStatus == "NOT_FOUND")
   }
 
@@ -135,32 +135,32 @@ struct ServerAPITests {
   func badRequests() async throws {
     let server = try await RunningTestServer.start(maxRequestBytes: 4096)
     defer { Task { await server.stop() } }
-    let unknownModel = try await HTTP.send(.POST, url(server, "models/gemini-9:generateContent"), json: HTTP.generateBody("hi"))
+    let unknownModel = try await TestHTTP.send(.POST, url(server, "models/gemini-9:generateContent"), json: HTTP.generateBody("hi"))
     #expect(unknownModel.status == 404 && unknownModel.errorStatus == "NOT_FOUND")
     #expect(try (unknownModel.json["error"] as? [String: Any])?["code"] as? Int == 404)
 
-    let invalidJSON = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), rawBody: Data("{\"contents\": [".utf8))
+    let invalidJSON = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), body: Data("{\"contents\": [".utf8))
     #expect(invalidJSON.status == 400 && invalidJSON.errorStatus == "INVALID_ARGUMENT")
 
-    let noContents = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: ["contents": []])
+    let noContents = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: ["contents": []])
     #expect(noContents.status == 400 && noContents.errorStatus == "INVALID_ARGUMENT")
 
-    let endsWithModel = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
+    let endsWithModel = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
       "contents": [["role": "model", "parts": [["text": "hi"]]]]])
     #expect(endsWithModel.status == 400 && endsWithModel.errorStatus == "INVALID_ARGUMENT")
 
-    let tooLarge = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"),
+    let tooLarge = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"),
                                        json: HTTP.generateBody(String(repeating: "x", count: 10_000)))
     #expect(tooLarge.status == 413 && tooLarge.errorStatus == "INVALID_ARGUMENT")
 
-    let unknownMethod = try await HTTP.send(.POST, url(server, "models/smollm2:embedContent"), json: HTTP.generateBody("hi"))
+    let unknownMethod = try await TestHTTP.send(.POST, url(server, "models/smollm2:embedContent"), json: HTTP.generateBody("hi"))
     #expect(unknownMethod.status == 404 && unknownMethod.errorStatus == "NOT_FOUND")
 
-    let unknownPath = try await HTTP.send(.GET, URL(string: "\(server.baseURL.absoluteString)/v2/whatever")!)
+    let unknownPath = try await TestHTTP.send(.GET, URL(string: "\(server.baseURL.absoluteString)/v2/whatever")!)
     #expect(unknownPath.status == 404 && unknownPath.errorStatus == "NOT_FOUND")
 
     // The server still answers after all that.
-    let good = try await HTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody("hi", maxOutputTokens: 2))
+    let good = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody("hi", maxOutputTokens: 2))
     #expect(good.status == 200)
   }
 
@@ -170,16 +170,16 @@ struct ServerAPITests {
     defer { Task { await server.stop() } }
     let endpoint = url(server, "models/smollm2:generateContent")
     let body = HTTP.generateBody("hi", maxOutputTokens: 2)
-    let missing = try await HTTP.send(.POST, endpoint, json: body)
+    let missing = try await TestHTTP.send(.POST, endpoint, json: body)
     #expect(missing.status == 403 && missing.errorStatus == "PERMISSION_DENIED")
-    let wrong = try await HTTP.send(.POST, endpoint, json: body, headers: ["x-goog-api-key": "open"])
+    let wrong = try await TestHTTP.send(.POST, endpoint, headers: ["x-goog-api-key": "open"], json: body)
     #expect(wrong.status == 400 && wrong.errorStatus == "INVALID_ARGUMENT")
     #expect(wrong.text.contains("API_KEY_INVALID"))
-    let header = try await HTTP.send(.POST, endpoint, json: body, headers: ["x-goog-api-key": "sesame"])
+    let header = try await TestHTTP.send(.POST, endpoint, headers: ["x-goog-api-key": "sesame"], json: body)
     #expect(header.status == 200)
-    let query = try await HTTP.send(.POST, URL(string: endpoint.absoluteString + "?key=sesame")!, json: body)
+    let query = try await TestHTTP.send(.POST, URL(string: endpoint.absoluteString + "?key=sesame")!, json: body)
     #expect(query.status == 200)
-    let listWithoutKey = try await HTTP.send(.GET, url(server, "models"))
+    let listWithoutKey = try await TestHTTP.send(.GET, url(server, "models"))
     #expect(listWithoutKey.status == 403)
   }
 }
@@ -211,7 +211,7 @@ struct ServerLifecycleTests {
     #expect(ended.deltas < 900)
 
     // The only sequence is free again: the next request is answered.
-    let next = try await HTTP.send(.POST, URL(string: "\(server.baseURL.absoluteString)/v1beta/models/smollm2:generateContent")!,
+    let next = try await TestHTTP.send(.POST, URL(string: "\(server.baseURL.absoluteString)/v1beta/models/smollm2:generateContent")!,
                                    json: HTTP.generateBody("Hi", maxOutputTokens: 2))
     #expect(next.status == 200)
   }

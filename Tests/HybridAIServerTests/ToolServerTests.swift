@@ -83,18 +83,18 @@ struct ToolServerTests {
     #expect(answer.response == .object(["result": "Sunny in Paris"]))
   }
 
-  @Test("generateContent answers a tool call with functionCall parts and STOP; the stream sends them in its last event")
-  func functionCallParts() async throws {
+  @Test("generateContent answers a tool call with functionCall parts and STOP; the stream sends them in its last event", arguments: ServerTransport.allCases)
+  func functionCallParts(over transport: ServerTransport) async throws {
     let server = try await ScriptedServer.start(ScriptedLanguageModel.served { request, _ in
       Self.callThenAnswer(request, 0)
-    })
+    }, transport: transport)
     defer { Task { await server.stop() } }
     let body: [String: Any] = [
       "contents": [["role": "user", "parts": [["text": "Weather in Paris?"]]]],
       "tools": [Self.declarations],
       "toolConfig": ["functionCallingConfig": ["mode": "ANY", "allowedFunctionNames": ["get_weather"]]],
     ]
-    let unary = try await HTTP.send(.POST, server.url("generateContent"), json: body)
+    let unary = try await TestHTTP.send(.POST, server.url("generateContent"), json: body)
     #expect(unary.status == 200)
     let json = try unary.json
     #expect(finishReason(json) == "STOP")
@@ -103,7 +103,7 @@ struct ToolServerTests {
     #expect(call["name"] as? String == "get_weather")
     #expect(call["args"] as? [String: String] == ["city": "Paris"])
 
-    let stream = try await HTTP.send(.POST, URL(string: server.url("streamGenerateContent").absoluteString + "?alt=sse")!, json: body)
+    let stream = try await TestHTTP.send(.POST, URL(string: server.url("streamGenerateContent").absoluteString + "?alt=sse")!, json: body)
     #expect(stream.status == 200)
     let events = try stream.events
     let last = try #require(events.last)
@@ -119,11 +119,11 @@ struct ToolServerTests {
     #expect(request.options.toolChoice == .required(tools: ["get_weather"]))
   }
 
-  @Test("a function response turn (no id) answers the call it follows")
-  func functionResponseWithoutID() async throws {
-    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("Sunny.")] })
+  @Test("a function response turn (no id) answers the call it follows", arguments: ServerTransport.allCases)
+  func functionResponseWithoutID(over transport: ServerTransport) async throws {
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("Sunny.")] }, transport: transport)
     defer { Task { await server.stop() } }
-    let reply = try await HTTP.send(.POST, server.url("generateContent"), json: [
+    let reply = try await TestHTTP.send(.POST, server.url("generateContent"), json: [
       "contents": [
         ["role": "user", "parts": [["text": "Weather in Paris?"]]],
         ["role": "model", "parts": [["functionCall": ["name": "get_weather", "args": ["city": "Paris"]]]]],
@@ -143,29 +143,29 @@ struct ToolServerTests {
     #expect(entries[2].text == "sunny, 21 °C")
   }
 
-  @Test("responseJsonSchema passes through unchanged; responseSchema is converted; JSON mode is the empty schema")
-  func schemasPassThrough() async throws {
-    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta(#"{"name":"Ada","age":36}"#)] })
+  @Test("responseJsonSchema passes through unchanged; responseSchema is converted; JSON mode is the empty schema", arguments: ServerTransport.allCases)
+  func schemasPassThrough(over transport: ServerTransport) async throws {
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta(#"{"name":"Ada","age":36}"#)] }, transport: transport)
     defer { Task { await server.stop() } }
     let jsonSchema: [String: Any] = [
       "type": "object", "title": "Person",
       "properties": ["name": ["type": "string"], "age": ["type": "integer", "minimum": 0]],
       "required": ["name", "age"],
     ]
-    let first = try await HTTP.send(.POST, server.url("generateContent"), json: [
+    let first = try await TestHTTP.send(.POST, server.url("generateContent"), json: [
       "contents": [["parts": [["text": "A person"]]]],
       "generationConfig": ["responseMimeType": "application/json", "responseJsonSchema": jsonSchema],
     ])
     #expect(first.status == 200)
     #expect(parts(try first.json).first?["text"] as? String == #"{"name":"Ada","age":36}"#)
-    let openAPI = try await HTTP.send(.POST, server.url("generateContent"), json: [
+    let openAPI = try await TestHTTP.send(.POST, server.url("generateContent"), json: [
       "contents": [["parts": [["text": "A person"]]]],
       "generationConfig": ["responseMimeType": "application/json", "responseSchema": [
         "type": "OBJECT", "properties": ["name": ["type": "STRING"], "age": ["type": "INTEGER"]],
         "required": ["name", "age"], "propertyOrdering": ["name", "age"]]],
     ])
     #expect(openAPI.status == 200)
-    let jsonMode = try await HTTP.send(.POST, server.url("generateContent"), json: [
+    let jsonMode = try await TestHTTP.send(.POST, server.url("generateContent"), json: [
       "contents": [["parts": [["text": "A person"]]]], "generationConfig": ["responseMimeType": "application/json"],
     ])
     #expect(jsonMode.status == 200)
@@ -183,22 +183,22 @@ struct ToolServerTests {
     #expect(received[2].responseFormat?.schema.jsonSchema == [:])
   }
 
-  @Test("schemas and tools the model cannot take are 400 INVALID_ARGUMENT with a clear message")
-  func unsupported() async throws {
+  @Test("schemas and tools the model cannot take are 400 INVALID_ARGUMENT with a clear message", arguments: ServerTransport.allCases)
+  func unsupported(over transport: ServerTransport) async throws {
     let model = ScriptedLanguageModel.served(support: { request in
       if case .string? = request.responseFormat?.schema.jsonSchema["properties"]?["code"]?["pattern"] {
         return .unsupported(.unsupportedSchema("pattern is not supported"))
       }
       return .supported
     }, script: { _, _ in [.textDelta("x")] })
-    let server = try await ScriptedServer.start(model)
+    let server = try await ScriptedServer.start(model, transport: transport)
     defer { Task { await server.stop() } }
-    func send(_ extra: [String: Any]) async throws -> HTTP.Reply {
+    func send(_ extra: [String: Any]) async throws -> TestHTTP.Reply {
       var body: [String: Any] = ["contents": [["parts": [["text": "x"]]]]]
       for (key, value) in extra { body[key] = value }
-      return try await HTTP.send(.POST, server.url("generateContent"), json: body)
+      return try await TestHTTP.send(.POST, server.url("generateContent"), json: body)
     }
-    func message(_ reply: HTTP.Reply) -> String {
+    func message(_ reply: TestHTTP.Reply) -> String {
       ((try? reply.json["error"] as? [String: Any])?["message"] as? String) ?? ""
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 /// Model files for registry tests, with their SHA-256 computed independently (Python's hashlib).
@@ -24,7 +25,7 @@ enum RegistryFixtures {
 /// Admin steps shared by the registry tests.
 extension RegistryTestServer {
   @discardableResult
-  func createModel(_ name: String, description: String? = nil, tags: [String]? = nil) async throws -> RegistryHTTP.Reply {
+  func createModel(_ name: String, description: String? = nil, tags: [String]? = nil) async throws -> TestHTTP.Reply {
     var body: [String: Any] = ["name": name]
     if let description { body["description"] = description }
     if let tags { body["tags"] = tags }
@@ -58,10 +59,10 @@ extension RegistryTestServer {
   }
 
   func downloadInfo(_ name: String, installationId: String? = nil,
-                    headers: [String: String] = [:]) async throws -> RegistryHTTP.Reply {
+                    headers: [String: String] = [:]) async throws -> TestHTTP.Reply {
     var headers = headers
     if let installationId { headers["X-HybridAI-Installation-Id"] = installationId }
-    return try await RegistryHTTP.send(.GET, url("/v1/models/\(name):download"), headers: headers)
+    return try await TestHTTP.send(.GET, url("/v1/models/\(name):download"), headers: headers)
   }
 
   /// The `downloadUri` the registry hands out for `name` right now.
@@ -70,5 +71,15 @@ extension RegistryTestServer {
     try #require(reply.status == 200, "download info \(name): \(reply.status) \(reply.text)")
     let uri = try reply.json["downloadUri"] as? String
     return try #require(uri.flatMap { URL(string: $0) })
+  }
+}
+
+extension Array where Element: Sendable {
+  /// The elements as an async sequence.
+  var async: AsyncStream<Element> {
+    AsyncStream { continuation in
+      for element in self { continuation.yield(element) }
+      continuation.finish()
+    }
   }
 }

@@ -9,48 +9,12 @@ import Testing
 import Glibc
 #endif
 
-/// HTTP against the registry, with the response headers the registry's protocol depends on.
+/// Registry requests beyond ``TestHTTP``: as the admin, and raw bytes on a socket.
 enum RegistryHTTP {
-  struct Reply {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: Data
-
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var json: [String: Any] {
-      get throws { try #require(JSONSerialization.jsonObject(with: body) as? [String: Any], "not a JSON object: \(text)") }
-    }
-    /// `error.status` of Google's error envelope.
-    var errorStatus: String? { (try? json["error"] as? [String: Any])?["status"] as? String }
-    var errorMessage: String? { (try? json["error"] as? [String: Any])?["message"] as? String }
-    func header(_ name: String) -> String? { headers.first(name: name) }
-  }
-
   static let adminHeaders = ["authorization": "Bearer \(RegistryTestServer.adminToken)"]
 
-  /// Sends a request; `json` is serialized, `body` sent as is (with its Content-Length), `stream`
-  /// sent chunked (no Content-Length).
-  static func send(_ method: HTTPMethod, _ url: URL, headers: [String: String] = [:], json: Any? = nil,
-                   body: Data? = nil, stream: [Data]? = nil) async throws -> Reply {
-    var request = HTTPClientRequest(url: url.absoluteString)
-    request.method = method
-    for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-    if let json {
-      request.headers.add(name: "content-type", value: "application/json")
-      request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])))
-    } else if let body {
-      request.body = .bytes(ByteBuffer(bytes: body))
-    } else if let stream {
-      let chunks = stream.map { ByteBuffer(bytes: $0) }
-      request.body = .stream(chunks.async, length: .unknown)
-    }
-    let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(600))
-    let collected = try await response.body.collect(upTo: 64 << 20)
-    return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: collected))
-  }
-
-  static func admin(_ method: HTTPMethod, _ url: URL, json: Any? = nil, body: Data? = nil) async throws -> Reply {
-    try await send(method, url, headers: adminHeaders, json: json, body: body)
+  static func admin(_ method: HTTPMethod, _ url: URL, json: Any? = nil, body: Data? = nil) async throws -> TestHTTP.Reply {
+    try await TestHTTP.send(method, url, headers: adminHeaders, json: json, body: body)
   }
 
   /// Writes `request` on a fresh TCP connection, closes the sending side, and returns what the
@@ -81,15 +45,5 @@ enum RegistryHTTP {
       answer += buffer[..<count]
     }
     return String(decoding: answer, as: UTF8.self)
-  }
-}
-
-extension Array where Element: Sendable {
-  /// The elements as an async sequence.
-  var async: AsyncStream<Element> {
-    AsyncStream { continuation in
-      for element in self { continuation.yield(element) }
-      continuation.finish()
-    }
   }
 }

@@ -6,8 +6,8 @@ import Logging
 import Synchronization
 import Testing
 
-/// A real ``HybridServer`` on 127.0.0.1 (a free port) with the model registry alone, its data in a
-/// temporary directory, on a clock the test moves.
+/// A real ``HybridServer`` with the model registry alone, over a socket on 127.0.0.1 (a free port)
+/// or in memory (see ``ServerTransport``), its data in a temporary directory, on a clock the test moves.
 final class RegistryTestServer: Sendable {
   static let adminToken = "test-admin-token"
 
@@ -30,7 +30,7 @@ final class RegistryTestServer: Sendable {
   /// Starts a server on `dataDirectory` (a new temporary one when `nil`).
   static func start(dataDirectory: URL? = nil, adminToken: String? = RegistryTestServer.adminToken,
                     publicURL: URL? = nil, maxUploadBytes: Int64 = 4 << 20, apiKeys: Set<String> = [],
-                    clock: TestClock = TestClock()) async throws -> RegistryTestServer {
+                    clock: TestClock = TestClock(), transport: ServerTransport = .socket) async throws -> RegistryTestServer {
     let directory = dataDirectory ?? FileManager.default.temporaryDirectory
       .appending(path: "hybrid-registry-tests-\(UUID().uuidString)", directoryHint: .isDirectory)
     var logger = Logger(label: "HybridAI.registry.tests")
@@ -43,15 +43,16 @@ final class RegistryTestServer: Sendable {
       [RegistryAPI(registry: registry)],
       // The Gemini API's body limit (1 MiB) is below the uploads' (tests upload 3 MiB): uploads
       // must not be held to it.
-      configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: 1 << 20))
+      configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: 1 << 20), transport: transport)
     return RegistryTestServer(server: server, dataDirectory: directory, clock: clock)
   }
 
   /// Runs `body` against a fresh server, then stops it and deletes its directory.
   static func with<T>(adminToken: String? = RegistryTestServer.adminToken, publicURL: URL? = nil,
-                      maxUploadBytes: Int64 = 4 << 20, apiKeys: Set<String> = [],
+                      maxUploadBytes: Int64 = 4 << 20, apiKeys: Set<String> = [], transport: ServerTransport = .socket,
                       _ body: (RegistryTestServer) async throws -> T) async throws -> T {
-    let server = try await start(adminToken: adminToken, publicURL: publicURL, maxUploadBytes: maxUploadBytes, apiKeys: apiKeys)
+    let server = try await start(adminToken: adminToken, publicURL: publicURL, maxUploadBytes: maxUploadBytes, apiKeys: apiKeys,
+                                 transport: transport)
     defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
     do {
       let result = try await body(server)

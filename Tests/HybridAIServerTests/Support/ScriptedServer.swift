@@ -13,7 +13,7 @@ extension ScriptedLanguageModel {
   }
 }
 
-/// A real ``HybridServer`` with the ``GeminiCompatibleAPI`` on 127.0.0.1 (a free port) serving a ``ScriptedLanguageModel`` as
+/// A real ``HybridServer`` with the ``GeminiCompatibleAPI``, over a socket on 127.0.0.1 (a free port) or in memory, serving a ``ScriptedLanguageModel`` as
 /// `scripted`.
 final class ScriptedServer: Sendable {
   static let modelName = "scripted"
@@ -31,13 +31,13 @@ final class ScriptedServer: Sendable {
     self.log = log
   }
 
-  static func start(_ model: ScriptedLanguageModel) async throws -> ScriptedServer {
+  static func start(_ model: ScriptedLanguageModel, transport: ServerTransport = .socket) async throws -> ScriptedServer {
     let log = RequestLog()
     let api = GeminiCompatibleAPI(
       models: [ServedModel(name: modelName, model: model, inputTokenLimit: 4096, outputTokenLimit: 1024,
                            countTokens: { $0.transcript.count * 10 })],
       onGenerateRequest: { _, request in log.append(request) })
-    return ScriptedServer(server: try await RunningServer.start([api]), model: model, log: log)
+    return ScriptedServer(server: try await RunningServer.start([api], transport: transport), model: model, log: log)
   }
 
   func url(_ method: String) -> URL {

@@ -4,14 +4,14 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A small HTTP/1.1 server on a real local socket (127.0.0.1, a free port) for testing the
-/// Gemini client against canned answers: bodies with any status and headers, chunked streams
+/// A small HTTP/1.1 server on a real local socket (127.0.0.1, a free port) standing for the servers
+/// that cannot exist here (Google's), for testing clients against canned answers: bodies with any status and headers, chunked streams
 /// (server-sent events) with delays, streams cut short or left hanging, connections closed or
 /// reset (RST) before any answer. It records every request it received and how many
 /// connections were closed.
-final class TestHTTPServer: Sendable {
+public final class TestHTTPServer: Sendable {
   /// What to answer to one request.
-  enum Reply: Sendable {
+  public enum Reply: Sendable {
     /// A complete response with a `content-length`.
     case body(status: Int, headers: [(String, String)], body: Data)
     /// A chunked response written chunk by chunk, `delay` apart, ending as `end` says.
@@ -22,19 +22,19 @@ final class TestHTTPServer: Sendable {
     case reset
 
     /// JSON with a status.
-    static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> Reply {
+    public static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> Reply {
       .body(status: status, headers: [("content-type", "application/json; charset=UTF-8")] + headers,
             body: Data(text.utf8))
     }
 
     /// A `text/event-stream` whose events carry `payloads` as data, `delay` apart.
-    static func sse(_ payloads: [String], delay: Duration = .zero, end: StreamEnd = .complete) -> Reply {
+    public static func sse(_ payloads: [String], delay: Duration = .zero, end: StreamEnd = .complete) -> Reply {
       .stream(status: 200, headers: [("content-type", "text/event-stream")],
               chunks: payloads.map { Data("data: \($0)\r\n\r\n".utf8) }, delay: delay, end: end)
     }
 
     /// A `text/event-stream` with the raw bytes of `text`, cut into chunks of `chunkSize` bytes.
-    static func rawSSE(_ text: Data, chunkSize: Int) -> Reply {
+    public static func rawSSE(_ text: Data, chunkSize: Int) -> Reply {
       var chunks: [Data] = []
       var index = text.startIndex
       while index < text.endIndex {
@@ -48,7 +48,7 @@ final class TestHTTPServer: Sendable {
   }
 
   /// How a streamed response ends.
-  enum StreamEnd: Sendable {
+  public enum StreamEnd: Sendable {
     /// With the terminating chunk.
     case complete
     /// The connection is closed without the terminating chunk.
@@ -58,18 +58,18 @@ final class TestHTTPServer: Sendable {
   }
 
   /// A request as the server received it.
-  struct Request: Sendable {
-    var method: String
-    var uri: String
-    var headers: [(String, String)]
-    var body: Data
+  public struct Request: Sendable {
+    public var method: String
+    public var uri: String
+    public var headers: [(String, String)]
+    public var body: Data
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
       headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
     /// The path without the query.
-    var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
+    public var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
   }
 
   private struct State {
@@ -77,9 +77,9 @@ final class TestHTTPServer: Sendable {
     var closedConnections = 0
   }
 
-  typealias Responder = @Sendable (_ request: Request, _ index: Int) -> Reply
+  public typealias Responder = @Sendable (_ request: Request, _ index: Int) -> Reply
 
-  let port: Int
+  public let port: Int
   private let channel: any Channel
   private let state = Mutex(State())
   private let responder: Responder
@@ -91,7 +91,7 @@ final class TestHTTPServer: Sendable {
   }
 
   /// Starts a server that answers request number `index` (0-based) with `responder`'s reply.
-  static func start(_ responder: @escaping Responder) async throws -> TestHTTPServer {
+  public static func start(_ responder: @escaping Responder) async throws -> TestHTTPServer {
     let box = Mutex<TestHTTPServer?>(nil)
     let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -109,27 +109,27 @@ final class TestHTTPServer: Sendable {
   }
 
   /// Starts a server that answers every request with `reply`.
-  static func start(replying reply: Reply) async throws -> TestHTTPServer {
+  public static func start(replying reply: Reply) async throws -> TestHTTPServer {
     try await start { _, _ in reply }
   }
 
   /// `http://127.0.0.1:<port>`.
-  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
   /// The requests received so far.
-  var requests: [Request] { state.withLock { $0.requests } }
+  public var requests: [Request] { state.withLock { $0.requests } }
 
   /// How many connections have been closed so far.
-  var closedConnections: Int { state.withLock { $0.closedConnections } }
+  public var closedConnections: Int { state.withLock { $0.closedConnections } }
 
   /// Stops listening.
-  func stop() async {
+  public func stop() async {
     try? await channel.close()
   }
 
   /// Waits (up to `limit`) until `condition` holds; returns whether it did. The limit is generous:
   /// the whole suite shares CI's two cores, and the wait ends as soon as the condition holds.
-  func wait(upTo limit: Duration = .seconds(120), until condition: @Sendable (TestHTTPServer) -> Bool) async -> Bool {
+  public func wait(upTo limit: Duration = .seconds(120), until condition: @Sendable (TestHTTPServer) -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + limit
     while clock.now < deadline {
@@ -231,5 +231,15 @@ final class TestHTTPServer: Sendable {
         writeChunks(rest, delay: delay, end: end, context: context)
       }
     }
+  }
+}
+
+extension TestHTTPServer {
+  /// The body of Google's error envelope, with an `ErrorInfo` detail when `reason` is given.
+  public static func googleError(code: Int, status: String, message: String, reason: String? = nil) -> String {
+    let details = reason.map {
+      #", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "\#($0)", "domain": "googleapis.com"}]"#
+    } ?? ""
+    return #"{"error": {"code": \#(code), "message": "\#(message)", "status": "\#(status)"\#(details)}}"#
   }
 }
