@@ -148,7 +148,7 @@ let package = Package(
     .target(
       name: "HybridAIRegistry",
       dependencies: [
-        "HybridAIWire", "HybridAIServing",
+        "HybridAI", "HybridAIWire", "HybridAIServing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -305,7 +305,7 @@ let package = Package(
     .testTarget(
       name: "HybridAIRegistryTests",
       dependencies: [
-        "HybridAIRegistry", "HybridAIServing", "HybridAIWire", "HybridAITestSupport",
+        "HybridAI", "HybridAIRegistry", "HybridAIServing", "HybridAIWire", "HybridAITestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HybridAI
 import HybridAIWire
 import Logging
 

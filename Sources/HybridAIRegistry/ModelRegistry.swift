@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 import HybridAIServing
 import Logging
 import NIOCore
@@ -31,7 +32,7 @@ public final class ModelRegistry: Sendable {
   /// Where the registry lives and how it answers.
   public let configuration: RegistryConfiguration
   let store: any RegistryStore
-  let blobs: BlobStore
+  let blobs: ModelFiles
   let signer: DownloadURLSigner
   /// The OpenAPI document served at `GET /v1/openapi.yaml`; `nil` when the resource is not installed.
   let openAPIDocument: ByteBuffer?
@@ -57,7 +58,7 @@ public final class ModelRegistry: Sendable {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     self.configuration = configuration
     self.store = try store ?? SQLiteRegistryStore(path: directory.appending(path: "registry.sqlite").path, logger: logger)
-    blobs = try BlobStore(dataDirectory: directory, logger: logger)
+    blobs = try ModelFiles(dataDirectory: directory, logger: logger)
     signer = try DownloadURLSigner.loadingOrCreatingKey(at: directory.appending(path: "signing.key").path, logger: logger)
     openAPIDocument = Self.loadOpenAPIDocument()
     if openAPIDocument == nil {

@@ -167,7 +167,9 @@ public struct RegistryAPI: ServerComponent {
       registry.logger.notice("download URL with a bad signature refused", metadata: ["sha256": "\(sha256)"])
       throw GoogleAPIError.permissionDenied("The download URL is invalid (its signature does not match).")
     }
-    guard let size = registry.blobs.size(ofBlob: sha256) else { throw GoogleAPIError.notFound("Blob \(sha256) not found.") }
+    guard let size = registry.blobs.size(ofBlob: sha256), let path = registry.blobs.path(ofBlob: sha256) else {
+      throw GoogleAPIError.notFound("Blob \(sha256) not found.")
+    }
     let eTag = Self.eTag(sha256)
     var headers: HTTPFields = [.acceptRanges: "bytes", .eTag: eTag, .contentType: "application/octet-stream"]
     if Self.ifNoneMatch(request.headers[.ifNoneMatch], matches: eTag) {
@@ -176,7 +178,6 @@ public struct RegistryAPI: ServerComponent {
     // A range applies only to the representation the client has: a different If-Range means "send it all".
     let ifRangeMatches = request.headers[.ifRange].map { $0.trimmingASCIISpaces() == eTag } ?? true
     let rangeHeader = ifRangeMatches ? request.headers[.range] : nil
-    let path = registry.blobs.path(ofBlob: sha256)
     let range = ByteRangeRequest(header: rangeHeader, size: size)
     registry.logger.debug("blob download", metadata: [
       "sha256": "\(sha256)", "range": "\(rangeHeader ?? "-")", "method": "\(request.method)",

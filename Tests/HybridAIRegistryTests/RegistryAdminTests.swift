@@ -243,8 +243,8 @@ struct RegistryAdminTests {
       #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
 
       // The server notices the cut asynchronously; wait for its clean-up.
-      for _ in 0..<100 where !server.files(in: server.uploadsDirectory).isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-      #expect(server.files(in: server.uploadsDirectory).isEmpty)
+      for _ in 0..<100 where !server.stagingFiles.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+      #expect(server.stagingFiles.isEmpty)
       #expect(server.files(in: server.blobsDirectory).count == 1, "only the one accepted upload")
       let model = try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models/limited")).json
       #expect((model["versions"] as? [Any])?.count == 1)

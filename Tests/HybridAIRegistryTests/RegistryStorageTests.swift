@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 import HybridAITestSupport
 import NIOCore
 import Testing
@@ -50,7 +51,7 @@ struct RegistryStorageTests {
       #expect(server.files(in: server.blobsDirectory).count == 1, "second still uses it")
       #expect(try await RegistryHTTP.admin(.DELETE, server.url("/v1/admin/models/second")).status == 204)
       #expect(server.files(in: server.blobsDirectory).isEmpty)
-      #expect(server.files(in: server.uploadsDirectory).isEmpty)
+      #expect(server.stagingFiles.isEmpty)
     }
   }
 
@@ -70,7 +71,10 @@ struct RegistryStorageTests {
   func uploadLengthMismatch() async throws {
     let directory = FileManager.default.temporaryDirectory.appending(path: "hybrid-blobstore-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let blobs = try BlobStore(dataDirectory: directory, logger: .init(label: "test"))
+    let blobs = try ModelFiles(dataDirectory: directory, logger: .init(label: "test"))
+    func stagingFiles() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: blobs.blobs.directory.path).filter { $0.hasPrefix(FileSystemBlobStore.stagingPrefix) }
+    }
     let chunks = [ByteBuffer(bytes: RegistryFixtures.bytes(700)), ByteBuffer(bytes: RegistryFixtures.bytes(700, seed: 1))]
 
     await #expect(throws: UploadFailure.longerThanDeclared(declaredLength: 1000)) {
@@ -79,7 +83,7 @@ struct RegistryStorageTests {
     await #expect(throws: UploadFailure.shorterThanDeclared(declaredLength: 2000, received: 1400)) {
       try await blobs.receive(chunks.async, declaredLength: 2000)
     }
-    #expect(try FileManager.default.contentsOfDirectory(atPath: blobs.uploadsDirectory.path).isEmpty)
+    #expect(try stagingFiles().isEmpty)
 
     let staged = try await blobs.receive(chunks.async, declaredLength: 1400)
     #expect(staged.sizeBytes == 1400)
@@ -87,7 +91,7 @@ struct RegistryStorageTests {
     let again = try await blobs.receive(chunks.async, declaredLength: 1400)
     #expect(again.sha256 == staged.sha256)
     #expect(try blobs.store(again) == false, "an existing blob is reused")
-    #expect(try FileManager.default.contentsOfDirectory(atPath: blobs.uploadsDirectory.path).isEmpty)
+    #expect(try stagingFiles().isEmpty)
     #expect(blobs.size(ofBlob: staged.sha256) == 1400)
   }
 

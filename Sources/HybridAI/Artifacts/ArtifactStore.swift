@@ -1,8 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Keeps artifacts as files in a directory, addressed by their content: the bytes live once in
-/// `<directory>/blobs/<sha256>` (read-only), and each artifact is a name for them,
+/// Keeps artifacts as files in a directory, addressed by their content: the bytes live once in a
+/// ``FileSystemBlobStore`` at `<directory>/blobs/<sha256>` (read-only), and each artifact is a name for them,
 /// `<directory>/<id>/<sanitised name>` (a hard link, or a copy where the file system has none). An
 /// index (`index.json`) lets a store opened later on the same directory find them again. Identical
 /// bytes stored as several artifacts take their space once; removing the last artifact of a
@@ -28,6 +28,7 @@ public final class ArtifactStore: Sendable {
   /// The size limits.
   public let limits: Limits
 
+  private let blobs: FileSystemBlobStore
   private let state: Mutex<State>
 
   /// The index file's name inside ``directory``.
@@ -92,11 +93,11 @@ public final class ArtifactStore: Sendable {
     self.directory = directory
     self.limits = limits
     let fileManager = FileManager.default
+    let blobs: FileSystemBlobStore
     do {
-      try fileManager.createDirectory(at: directory.appendingPathComponent(Self.blobsFolderName, isDirectory: true),
-                                      withIntermediateDirectories: true)
+      blobs = try FileSystemBlobStore(directory: directory.appendingPathComponent(Self.blobsFolderName, isDirectory: true))
     } catch {
-      throw .writeFailed(path: directory.path, reason: Self.reason(error))
+      throw .writeFailed(path: error.path, reason: error.reason)
     }
     var state = State()
     let indexURL = directory.appendingPathComponent(Self.indexFileName, isDirectory: false)
@@ -115,12 +116,11 @@ public final class ArtifactStore: Sendable {
         let url = Self.fileURL(in: directory, id: entry.id, name: entry.name)
         guard fileManager.fileExists(atPath: url.path) else { continue }
         if entry.sha256.isEmpty {
-          guard let sha256 = Self.adoptAsBlob(url, in: directory) else { continue }
+          guard let sha256 = Self.adoptAsBlob(url, in: blobs) else { continue }
           entry.sha256 = sha256
           migrated = true
         }
-        guard Self.isSHA256(entry.sha256),
-              fileManager.fileExists(atPath: Self.blobURL(in: directory, sha256: entry.sha256).path) else { continue }
+        guard let digest = BlobDigest(hex: entry.sha256), blobs.size(of: digest) != nil else { continue }
         state.entries[entry.id] = entry
         if state.blobUsers[entry.sha256, default: 0] == 0 { state.storedBytes += entry.size }
         state.blobUsers[entry.sha256, default: 0] += 1
@@ -128,10 +128,11 @@ public final class ArtifactStore: Sendable {
       }
       if migrated { try Self.writeIndex(state.entries, in: directory) }
     }
-    let usedBlobs = Set(state.blobUsers.keys)
+    let usedBlobs = Set(state.blobUsers.keys.compactMap(BlobDigest.init(hex:)))
+    self.blobs = blobs
     self.state = Mutex(state)
     removeTemporaryFiles()
-    removeUnusedBlobs(used: usedBlobs)
+    blobs.removeBlobs(notIn: usedBlobs)
   }
 
   /// The bytes of all stored artifacts together.
@@ -152,8 +153,13 @@ public final class ArtifactStore: Sendable {
     }
     try reserve(declared)
     var reserved = declared
-    let temporary = directory.appendingPathComponent(
-      Self.temporaryPrefix + UUID().uuidString.lowercased(), isDirectory: false)
+    let temporary: URL
+    do {
+      temporary = try blobs.makeStagingFile()
+    } catch {
+      release(reserved)
+      throw .writeFailed(path: error.path, reason: error.reason)
+    }
     let written: Int64
     var digest = SHA256Digest()
     do throws(ArtifactStoreError) {
@@ -175,7 +181,7 @@ public final class ArtifactStore: Sendable {
       throw error
     }
     // The commit settles the reservation and cleans up after itself, whatever happens.
-    return try commit(artifact, temporary: temporary, size: written, sha256: digest.finalizeHex(), reserved: reserved)
+    return try commit(artifact, temporary: temporary, size: written, digest: digest.finalizeBlobDigest(), reserved: reserved)
   }
 
   /// The reference to the stored artifact `id`, or `nil` if there is none.
@@ -220,12 +226,16 @@ public final class ArtifactStore: Sendable {
       let folder = directory.appendingPathComponent(id, isDirectory: true)
       do {
         try FileManager.default.removeItem(at: folder)
-        if users == 0 {
-          state.storedBytes -= entry.size
-          try FileManager.default.removeItem(at: Self.blobURL(in: directory, sha256: entry.sha256))
-        }
       } catch {
         throw .writeFailed(path: folder.path, reason: Self.reason(error))
+      }
+      if users == 0, let digest = BlobDigest(hex: entry.sha256) {
+        state.storedBytes -= entry.size
+        do throws(BlobStoreError) {
+          try blobs.remove(digest)
+        } catch {
+          throw .writeFailed(path: error.path, reason: error.reason)
+        }
       }
     }
   }
@@ -299,33 +309,33 @@ public final class ArtifactStore: Sendable {
     }
   }
 
-  /// Moves the flushed temporary file into place as the blob of its content (or drops it when the
-  /// store has that content already), names it for the artifact and records it in the index — or,
+  /// Adopts the flushed staging file as the blob of its content (or drops it when the store has
+  /// that content already), names it for the artifact and records it in the index — or,
   /// when another task stored the same id first, removes `temporary` and returns the stored
   /// reference. Either way the reservation is settled; on failure nothing new is left behind.
   private func commit(
-    _ artifact: Artifact, temporary: URL, size: Int64, sha256: String, reserved: Int64
+    _ artifact: Artifact, temporary: URL, size: Int64, digest: BlobDigest, reserved: Int64
   ) throws(ArtifactStoreError) -> ArtifactReference {
+    let sha256 = digest.hex
     let entry = try state.withLock { (state: inout State) throws(ArtifactStoreError) -> Entry in
       let fileManager = FileManager.default
       state.reservedBytes -= reserved
       if let existing = state.entries[artifact.id] {
-        try? fileManager.removeItem(at: temporary)
+        blobs.discardStagingFile(temporary)
         return existing
       }
-      let blob = Self.blobURL(in: directory, sha256: sha256)
+      let blob = blobs.fileURL(of: digest)
       let isNewContent = state.blobUsers[sha256, default: 0] == 0
       if isNewContent {
-        chmod(temporary.path, 0o444)   // shared by every artifact with this content: read-only
-        guard rename(temporary.path, blob.path) == 0 else {
-          let reason = String(cString: strerror(errno))
-          try? fileManager.removeItem(at: temporary)
-          throw .writeFailed(path: blob.path, reason: reason)
+        do throws(BlobStoreError) {
+          try blobs.adopt(temporary, digest: digest, size: size)
+        } catch {
+          throw .writeFailed(path: error.path, reason: error.reason)
         }
       } else {
-        try? fileManager.removeItem(at: temporary)
+        blobs.discardStagingFile(temporary)
       }
-      func removeNewBlob() { if isNewContent { try? fileManager.removeItem(at: blob) } }
+      func removeNewBlob() { if isNewContent { try? blobs.remove(digest) } }
 
       let folder = directory.appendingPathComponent(artifact.id, isDirectory: true)
       let destination = Self.fileURL(in: directory, id: artifact.id, name: artifact.name)
@@ -395,17 +405,17 @@ public final class ArtifactStore: Sendable {
 
   /// Makes the file of a version 1 artifact the blob of its content (a hard link; the file stays
   /// where it is) and returns its SHA-256, or `nil` if it cannot be read or linked.
-  private static func adoptAsBlob(_ file: URL, in directory: URL) -> String? {
+  private static func adoptAsBlob(_ file: URL, in blobs: FileSystemBlobStore) -> String? {
     guard let input = try? FileHandle(forReadingFrom: file) else { return nil }
     defer { try? input.close() }
     var digest = SHA256Digest()
     while let chunk = try? input.read(upToCount: copyChunkBytes), !chunk.isEmpty { digest.update(chunk) }
-    let sha256 = digest.finalizeHex()
-    let blob = blobURL(in: directory, sha256: sha256)
+    let sha256 = digest.finalizeBlobDigest()
+    let blob = blobs.fileURL(of: sha256)
     if !FileManager.default.fileExists(atPath: blob.path), link(file.path, blob.path) != 0 {
       guard (try? FileManager.default.copyItem(at: file, to: blob)) != nil else { return nil }
     }
-    return sha256
+    return sha256.hex
   }
 
   // MARK: - Accounting
@@ -433,24 +443,6 @@ public final class ArtifactStore: Sendable {
 
   private static func fileURL(in directory: URL, id: String, name: String) -> URL {
     directory.appendingPathComponent(id, isDirectory: true).appendingPathComponent(name, isDirectory: false)
-  }
-
-  private static func blobURL(in directory: URL, sha256: String) -> URL {
-    directory.appendingPathComponent(blobsFolderName, isDirectory: true).appendingPathComponent(sha256, isDirectory: false)
-  }
-
-  /// Whether `text` is 64 lowercase hex digits (a blob name; nothing else may name a path).
-  private static func isSHA256(_ text: String) -> Bool {
-    text.utf8.count == 64 && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
-  }
-
-  /// Removes blobs no entry uses: left by a crash between writing a blob and the index.
-  private func removeUnusedBlobs(used: Set<String>) {
-    let blobs = directory.appendingPathComponent(Self.blobsFolderName, isDirectory: true)
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: blobs.path) else { return }
-    for name in names where !used.contains(name) {
-      try? FileManager.default.removeItem(at: blobs.appendingPathComponent(name, isDirectory: false))
-    }
   }
 
   /// Removes temporary files a crashed write left in the directory.

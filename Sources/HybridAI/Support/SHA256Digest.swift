@@ -77,6 +77,11 @@ struct SHA256Digest: Sendable {
     Self.hexString(finalize())
   }
 
+  /// Finishes and returns the digest as a blob name.
+  mutating func finalizeBlobDigest() -> BlobDigest {
+    BlobDigest(hex: finalizeHex())!   // 64 lowercase hex digits by construction
+  }
+
   /// The digest of `data` as 64 lowercase hex digits, in one call.
   static func hex(of data: Data) -> String {
     var digest = SHA256Digest()

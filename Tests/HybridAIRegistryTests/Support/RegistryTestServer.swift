@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 import HybridAIRegistry
 import HybridAIServing
 import HybridAITestSupport
@@ -18,8 +19,12 @@ final class RegistryTestServer: Sendable {
   var port: Int { server.port }
   var baseURL: URL { server.baseURL }
   var base: String { baseURL.absoluteString }
-  var uploadsDirectory: URL { dataDirectory.appending(path: "uploads") }
   var blobsDirectory: URL { dataDirectory.appending(path: "blobs/sha256") }
+  /// The staging files of uploads under way (``FileSystemBlobStore/stagingPrefix``) in the blob store.
+  var stagingFiles: [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: blobsDirectory.path)) ?? [])
+      .filter { $0.hasPrefix(FileSystemBlobStore.stagingPrefix) }
+  }
 
   private init(server: RunningServer, dataDirectory: URL, clock: TestClock) {
     self.server = server
