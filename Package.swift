@@ -72,6 +72,7 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
   ],
   targets: [
     .target(
@@ -180,6 +181,10 @@ let package = Package(
       ],
       swiftSettings: strictSwift),
     // Linux calls Swift's Glibc module does not declare (sync_file_range, mallopt).
+    .target(
+      name: "HybridAIProcess",
+      dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+      swiftSettings: strictSwift),
     .target(name: "CLinuxExtras"),
     // LiteRT is loaded at run time (dlopen), so the package builds without it.
     .target(
@@ -200,7 +205,7 @@ let package = Package(
     .target(
       name: "HybridAITools",
       dependencies: [
-        "HybridAI", "TFLite", "TFLiteImage", "ModelDelivery",
+        "HybridAI", "HybridAIProcess", "TFLite", "TFLiteImage", "ModelDelivery",
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
@@ -253,7 +258,7 @@ let package = Package(
     .target(
       name: "HybridAITestSupport",
       dependencies: [
-        "HybridAI", "HybridAIServing", "HybridAIRegistry",
+        "HybridAI", "HybridAIProcess", "HybridAIServing", "HybridAIRegistry",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),

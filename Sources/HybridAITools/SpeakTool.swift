@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAIProcess
 import Logging
 
 /// Turns text into spoken audio: a WAV artifact synthesised by espeak-ng.
@@ -106,7 +107,7 @@ public struct SpeakTool: Tool {
     context?.report(progress: 0.1, "synthesising")
     logger.debug("synthesising speech", metadata: ["bytes": "\(byteCount)", "executable": "\(executable.path)"])
     let started = ContinuousClock.now
-    let termination: ChildProcess.Termination
+    let termination: ChildProcess.Outcome
     do {
       termination = try await ChildProcess(executable: executable, arguments: arguments, timeLimit: timeLimit).run()
     } catch {
@@ -116,6 +117,8 @@ public struct SpeakTool: Tool {
         logger.warning("espeak-ng timed out and was killed", metadata: ["limit": "\(timeLimit)"])
         throw .timedOut(limit: timeLimit)
       case .cancelled: throw .cancelled
+      case .outputTooLarge(let limit):
+        throw .synthesisFailed(status: -1, standardError: "espeak-ng wrote more than \(limit) bytes of messages")
       }
     }
     guard termination.succeeded else {

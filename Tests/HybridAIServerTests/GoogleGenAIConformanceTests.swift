@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 import HybridAITestSupport
 import Testing
 

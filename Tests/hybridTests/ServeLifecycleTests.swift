@@ -1,5 +1,6 @@
 import Foundation
 import HybridAIOnDevice
+import HybridAIProcess
 import HybridAITestSupport
 import Testing
 

@@ -1,0 +1,165 @@
+import Foundation
+import Subprocess
+
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+
+/// Runs a program as a child process, the one way HybridAI does (the tools, the downloader's
+/// network probe, the CLI, the tests), on swift-subprocess: arguments as an argv array (no
+/// shell), no standard input, an optional time limit, and cancellation that kills the child.
+///
+/// ```swift
+/// let outcome = try await ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/espeak-ng"),
+///                                      arguments: ["-w", path, text], timeLimit: .seconds(30)).run()
+/// guard outcome.succeeded else { throw SpeakError.failed(outcome.standardError) }
+/// ```
+public struct ChildProcess: Sendable {
+  /// What to do with the child's standard output.
+  public enum Output: Sendable, Equatable {
+    /// Thrown away.
+    case discarded
+    /// Collected as text, up to `limit` bytes (more is ``Failure/outputTooLarge(limit:)``).
+    case collected(limit: Int)
+    /// Collected with standard error interleaved, as a terminal would show both.
+    case collectedWithStandardError(limit: Int)
+  }
+
+  /// How the child ended.
+  public struct Outcome: Sendable, Hashable {
+    /// The exit status, or the signal number when ``wasSignalled``.
+    public var status: Int32
+    /// Whether a signal ended it.
+    public var wasSignalled: Bool
+    /// Standard output (with standard error, when merged), or empty when discarded.
+    public var standardOutput: String
+    /// Standard error, or empty when merged into standard output.
+    public var standardError: String
+    /// Exited with status 0.
+    public var succeeded: Bool { status == 0 && !wasSignalled }
+
+    public init(status: Int32, wasSignalled: Bool, standardOutput: String = "", standardError: String = "") {
+      self.status = status
+      self.wasSignalled = wasSignalled
+      self.standardOutput = standardOutput
+      self.standardError = standardError
+    }
+  }
+
+  /// Why the child did not run to its end.
+  public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// It could not be started (no such program, not executable, …).
+    case launchFailed(String)
+    /// It ran past its time limit and was killed.
+    case timedOut(Duration)
+    /// The calling task was cancelled; the child was killed.
+    case cancelled
+    /// It wrote more than the collected output's limit.
+    case outputTooLarge(limit: Int)
+
+    public var description: String {
+      switch self {
+      case .launchFailed(let reason): "could not start the program: \(reason)"
+      case .timedOut(let limit): "the program ran longer than \(limit) and was killed"
+      case .cancelled: "cancelled; the program was killed"
+      case .outputTooLarge(let limit): "the program wrote more than \(limit) bytes"
+      }
+    }
+  }
+
+  /// The program: an absolute path, or a name looked up in `PATH`.
+  public var executable: String
+  public var arguments: [String]
+  /// Variables set (or, with `nil`, removed) on top of this process's environment.
+  public var environment: [String: String?]
+  /// The working directory, or this process's when `nil`.
+  public var workingDirectory: URL?
+  /// Killed (SIGKILL) after this long, when set.
+  public var timeLimit: Duration?
+  /// The most standard error kept (its start) when it is collected on its own.
+  public static let maximumStandardErrorBytes = 64 << 10
+
+  public init(executable: String, arguments: [String] = [], environment: [String: String?] = [:],
+              workingDirectory: URL? = nil, timeLimit: Duration? = nil) {
+    self.executable = executable
+    self.arguments = arguments
+    self.environment = environment
+    self.workingDirectory = workingDirectory
+    self.timeLimit = timeLimit
+  }
+
+  public init(executable: URL, arguments: [String] = [], environment: [String: String?] = [:],
+              workingDirectory: URL? = nil, timeLimit: Duration? = nil) {
+    self.init(executable: executable.path, arguments: arguments, environment: environment,
+              workingDirectory: workingDirectory, timeLimit: timeLimit)
+  }
+
+  /// Starts the child and waits for it to exit. Cancelling the calling task, or the time limit,
+  /// kills it.
+  public func run(output: Output = .discarded) async throws(Failure) -> Outcome {
+    if Task.isCancelled { throw .cancelled }
+    do {
+      guard let timeLimit else { return try await launch(output) }
+      return try await withThrowingTaskGroup(of: Outcome?.self) { group in
+        group.addTask { try await launch(output) }
+        group.addTask {
+          try await Task.sleep(for: timeLimit)
+          return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let outcome = first else { throw Failure.timedOut(timeLimit) }
+        return outcome
+      }
+    } catch let failure as Failure {
+      throw failure
+    } catch is CancellationError {
+      throw .cancelled
+    } catch let error as SubprocessError {
+      if Task.isCancelled { throw .cancelled }
+      if error.code == .outputLimitExceeded {
+        switch output {
+        case .collected(let limit), .collectedWithStandardError(let limit): throw .outputTooLarge(limit: limit)
+        case .discarded: throw .outputTooLarge(limit: Self.maximumStandardErrorBytes)
+        }
+      }
+      throw .launchFailed("\(executable): \(error)")
+    } catch {
+      if Task.isCancelled { throw .cancelled }
+      throw .launchFailed("\(executable): \(error)")
+    }
+  }
+
+  private func launch(_ output: Output) async throws -> Outcome {
+    let program: Executable = executable.contains("/") ? .path(FilePath(executable)) : .name(executable)
+    var overrides: [Environment.Key: String?] = [:]
+    for (name, value) in environment { overrides[Environment.Key(stringLiteral: name)] = value }
+    let configuration = Configuration(
+      executable: program, arguments: Arguments(arguments), environment: .inherit.updating(overrides),
+      workingDirectory: workingDirectory.map { FilePath($0.path) })
+    switch output {
+    case .discarded:
+      let result = try await Subprocess.run(configuration, output: .discarded,
+                                            error: .string(limit: Self.maximumStandardErrorBytes))
+      return Self.outcome(result.terminationStatus, standardError: result.standardError)
+    case .collected(let limit):
+      let result = try await Subprocess.run(configuration, output: .string(limit: limit),
+                                            error: .string(limit: Self.maximumStandardErrorBytes))
+      return Self.outcome(result.terminationStatus, standardOutput: result.standardOutput,
+                          standardError: result.standardError)
+    case .collectedWithStandardError(let limit):
+      let result = try await Subprocess.run(configuration, output: .string(limit: limit), error: .combinedWithOutput)
+      return Self.outcome(result.terminationStatus, standardOutput: result.standardOutput)
+    }
+  }
+
+  private static func outcome(_ status: TerminationStatus, standardOutput: String = "", standardError: String = "") -> Outcome {
+    switch status {
+    case .exited(let code):
+      Outcome(status: Int32(code), wasSignalled: false, standardOutput: standardOutput, standardError: standardError)
+    case .signaled(let signal):
+      Outcome(status: Int32(signal), wasSignalled: true, standardOutput: standardOutput, standardError: standardError)
+    }
+  }
+}
