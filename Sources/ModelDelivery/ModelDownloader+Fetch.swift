@@ -151,6 +151,15 @@ extension ModelDownloader {
     defer { lock.release() }
     // Another downloader may have installed it while this one waited for the lock.
     if let current = store.installed(name), current.sha256 == info.sha256 { return try relabel(current, as: info) }
+    var record = InstalledModelRecord(name: name, version: info.version, sha256: info.sha256, sizeBytes: info.sizeBytes,
+                                      fileName: InstalledModelRecord.fileName(sha256: info.sha256, format: info.format),
+                                      format: info.format, installTime: Date())
+    // Another model (or an earlier, interrupted install) may hold these bytes already.
+    do {
+      if try await store.installFromBlob(record) { return installed(record) }
+    } catch {
+      throw fileError(error, required: 0)
+    }
 
     let part: PartialDownload
     do {
@@ -200,22 +209,26 @@ extension ModelDownloader {
       part.discard()
       throw ModelDownloadError.hashMismatch(expected: info.sha256, actual: digest)
     }
-    let record = InstalledModelRecord(name: name, version: info.version, sha256: info.sha256, sizeBytes: info.sizeBytes,
-                                      fileName: InstalledModelRecord.fileName(sha256: info.sha256, format: info.format),
-                                      format: info.format, installTime: Date())
+    record.installTime = Date()
     do {
       try part.syncAndClose()
-      try store.install(partAt: part.path, as: record)
+      try await store.install(partAt: part.path, as: record)
     } catch {
       throw fileError(error, required: 0)
     }
-    let model = store.customModel(record)
-    state.withLock { $0.installed[name] = model }
+    let model = installed(record)
     let seconds = (clock.now - started) / .seconds(1)
     logger.info("installed the model", metadata: [
       "model": "\(name)", "version": "\(info.version)", "path": "\(model.path)", "sizeBytes": "\(info.sizeBytes)",
       "downloadedBytes": "\(info.sizeBytes - startOffset)", "seconds": "\(String(format: "%.3f", seconds))",
     ])
+    return model
+  }
+
+  /// Remembers and returns the model `record` describes, now installed.
+  private func installed(_ record: InstalledModelRecord) -> CustomModel {
+    let model = store.customModel(record)
+    state.withLock { $0.installed[record.name] = model }
     return model
   }
 

@@ -190,7 +190,7 @@ public final class ModelDownloader: Sendable {
     var removed = false
     if FileManager.default.fileExists(atPath: store.directory(for: name)) {
       let lock = try await ModelLock.acquire(at: store.lockPath(for: name))
-      removed = store.remove(name)
+      removed = await store.remove(name)
       lock.release()
       state.withLock { $0.installed[name] = nil }
     }

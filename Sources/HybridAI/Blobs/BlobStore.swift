@@ -59,16 +59,19 @@ public struct BlobStoreError: Error, Sendable, Equatable, CustomStringConvertibl
   public var path: String
   /// The system's reason (`strerror`).
   public var reason: String
+  /// The `errno` value, when a system call failed (so callers can tell a full disk, `ENOSPC`).
+  public var code: Int32?
 
-  public init(operation: String, path: String, reason: String) {
+  public init(operation: String, path: String, reason: String, code: Int32? = nil) {
     self.operation = operation
     self.path = path
     self.reason = reason
+    self.code = code
   }
 
   /// The error for `errno` after a failed system call.
   public init(operation: String, path: String, code: Int32 = errno) {
-    self.init(operation: operation, path: path, reason: String(cString: strerror(code)))
+    self.init(operation: operation, path: path, reason: String(cString: strerror(code)), code: code)
   }
 
   public var description: String { "blob store: \(operation) \(path) failed: \(reason)" }

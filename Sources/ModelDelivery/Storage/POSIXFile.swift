@@ -106,6 +106,26 @@ enum POSIXFile {
   }
 
   /// Removes a file; a missing file is fine.
+  /// Makes `path` a hard link to `target`, replacing whatever `path` was (through a temporary
+  /// link renamed into place, so `path` is never missing).
+  static func linkReplacing(_ target: String, at path: String) throws(Failure) {
+    let temporary = path + ".link"
+    unlinkIfPresent(temporary)
+    guard Glibc.link(target, temporary) == 0 else { throw Failure(operation: "link", path: temporary, code: errno) }
+    do { try rename(temporary, to: path) } catch {
+      unlinkIfPresent(temporary)
+      throw error
+    }
+    unlinkIfPresent(temporary)   // rename does nothing when both names are links to the same file
+  }
+
+  /// How many names the file at `path` has, or `nil` when it is missing.
+  static func linkCount(atPath path: String) -> Int? {
+    var status = stat()
+    guard stat(path, &status) == 0 else { return nil }
+    return Int(status.st_nlink)
+  }
+
   static func unlinkIfPresent(_ path: String) {
     _ = unlink(path)
   }
