@@ -275,6 +275,10 @@ let package = Package(
       dependencies: ["HybridAI", "HybridAITestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
+      name: "HybridAIProcessTests",
+      dependencies: ["HybridAIProcess"],
+      swiftSettings: strictSwift),
+    .testTarget(
       name: "HybridAIMacrosTests",
       dependencies: [
         "HybridAIMacroExpansions",

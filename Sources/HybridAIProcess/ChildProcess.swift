@@ -101,7 +101,11 @@ public struct ChildProcess: Sendable {
   public func run(output: Output = .discarded) async throws(Failure) -> Outcome {
     if Task.isCancelled { throw .cancelled }
     do {
-      guard let timeLimit else { return try await launch(output) }
+      guard let timeLimit else {
+        let outcome = try await launch(output)
+        if Task.isCancelled { throw Failure.cancelled }   // swift-subprocess killed it and returned
+        return outcome
+      }
       return try await withThrowingTaskGroup(of: Outcome?.self) { group in
         group.addTask { try await launch(output) }
         group.addTask {
@@ -131,13 +135,18 @@ public struct ChildProcess: Sendable {
     }
   }
 
-  private func launch(_ output: Output) async throws -> Outcome {
+  /// The swift-subprocess configuration for this child.
+  func configuration() -> Configuration {
     let program: Executable = executable.contains("/") ? .path(FilePath(executable)) : .name(executable)
     var overrides: [Environment.Key: String?] = [:]
     for (name, value) in environment { overrides[Environment.Key(stringLiteral: name)] = value }
-    let configuration = Configuration(
+    return Configuration(
       executable: program, arguments: Arguments(arguments), environment: .inherit.updating(overrides),
       workingDirectory: workingDirectory.map { FilePath($0.path) })
+  }
+
+  private func launch(_ output: Output) async throws -> Outcome {
+    let configuration = configuration()
     switch output {
     case .discarded:
       let result = try await Subprocess.run(configuration, output: .discarded,
@@ -154,7 +163,7 @@ public struct ChildProcess: Sendable {
     }
   }
 
-  private static func outcome(_ status: TerminationStatus, standardOutput: String = "", standardError: String = "") -> Outcome {
+  static func outcome(_ status: TerminationStatus, standardOutput: String = "", standardError: String = "") -> Outcome {
     switch status {
     case .exited(let code):
       Outcome(status: Int32(code), wasSignalled: false, standardOutput: standardOutput, standardError: standardError)

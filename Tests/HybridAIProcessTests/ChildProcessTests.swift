@@ -1,0 +1,119 @@
+import Foundation
+import HybridAIProcess
+import Testing
+
+/// `ChildProcess.run`: real programs (`/bin/sh`), their output, status and every way a run fails.
+@Suite struct ChildProcessTests {
+  static func shell(_ script: String, timeLimit: Duration? = nil, environment: [String: String?] = [:]) -> ChildProcess {
+    ChildProcess(executable: "/bin/sh", arguments: ["-c", script], environment: environment, timeLimit: timeLimit)
+  }
+
+  @Test func collectsOutputAndStandardErrorApartOrMerged() async throws {
+    let script = "echo out; echo err >&2; exit 3"
+    let apart = try await Self.shell(script).run(output: .collected(limit: 1024))
+    #expect(apart.standardOutput == "out\n")
+    #expect(apart.standardError == "err\n")
+    #expect(apart.status == 3 && !apart.wasSignalled && !apart.succeeded)
+
+    let merged = try await Self.shell(script).run(output: .collectedWithStandardError(limit: 1024))
+    #expect(merged.standardOutput.contains("out\n") && merged.standardOutput.contains("err\n"))
+    #expect(merged.standardError.isEmpty)
+  }
+
+  @Test func passesTheEnvironmentAndLooksUpNamesInPath() async throws {
+    let outcome = try await ChildProcess(executable: "sh", arguments: ["-c", "printf %s \"$GREETING\""],
+                                         environment: ["GREETING": "hello there"]).run(output: .collected(limit: 64))
+    #expect(outcome.succeeded)
+    #expect(outcome.standardOutput == "hello there")
+  }
+
+  @Test func aSignalledChildSaysWhichSignal() async throws {
+    let outcome = try await Self.shell("kill -USR1 $$").run()
+    #expect(outcome.wasSignalled)
+    #expect(outcome.status == SIGUSR1)
+  }
+
+  @Test func failuresAreTyped() async throws {
+    await #expect(throws: ChildProcess.Failure.timedOut(.milliseconds(200))) {
+      try await Self.shell("exec sleep 30", timeLimit: .milliseconds(200)).run()
+    }
+    await #expect(throws: ChildProcess.Failure.outputTooLarge(limit: 100)) {
+      try await Self.shell("head -c 100000 /dev/zero").run(output: .collected(limit: 100))
+    }
+    let failure = try await #require(throws: ChildProcess.Failure.self) {
+      try await ChildProcess(executable: "/nonexistent/program").run()
+    }
+    guard case .launchFailed(let reason) = failure else {
+      Issue.record("expected launchFailed, got \(failure)")
+      return
+    }
+    #expect(reason.contains("/nonexistent/program"))
+  }
+
+  @Test func cancellingTheCallerKillsTheChild() async throws {
+    let clock = ContinuousClock()
+    let started = clock.now
+    let task = Task { try await Self.shell("exec sleep 30").run() }
+    try await Task.sleep(for: .milliseconds(200))
+    task.cancel()
+    await #expect(throws: ChildProcess.Failure.cancelled) { try await task.value }
+    #expect(clock.now - started < .seconds(20))
+  }
+}
+
+/// `RunningChildProcess`: a child that keeps running while the parent reads its lines, writes to
+/// it, signals it and stops it.
+@Suite struct RunningChildProcessTests {
+  @Test func readsLinesAndWaitsForTheEnd() async throws {
+    let child = try await ChildProcessTests.shell("echo one; echo two; echo three; exit 7").start()
+    #expect(await child.nextLine() == "one")
+    #expect(await child.firstLine(where: { $0.hasPrefix("th") ? $0.uppercased() : nil }) == "THREE")
+    #expect(await child.nextLine() == nil)
+    let outcome = await child.waitForExit()
+    #expect(outcome.status == 7 && !outcome.wasSignalled)
+    #expect(!child.isRunning)
+  }
+
+  @Test func answersWhatIsWrittenToItsInput() async throws {
+    let child = try await ChildProcessTests.shell("while read a b; do echo $((a + b)); done; echo bye").start()
+    try await child.write("2 3\n")
+    #expect(await child.nextLine() == "5")
+    try await child.write("40 2\n")
+    #expect(await child.nextLine() == "42")
+    await child.closeInput()
+    #expect(await child.nextLine() == "bye")
+    #expect(await child.waitForExit().succeeded)
+    await #expect(throws: ChildProcess.Failure.self) { try await child.write("1 1\n") }
+  }
+
+  @Test func stopSendsTheSignalAndTheChildHandlesIt() async throws {
+    let child = try await ChildProcessTests.shell("trap 'echo stopping; exit 0' TERM; echo ready; while :; do sleep 0.05; done")
+      .start()
+    #expect(await child.nextLine() == "ready")
+    #expect(child.isRunning)
+    let outcome = await child.stop(gracePeriod: .seconds(20))
+    #expect(outcome.succeeded)
+    #expect(await child.nextLine() == "stopping")
+  }
+
+  @Test func stopKillsAChildThatIgnoresTheSignal() async throws {
+    let child = try await ChildProcessTests.shell("trap '' TERM; echo ready; exec sleep 30").start()
+    #expect(await child.nextLine() == "ready")
+    let outcome = await child.stop(gracePeriod: .milliseconds(300))
+    #expect(outcome.wasSignalled)
+    #expect(outcome.status == SIGKILL)
+  }
+
+  @Test func collectsStandardErrorForTheOutcome() async throws {
+    let child = try await ChildProcessTests.shell("echo problem >&2; exit 1").start(standardError: .collected)
+    let outcome = await child.waitForExit()
+    #expect(outcome.status == 1)
+    #expect(outcome.standardError == "problem\n")
+  }
+
+  @Test func aProgramThatCannotStartIsALaunchFailure() async throws {
+    await #expect(throws: ChildProcess.Failure.self) {
+      try await ChildProcess(executable: "/nonexistent/program").start()
+    }
+  }
+}
