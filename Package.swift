@@ -172,7 +172,7 @@ let package = Package(
     .target(
       name: "ModelDelivery",
       dependencies: [
-        "HybridAI", "HybridAIHTTP", "HybridAIWire", "CLinuxExtras",
+        "HybridAI", "HybridAIHTTP", "HybridAIWire", "HybridAIProcess", "CLinuxExtras",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -230,7 +230,7 @@ let package = Package(
       name: "HybridAIBenchmarks",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
-        "ModelDelivery", "TFLite",
+        "HybridAIProcess", "ModelDelivery", "TFLite",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Logging", package: "swift-log"),
       ],

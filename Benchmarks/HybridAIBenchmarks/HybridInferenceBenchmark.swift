@@ -137,7 +137,7 @@ public struct HybridInferenceBenchmark: Sendable {
     var reference: [Int: Double] = [:]
     if let path = settings.batchedBenchPath {
       progress("llama-batched-bench at \(settings.concurrency.map(String.init).joined(separator: ",")) parallel sequences")
-      reference = try LlamaBatchedBenchReference(executable: path).run(
+      reference = try await LlamaBatchedBenchReference(executable: path).run(
         model: settings.model.modelPath, promptTokens: 32, generatedTokens: settings.streamTokens,
         parallel: settings.concurrency, threads: settings.model.configuration.threads)
     }

@@ -6,9 +6,9 @@ struct LlamaBatchedBenchReference: Sendable {
   let executable: String
 
   /// Aggregate generation tokens/s for each parallel level.
-  func run(model: String, promptTokens: Int, generatedTokens: Int, parallel: [Int], threads: Int) throws -> [Int: Double] {
+  func run(model: String, promptTokens: Int, generatedTokens: Int, parallel: [Int], threads: Int) async throws -> [Int: Double] {
     let contextSize = (parallel.max() ?? 1) * (promptTokens + generatedTokens) + 64
-    let data = try ReferenceProcess.run(executable, [
+    let data = try await ReferenceProcess.run(executable, [
       "-m", model, "-c", "\(contextSize)", "-b", "512", "-ub", "512", "-t", "\(threads)",
       "-npp", "\(promptTokens)", "-ntg", "\(generatedTokens)",
       "-npl", parallel.map(String.init).joined(separator: ","), "--output-format", "jsonl"], includeStandardError: true)

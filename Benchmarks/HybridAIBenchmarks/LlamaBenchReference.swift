@@ -10,8 +10,8 @@ struct LlamaBenchReference: Sendable {
 
   let executable: String
 
-  func run(model: String, promptTokens: Int, generatedTokens: Int, threads: Int, repetitions: Int) throws -> Result {
-    let data = try ReferenceProcess.run(executable, [
+  func run(model: String, promptTokens: Int, generatedTokens: Int, threads: Int, repetitions: Int) async throws -> Result {
+    let data = try await ReferenceProcess.run(executable, [
       "-m", model, "-p", "\(promptTokens)", "-n", "\(generatedTokens)", "-t", "\(threads)",
       "-r", "\(repetitions)", "-b", "512", "-ub", "512", "-o", "json"])
 

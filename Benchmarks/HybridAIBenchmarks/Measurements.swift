@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 
 /// Summaries of repeated measurements, shared by the benchmark suites.
 extension [Double] {
@@ -17,22 +18,23 @@ extension [Double] {
 /// Runs a reference tool to completion and returns what it printed (standard output, and standard
 /// error when `includeStandardError`), or throws when it fails.
 enum ReferenceProcess {
-  static func run(_ executable: String, _ arguments: [String], includeStandardError: Bool = false) throws -> Data {
+  static func run(_ executable: String, _ arguments: [String], includeStandardError: Bool = false) async throws -> Data {
     guard FileManager.default.isExecutableFile(atPath: executable) else {
       throw BenchmarkError.referenceFailed("\(executable) is not an executable (run scripts/bootstrap --bench)")
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = includeStandardError ? output : FileHandle.nullDevice
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw BenchmarkError.referenceFailed("\(URL(fileURLWithPath: executable).lastPathComponent) exit status \(process.terminationStatus)")
+    let name = URL(fileURLWithPath: executable).lastPathComponent
+    let limit = 16 << 20
+    let outcome: ChildProcess.Outcome
+    do {
+      outcome = try await ChildProcess(executable: executable, arguments: arguments)
+        .run(output: includeStandardError ? .collectedWithStandardError(limit: limit) : .collected(limit: limit))
+    } catch {
+      throw BenchmarkError.referenceFailed("\(name): \(error)")
     }
-    return data
+    guard outcome.succeeded else {
+      throw BenchmarkError.referenceFailed("\(name) exit status \(outcome.status)"
+        + (outcome.standardError.isEmpty ? "" : ": \(outcome.standardError.suffix(2000))"))
+    }
+    return Data(outcome.standardOutput.utf8)
   }
 }

@@ -22,7 +22,7 @@ import Darwin
 /// 2. **Peak memory** (`ru_maxrss`) of the downloading `hybrid models get` (target < 64 MiB), with
 ///    curl's beside it, and the baseline of a trivial invocation of each (`hybrid models get --help`,
 ///    `curl --version`), so that the download's own cost shows. The programs run under GNU time,
-///    which reports their own peak (see ``ChildProcess`` for why `wait4` from here cannot).
+///    which reports their own peak (see ``MeasuredProcess`` for why `wait4` from here cannot).
 /// 3. **Requests/s of `GET /v1/models/{name}:download`** under `wrk`, answering `200` (JSON with
 ///    a freshly signed URL) and `304` (`If-None-Match` with the current SHA-256), with `GET /v1/models`
 ///    of the same server as the reference: the same router and middleware, no registry work.
@@ -99,9 +99,9 @@ public struct ModelDeliveryBenchmark: Sendable {
       "hybrid-bench-delivery-\(getpid())-\(UInt32.random(in: .min ... .max))", isDirectory: true)
     try FileManager.default.createDirectory(at: work, withIntermediateDirectories: false)
     defer { try? FileManager.default.removeItem(at: work) }
-    let tools = Tools(hybrid: settings.hybridExecutable, curl: ChildProcess.locate(settings.curl),
-                      wrk: ChildProcess.locate(settings.wrk),
-                      gnuTime: await ChildProcess.locateGNUTime(settings.gnuTime, outputDirectory: work))
+    let tools = Tools(hybrid: settings.hybridExecutable, curl: MeasuredProcess.locate(settings.curl),
+                      wrk: MeasuredProcess.locate(settings.wrk),
+                      gnuTime: await MeasuredProcess.locateGNUTime(settings.gnuTime, outputDirectory: work))
 
     let source = work.appendingPathComponent("model.bin")
     progress("writing \(Self.sizeText(size)) of pseudo-random bytes (seed \(settings.seed)) to \(source.path)")
@@ -164,11 +164,11 @@ public struct ModelDeliveryBenchmark: Sendable {
     guard version.sizeBytes == size else {
       throw ModelDeliveryBenchmarkError.unexpectedAnswer("the registry stored \(version.sizeBytes) bytes of \(size)")
     }
-    var curlUpload: ChildProcessResult?
+    var curlUpload: MeasuredProcessResult?
     if let curl = tools.curl {
       sync()
       progress("uploading the same file with curl -T (reference)")
-      let result = try await ChildProcess.run(curl, [
+      let result = try await MeasuredProcess.run(curl, [
         "-s", "-f", "-o", "/dev/null", "-X", "POST", "-T", source.path,
         "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: application/octet-stream", "-H", "Expect:",
         "\(base)/v1/admin/models/\(name)/versions",
@@ -198,7 +198,7 @@ public struct ModelDeliveryBenchmark: Sendable {
         if measuringOurs {
           progress("round \(round)/\(settings.rounds): hybrid models get")
           let directory = work.appendingPathComponent("ours-\(round)", isDirectory: true)
-          let result = try await ChildProcess.run(tools.hybrid, [
+          let result = try await MeasuredProcess.run(tools.hybrid, [
             "models", "get", name, "--server", base, "--dir", directory.path, "--type", "latest",
           ], outputDirectory: work, peakMemoryVia: tools.gnuTime)
           try Self.require(result, "hybrid models get")
@@ -211,7 +211,7 @@ public struct ModelDeliveryBenchmark: Sendable {
         } else if let curl = tools.curl {
           progress("round \(round)/\(settings.rounds): curl")
           let file = work.appendingPathComponent("curl-\(round).bin")
-          let result = try await ChildProcess.run(curl, ["-s", "-f", "-o", file.path, info.downloadUri],
+          let result = try await MeasuredProcess.run(curl, ["-s", "-f", "-o", file.path, info.downloadUri],
                                                   outputDirectory: work, peakMemoryVia: tools.gnuTime)
           try Self.require(result, "curl download")
           try Self.checkDownloaded(file.path, size: size, within: work.path)
@@ -229,13 +229,13 @@ public struct ModelDeliveryBenchmark: Sendable {
     progress("baseline memory: hybrid models get --help, curl --version")
     var ourBaseline: [Double] = [], curlBaseline: [Double] = [], ourStartup: [Double] = []
     for _ in 1...settings.rounds {
-      let help = try await ChildProcess.run(tools.hybrid, ["models", "get", "--help"], outputDirectory: work,
+      let help = try await MeasuredProcess.run(tools.hybrid, ["models", "get", "--help"], outputDirectory: work,
                                             peakMemoryVia: tools.gnuTime)
       try Self.require(help, "hybrid models get --help")
       ourBaseline.append(help.peakResidentMiB)
       ourStartup.append(help.wallSeconds * 1000)
       if let curl = tools.curl {
-        let curlVersion = try await ChildProcess.run(curl, ["--version"], outputDirectory: work,
+        let curlVersion = try await MeasuredProcess.run(curl, ["--version"], outputDirectory: work,
                                                      peakMemoryVia: tools.gnuTime)
         try Self.require(curlVersion, "curl --version")
         curlBaseline.append(curlVersion.peakResidentMiB)
@@ -356,7 +356,7 @@ public struct ModelDeliveryBenchmark: Sendable {
   }
 
   private func runWrk(_ wrk: String, _ arguments: [String], work: URL) async throws -> WrkOutput {
-    let result = try await ChildProcess.run(wrk, arguments, outputDirectory: work)
+    let result = try await MeasuredProcess.run(wrk, arguments, outputDirectory: work)
     try Self.require(result, "wrk")
     guard let output = WrkOutput(parsing: result.outputText) else {
       throw ModelDeliveryBenchmarkError.unexpectedAnswer("cannot read wrk's report: \(result.outputText.suffix(600))")
@@ -393,7 +393,7 @@ public struct ModelDeliveryBenchmark: Sendable {
     return Int(response.status.code)
   }
 
-  private static func require(_ result: ChildProcessResult, _ what: String) throws {
+  private static func require(_ result: MeasuredProcessResult, _ what: String) throws {
     guard result.succeeded else {
       throw ModelDeliveryBenchmarkError.commandFailed(
         "\(what): exit status \(result.terminationStatus) (\(result.commandLine)): \(result.standardErrorTail())")

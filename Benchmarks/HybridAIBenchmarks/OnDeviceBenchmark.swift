@@ -48,7 +48,7 @@ public struct OnDeviceBenchmark: Sendable {
       ours.prompt.append(try await measurePromptProcessing())
       ours.decode.append(try await measureDecode())
       if let reference {
-        let result = try reference.run(
+        let result = try await reference.run(
           model: settings.model.modelPath, promptTokens: settings.promptTokens,
           generatedTokens: settings.generatedTokens, threads: settings.model.configuration.threads, repetitions: 1)
         theirs.prompt.append(result.promptTokensPerSecond)

@@ -52,37 +52,25 @@ public struct TFLiteBenchmark: Sendable {
     self.progress = progress
   }
 
-  public func run() throws -> BenchmarkReport {
+  public func run() async throws -> BenchmarkReport {
     var report = BenchmarkReport(title: "TensorFlow Lite (LiteRT) — invoke latency, \(settings.threads) threads: \(settings.rounds) rounds (\(settings.roundsForTinyModels) for models under 100 µs) × \(settings.runs) invokes per side, alternating with the reference's; columns: medians of the round medians; ratio: median of the per-round ratios")
     for model in settings.models {
       let name = URL(fileURLWithPath: model).deletingPathExtension().lastPathComponent
       progress("\(name): loading and warming up both sides")
       let interpreter = try preparedInterpreter(model)
-      let reference = try settings.referencePython.map { python in
-        try RoundServingReference(python, [settings.referenceScript, model, "\(settings.threads)", "\(settings.runs)",
-                                           "\(settings.seed)", "\(settings.warmUpRuns)", "--rounds-from-stdin"])
+      var reference: RoundServingReference?
+      if let python = settings.referencePython {
+        reference = try await RoundServingReference(python, [settings.referenceScript, model, "\(settings.threads)",
+                                                             "\(settings.runs)", "\(settings.seed)",
+                                                             "\(settings.warmUpRuns)", "--rounds-from-stdin"])
       }
-      defer { reference?.finish() }
       var ours: [Double] = [], theirs: [Double] = []
-      func oursRound() throws { ours.append(try timedRound(interpreter) * 1000) }
-      func theirRound() throws {
-        if let reference {
-          theirs.append(try reference.round(runs: settings.runs, warmUpRuns: settings.roundWarmUpRuns) * 1000)
-        }
-      }
-      var rounds = max(1, settings.rounds)
-      var round = 0
-      while round < rounds {
-        if round.isMultiple(of: 2) {
-          try oursRound(); try theirRound()
-        } else {
-          try theirRound(); try oursRound()
-        }
-        if round == 0, ours[0] < 100 {
-          rounds = max(rounds, settings.roundsForTinyModels)
-          progress("\(name): \(rounds) alternating rounds (under 100 µs an invoke)")
-        }
-        round += 1
+      do {
+        (ours, theirs) = try await alternatingRounds(name: name, interpreter: interpreter, reference: reference)
+        await reference?.finish()
+      } catch {
+        await reference?.finish()
+        throw error
       }
       let ratios = zip(ours, theirs).map { $0 / $1 }
       report.rows.append(.init(metric: "\(name) invoke (µs)", ours: ours.median,
@@ -102,6 +90,33 @@ public struct TFLiteBenchmark: Sendable {
   }
 
   /// Loaded, allocated, inputs filled, warmed up.
+  /// Our rounds and the reference's, alternating which goes first; more rounds for tiny models.
+  private func alternatingRounds(name: String, interpreter: Interpreter,
+                                 reference: RoundServingReference?) async throws -> (ours: [Double], theirs: [Double]) {
+    var ours: [Double] = [], theirs: [Double] = []
+    func oursRound() throws { ours.append(try timedRound(interpreter) * 1000) }
+    func theirRound() async throws {
+      if let reference {
+        theirs.append(try await reference.round(runs: settings.runs, warmUpRuns: settings.roundWarmUpRuns) * 1000)
+      }
+    }
+    var rounds = max(1, settings.rounds)
+    var round = 0
+    while round < rounds {
+      if round.isMultiple(of: 2) {
+        try oursRound(); try await theirRound()
+      } else {
+        try await theirRound(); try oursRound()
+      }
+      if round == 0, ours[0] < 100 {
+        rounds = max(rounds, settings.roundsForTinyModels)
+        progress("\(name): \(rounds) alternating rounds (under 100 µs an invoke)")
+      }
+      round += 1
+    }
+    return (ours, theirs)
+  }
+
   private func preparedInterpreter(_ model: String) throws -> Interpreter {
     let interpreter = try Interpreter(modelPath: model, options: Interpreter.Options(threadCount: settings.threads))
     try interpreter.allocateTensors()

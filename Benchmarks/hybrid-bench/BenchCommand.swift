@@ -130,7 +130,7 @@ struct BenchCommand: AsyncParsableCommand {
       settings.threads = threads
       settings.runs = runs
       settings.warmUpRuns = warmUpRuns
-      try BenchCommand.publish(try TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+      try BenchCommand.publish(try await TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HybridAIProcess
 
 /// Runs a command and returns its standard output, or `nil` when it cannot be run, fails, or takes
 /// too long. `arguments[0]` is the program, looked up in `PATH`.
@@ -8,8 +8,8 @@ import Synchronization
 /// tests inject a fake.
 public typealias CommandRunner = @Sendable (_ arguments: [String]) async -> String?
 
-/// The ``CommandRunner`` that runs real programs (with `Foundation.Process`), giving up after a
-/// time limit.
+/// The ``CommandRunner`` that runs real programs (with HybridAIProcess's `ChildProcess`), giving
+/// up after a time limit.
 public enum SystemCommandRunner {
   /// A runner that kills a command still running after `timeout`.
   public static func make(timeout: Duration = .seconds(2)) -> CommandRunner {
@@ -27,39 +27,10 @@ public enum SystemCommandRunner {
     return nil
   }
 
-  private final class Box: @unchecked Sendable {
-    let process = Process()
-  }
-
   private static func run(_ arguments: [String], timeout: Duration) async -> String? {
     guard let program = arguments.first, let executable = locate(program) else { return nil }
-    let box = Box()
-    let output = Pipe()
-    box.process.executableURL = URL(fileURLWithPath: executable)
-    box.process.arguments = Array(arguments.dropFirst())
-    box.process.standardOutput = output
-    box.process.standardError = FileHandle.nullDevice
-    box.process.standardInput = FileHandle.nullDevice
-    let finished = Mutex(false)
-    let watchdog = Task {
-      try? await Task.sleep(for: timeout)
-      if !Task.isCancelled, box.process.isRunning { box.process.terminate() }
-    }
-    defer { watchdog.cancel() }
-    let status: Int32? = await withCheckedContinuation { continuation in
-      box.process.terminationHandler = { process in
-        guard finished.withLock({ done in defer { done = true }; return !done }) else { return }
-        continuation.resume(returning: process.terminationStatus)
-      }
-      do {
-        try box.process.run()
-      } catch {
-        guard finished.withLock({ done in defer { done = true }; return !done }) else { return }
-        continuation.resume(returning: nil)
-      }
-    }
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    guard status == 0 else { return nil }
-    return String(decoding: data, as: UTF8.self)
+    let child = ChildProcess(executable: executable, arguments: Array(arguments.dropFirst()), timeLimit: timeout)
+    guard let outcome = try? await child.run(output: .collected(limit: 1 << 20)), outcome.succeeded else { return nil }
+    return outcome.standardOutput
   }
 }

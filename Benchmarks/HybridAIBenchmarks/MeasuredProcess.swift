@@ -7,7 +7,7 @@ import Darwin
 
 /// How a child process ran, measured from outside: its exit status, wall time from spawn to exit,
 /// peak resident memory (`wait4`'s `rusage.ru_maxrss`) and what it printed.
-struct ChildProcessResult: Sendable {
+struct MeasuredProcessResult: Sendable {
   /// The command line, for messages.
   var commandLine: String
   /// The exit status, or 128 + the signal's number when a signal ended it (as shells report it).
@@ -15,7 +15,7 @@ struct ChildProcessResult: Sendable {
   /// Seconds from just before `posix_spawn` to `wait4`'s return.
   var wallSeconds: Double
   /// The child's peak resident set size, in bytes: GNU time's `%M` when the child ran under it,
-  /// else `wait4`'s `ru_maxrss` (which is at least this process's own peak: see ``ChildProcess``).
+  /// else `wait4`'s `ru_maxrss` (which is at least this process's own peak: see ``MeasuredProcess``).
   var peakResidentBytes: Int64
   /// Whether ``peakResidentBytes`` is the program's own (measured by GNU time), not `wait4`'s.
   var peakResidentIsOwn: Bool
@@ -42,12 +42,14 @@ struct ChildProcessResult: Sendable {
 }
 
 /// Why a child process could not be run.
-struct ChildProcessError: Error, CustomStringConvertible {
+struct MeasuredProcessError: Error, CustomStringConvertible {
   var description: String
 }
 
 /// Runs a program as a child process with `posix_spawn` and waits for it with `wait4`, measuring
-/// its wall time and peak resident memory.
+/// its wall time and peak resident memory. This is the one child-process runner that is not
+/// HybridAIProcess's `ChildProcess`: measuring needs `wait4`'s `rusage` and a spawn with nothing
+/// between the clock and the child, which swift-subprocess does not expose.
 ///
 /// Peak memory needs care: Linux's `ru_maxrss` survives `exec`, and `exec` folds the old address
 /// space's high-water mark into it. A child of `posix_spawn` (a `vfork`) execs from *this*
@@ -62,13 +64,13 @@ struct ChildProcessError: Error, CustomStringConvertible {
 /// process's environment and default signal dispositions with nothing blocked (a server in this
 /// process may have set SIGINT/SIGTERM to be ignored, which a plain exec would pass on).
 /// The blocking `wait4` runs on a thread of its own, never on a Swift concurrency thread.
-enum ChildProcess {
+enum MeasuredProcess {
   /// Runs `executable` (a path) with `arguments` to completion.
   ///
   /// - Parameter peakMemoryVia: GNU time's path, to measure the program's own peak memory (see
-  ///   ``ChildProcess``); `nil` reports `wait4`'s `ru_maxrss` of the child as is.
+  ///   ``MeasuredProcess``); `nil` reports `wait4`'s `ru_maxrss` of the child as is.
   static func run(_ executable: String, _ arguments: [String], outputDirectory: URL,
-                  peakMemoryVia gnuTime: String? = nil) async throws -> ChildProcessResult {
+                  peakMemoryVia gnuTime: String? = nil) async throws -> MeasuredProcessResult {
     let id = UUID().uuidString.prefix(8)
     let outputPath = outputDirectory.appendingPathComponent("child-\(id).stdout").path
     let errorPath = outputDirectory.appendingPathComponent("child-\(id).stderr").path
@@ -94,7 +96,7 @@ enum ChildProcess {
       .flatMap { String(decoding: $0, as: UTF8.self).split(whereSeparator: \.isNewline).last }
       .flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
       .map { $0 * 1024 }
-    return ChildProcessResult(
+    return MeasuredProcessResult(
       commandLine: ([executable] + arguments).joined(separator: " "),
       terminationStatus: outcome.status, wallSeconds: outcome.wallSeconds,
       peakResidentBytes: ownPeak ?? outcome.peakResidentBytes, peakResidentIsOwn: ownPeak != nil,
@@ -171,13 +173,13 @@ enum ChildProcess {
     var pid = pid_t()
     let spawnError = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
     guard spawnError == 0 else {
-      throw ChildProcessError(description: "cannot start \(executable): \(String(cString: strerror(spawnError)))")
+      throw MeasuredProcessError(description: "cannot start \(executable): \(String(cString: strerror(spawnError)))")
     }
     var status: Int32 = 0
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) < 0 {
       guard errno == EINTR else {
-        throw ChildProcessError(description: "wait4 for \(executable) failed: \(String(cString: strerror(errno)))")
+        throw MeasuredProcessError(description: "wait4 for \(executable) failed: \(String(cString: strerror(errno)))")
       }
     }
     let elapsed = clock.now - started
