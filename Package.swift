@@ -272,7 +272,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",
-      dependencies: ["HybridAI", "HybridAITestSupport"],
+      dependencies: ["HybridAI", "HybridAITestSupport", "HybridAIProcess"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIProcessTests",
@@ -325,7 +325,7 @@ let package = Package(
     .testTarget(
       name: "ModelDeliveryTests",
       dependencies: [
-        "HybridAI", "ModelDelivery", "HybridAIOnDevice", "TFLite", "HybridAITestSupport",
+        "HybridAI", "ModelDelivery", "HybridAIOnDevice", "TFLite", "HybridAITestSupport", "HybridAIProcess",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),

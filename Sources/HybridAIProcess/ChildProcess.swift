@@ -25,6 +25,8 @@ public struct ChildProcess: Sendable {
     case collected(limit: Int)
     /// Collected with standard error interleaved, as a terminal would show both.
     case collectedWithStandardError(limit: Int)
+    /// Written to this file (created, or emptied) as it comes, so it can be read while the child runs.
+    case file(URL)
   }
 
   /// How the child ended.
@@ -35,7 +37,8 @@ public struct ChildProcess: Sendable {
     public var wasSignalled: Bool
     /// Standard output (with standard error, when merged), or empty when discarded.
     public var standardOutput: String
-    /// Standard error, or empty when merged into standard output.
+    /// Standard error (its last ``ChildProcess/maximumStandardErrorBytes``), or empty when merged
+    /// into standard output.
     public var standardError: String
     /// Exited with status 0.
     public var succeeded: Bool { status == 0 && !wasSignalled }
@@ -56,7 +59,7 @@ public struct ChildProcess: Sendable {
     case timedOut(Duration)
     /// The calling task was cancelled; the child was killed.
     case cancelled
-    /// It wrote more than the collected output's limit.
+    /// It wrote more to standard output than the collected output's limit.
     case outputTooLarge(limit: Int)
 
     public var description: String {
@@ -72,28 +75,34 @@ public struct ChildProcess: Sendable {
   /// The program: an absolute path, or a name looked up in `PATH`.
   public var executable: String
   public var arguments: [String]
-  /// Variables set (or, with `nil`, removed) on top of this process's environment.
+  /// Variables set (or, with `nil`, removed) on top of this process's environment, or the whole
+  /// environment when ``inheritsEnvironment`` is `false`.
   public var environment: [String: String?]
+  /// Whether the child starts from this process's environment (else from ``environment`` alone).
+  public var inheritsEnvironment = true
   /// The working directory, or this process's when `nil`.
   public var workingDirectory: URL?
   /// Killed (SIGKILL) after this long, when set.
   public var timeLimit: Duration?
-  /// The most standard error kept (its start) when it is collected on its own.
-  public static let maximumStandardErrorBytes = 64 << 10
+  /// What the child reads on its standard input (then end-of-file); nothing when `nil`.
+  public var standardInput: Data?
+  /// The most standard error kept (its end: where programs say what went wrong).
+  public static let maximumStandardErrorBytes = 1 << 20
 
   public init(executable: String, arguments: [String] = [], environment: [String: String?] = [:],
-              workingDirectory: URL? = nil, timeLimit: Duration? = nil) {
+              workingDirectory: URL? = nil, timeLimit: Duration? = nil, standardInput: Data? = nil) {
     self.executable = executable
     self.arguments = arguments
     self.environment = environment
     self.workingDirectory = workingDirectory
     self.timeLimit = timeLimit
+    self.standardInput = standardInput
   }
 
   public init(executable: URL, arguments: [String] = [], environment: [String: String?] = [:],
-              workingDirectory: URL? = nil, timeLimit: Duration? = nil) {
+              workingDirectory: URL? = nil, timeLimit: Duration? = nil, standardInput: Data? = nil) {
     self.init(executable: executable.path, arguments: arguments, environment: environment,
-              workingDirectory: workingDirectory, timeLimit: timeLimit)
+              workingDirectory: workingDirectory, timeLimit: timeLimit, standardInput: standardInput)
   }
 
   /// Starts the child and waits for it to exit. Cancelling the calling task, or the time limit,
@@ -122,12 +131,10 @@ public struct ChildProcess: Sendable {
       throw .cancelled
     } catch let error as SubprocessError {
       if Task.isCancelled { throw .cancelled }
-      if error.code == .outputLimitExceeded {
-        switch output {
-        case .collected(let limit), .collectedWithStandardError(let limit): throw .outputTooLarge(limit: limit)
-        case .discarded: throw .outputTooLarge(limit: Self.maximumStandardErrorBytes)
-        }
-      }
+      if error.code == .outputLimitExceeded,
+         case .collected(let limit) = output { throw .outputTooLarge(limit: limit) }
+      if error.code == .outputLimitExceeded,
+         case .collectedWithStandardError(let limit) = output { throw .outputTooLarge(limit: limit) }
       throw .launchFailed("\(executable): \(error)")
     } catch {
       if Task.isCancelled { throw .cancelled }
@@ -140,26 +147,40 @@ public struct ChildProcess: Sendable {
     let program: Executable = executable.contains("/") ? .path(FilePath(executable)) : .name(executable)
     var overrides: [Environment.Key: String?] = [:]
     for (name, value) in environment { overrides[Environment.Key(stringLiteral: name)] = value }
+    let childEnvironment: Environment = inheritsEnvironment
+      ? .inherit.updating(overrides) : .custom(overrides.compactMapValues { $0 })
     return Configuration(
-      executable: program, arguments: Arguments(arguments), environment: .inherit.updating(overrides),
+      executable: program, arguments: Arguments(arguments), environment: childEnvironment,
       workingDirectory: workingDirectory.map { FilePath($0.path) })
   }
 
   private func launch(_ output: Output) async throws -> Outcome {
     let configuration = configuration()
+    let input = ArrayInput.array(standardInput.map { [UInt8]($0) } ?? [])
     switch output {
     case .discarded:
-      let result = try await Subprocess.run(configuration, output: .discarded,
-                                            error: .string(limit: Self.maximumStandardErrorBytes))
-      return Self.outcome(result.terminationStatus, standardError: result.standardError)
+      let result = try await Subprocess.run(configuration, input: input, output: .discarded, error: .sequence) {
+        try await StandardErrorTail.read($0.standardError)
+      }
+      return Self.outcome(result.terminationStatus, standardError: result.closureResult)
     case .collected(let limit):
-      let result = try await Subprocess.run(configuration, output: .string(limit: limit),
-                                            error: .string(limit: Self.maximumStandardErrorBytes))
+      let result = try await Subprocess.run(configuration, input: input, output: .string(limit: limit), error: .sequence) {
+        try await StandardErrorTail.read($0.standardError)
+      }
       return Self.outcome(result.terminationStatus, standardOutput: result.standardOutput,
-                          standardError: result.standardError)
+                          standardError: result.closureResult)
     case .collectedWithStandardError(let limit):
-      let result = try await Subprocess.run(configuration, output: .string(limit: limit), error: .combinedWithOutput)
+      let result = try await Subprocess.run(configuration, input: input, output: .string(limit: limit), error: .combinedWithOutput)
       return Self.outcome(result.terminationStatus, standardOutput: result.standardOutput)
+    case .file(let url):
+      let descriptor = try FileDescriptor.open(FilePath(url.path), .writeOnly, options: [.create, .truncate],
+                                               permissions: [.ownerReadWrite, .groupRead, .otherRead])
+      let result = try await Subprocess.run(configuration, input: input,
+                                            output: .fileDescriptor(descriptor, closeAfterSpawningProcess: true),
+                                            error: .sequence) {
+        try await StandardErrorTail.read($0.standardError)
+      }
+      return Self.outcome(result.terminationStatus, standardError: result.closureResult)
     }
   }
 

@@ -29,7 +29,7 @@ public final class RunningChildProcess: Sendable {
     case discarded
     /// Written to this process's standard error, as it comes.
     case inherited
-    /// Kept (its first ``ChildProcess/maximumStandardErrorBytes``) for the ``ChildProcess/Outcome``.
+    /// Kept (its last ``ChildProcess/maximumStandardErrorBytes``) for the ``ChildProcess/Outcome``.
     case collected
   }
 
@@ -78,11 +78,13 @@ public final class RunningChildProcess: Sendable {
           }
           outcome = ChildProcess.outcome(result.terminationStatus)
         case .collected:
-          let result = try await Subprocess.run(configuration, input: .inputWriter, output: .sequence,
-                                                error: .string(limit: ChildProcess.maximumStandardErrorBytes)) {
-            try await running.serve($0, launched: launched.continuation)
+          let result = try await Subprocess.run(configuration, input: .inputWriter, output: .sequence, error: .sequence) {
+            execution in
+            async let errors = StandardErrorTail.read(execution.standardError)
+            try await running.serve(execution, launched: launched.continuation)
+            return try await errors
           }
-          outcome = ChildProcess.outcome(result.terminationStatus, standardError: result.standardError)
+          outcome = ChildProcess.outcome(result.terminationStatus, standardError: result.closureResult)
         }
       } catch {
         launched.continuation.yield(.failure(.launchFailed("\(child.executable): \(error)")))

@@ -27,6 +27,36 @@ import Testing
     #expect(outcome.standardOutput == "hello there")
   }
 
+  @Test func readsTheGivenStandardInput() async throws {
+    var child = Self.shell("tr a-z A-Z")
+    child.standardInput = Data("shout\n".utf8)
+    #expect(try await child.run(output: .collected(limit: 64)).standardOutput == "SHOUT\n")
+    // Without input the child reads end-of-file at once.
+    #expect(try await Self.shell("cat; echo done").run(output: .collected(limit: 64)).standardOutput == "done\n")
+  }
+
+  @Test func writesOutputToAFileAsItComes() async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).txt")
+    defer { try? FileManager.default.removeItem(at: file) }
+    try Data("old contents that must go".utf8).write(to: file)
+    let task = Task { try await Self.shell("echo first; sleep 30").run(output: .file(file)) }
+    var seen = ""
+    for _ in 0..<200 where seen.isEmpty {
+      try await Task.sleep(for: .milliseconds(25))
+      seen = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+    }
+    #expect(seen == "first\n")   // readable while the child still runs
+    task.cancel()
+    _ = try? await task.value
+  }
+
+  @Test func aChattyStandardErrorKeepsItsEndAndNeverFailsTheRun() async throws {
+    let outcome = try await Self.shell("head -c 3000000 /dev/zero | tr '\\0' x >&2; echo THE-END >&2").run()
+    #expect(outcome.succeeded)
+    #expect(outcome.standardError.utf8.count <= ChildProcess.maximumStandardErrorBytes)
+    #expect(outcome.standardError.hasSuffix("xxTHE-END\n"))
+  }
+
   @Test func aSignalledChildSaysWhichSignal() async throws {
     let outcome = try await Self.shell("kill -USR1 $$").run()
     #expect(outcome.wasSignalled)

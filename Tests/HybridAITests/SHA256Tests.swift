@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 import Testing
 
 @testable import HybridAI
@@ -62,12 +63,12 @@ struct SHA256Tests {
   // MARK: - Against sha256sum
 
   @Test("lengths 0…200 and some large ones match sha256sum")
-  func matchesSha256sum() throws {
+  func matchesSha256sum() async throws {
     var samples: [Data] = (0...200).map { Self.pseudoRandomBytes(count: $0, seed: UInt64($0) &+ 1) }
     for (index, count) in [255, 256, 4095, 4096, 65_537, (1 << 20) + 3].enumerated() {
       samples.append(Self.pseudoRandomBytes(count: count, seed: 1000 + UInt64(index)))
     }
-    let expected = try Self.sha256sum(samples)
+    let expected = try await Self.sha256sum(samples)
     for (sample, reference) in zip(samples, expected) {
       #expect(SHA256Digest.hex(of: sample) == reference, "length \(sample.count)")
     }
@@ -90,9 +91,9 @@ struct SHA256Tests {
   }
 
   @Test("random splits give the same digest as one update")
-  func randomSplits() throws {
+  func randomSplits() async throws {
     let data = Self.pseudoRandomBytes(count: 50_000 + 7, seed: 7)
-    let reference = try Self.sha256sum([data])[0]
+    let reference = try await Self.sha256sum([data])[0]
     #expect(SHA256Digest.hex(of: data) == reference)
     var generator = SplitMix64(seed: 99)
     for _ in 0..<20 {
@@ -142,7 +143,7 @@ struct SHA256Tests {
   }
 
   /// The digests `sha256sum` prints for `samples`, written to temporary files and hashed in one run.
-  static func sha256sum(_ samples: [Data]) throws -> [String] {
+  static func sha256sum(_ samples: [Data]) async throws -> [String] {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("sha256-tests-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -155,15 +156,10 @@ struct SHA256Tests {
       paths.append(url.path)
     }
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sha256sum", "--"] + paths
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let outcome = try await ChildProcess(executable: "sha256sum", arguments: ["--"] + paths)
+      .run(output: .collected(limit: 1 << 20))
+    #expect(outcome.succeeded, "sha256sum: \(outcome.standardError)")
+    let text = outcome.standardOutput
 
     // Each line: "<64 hex digits>  <path>", in argument order.
     let digests = text.split(separator: "\n").map { String($0.prefix(64)) }

@@ -36,10 +36,10 @@ struct SegmentPersonToolTests {
   }
 
   /// Python's LiteRT run on the tool's preprocessed input, then the tool's post-processing.
-  private func pythonReference(picture: Bitmap, modelPath: String, threads: Int?) throws -> Reference {
+  private func pythonReference(picture: Bitmap, modelPath: String, threads: Int?) async throws -> Reference {
     let (height, width) = try inputSize(modelPath: modelPath)
     let input = try preprocessed(picture, height: height, width: width)
-    let output = try PythonSegmentReference.run(model: modelPath, input: input, threads: threads)
+    let output = try await PythonSegmentReference.run(model: modelPath, input: input, threads: threads)
     #expect(output.shape == [1, height, width, 1])
     return Reference(values: output.values,
                      png: try postprocessed(output.values, height: height, width: width, picture: picture))
@@ -75,7 +75,7 @@ struct SegmentPersonToolTests {
 
     // The picture as written and read back, exactly as the tool decodes it.
     let decoded = try Bitmap(contentsOf: pictureURL)
-    let reference = try pythonReference(picture: decoded, modelPath: modelPath, threads: tool.threadCount)
+    let reference = try await pythonReference(picture: decoded, modelPath: modelPath, threads: tool.threadCount)
     #expect(png == reference.png, "the tool's mask is Python LiteRT's output, post-processed")
     // The raw floats: the Swift Interpreter (the tool's runtime) with the tool's thread count
     // computes bit for bit what Python's LiteRT does.
@@ -93,7 +93,7 @@ struct SegmentPersonToolTests {
     let reversed = try preprocessed(decoded, height: height, width: width).withUnsafeBytes {
       Array($0.bindMemory(to: Float.self).reversed()).withUnsafeBufferPointer { Data(buffer: $0) }
     }
-    let other = try PythonSegmentReference.run(model: modelPath, input: reversed, threads: tool.threadCount)
+    let other = try await PythonSegmentReference.run(model: modelPath, input: reversed, threads: tool.threadCount)
     #expect(try postprocessed(other.values, height: height, width: width, picture: decoded) != png)
 
     let mask = try Bitmap(data: png)
@@ -132,7 +132,7 @@ struct SegmentPersonToolTests {
   }
 
   @Test("a path inside resolves, also through ./ and sub/..")
-  func resolvesInside() throws {
+  func resolvesInside() async throws {
     let root = try ToolTestSupport.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: root) }
     let directories = AllowedDirectories([root])

@@ -6,12 +6,12 @@ import Testing
 @Suite("SpeakTool")
 struct SpeakToolTests {
   /// Writes the artifact's bytes to a file and asks sox for its duration in seconds.
-  private func soxDuration(of wav: Data) throws -> Double {
+  private func soxDuration(of wav: Data) async throws -> Double {
     let directory = try ToolTestSupport.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     let url = directory.appendingPathComponent("speech.wav")
     try wav.write(to: url)
-    let text = try ToolTestSupport.output(of: "/usr/bin/soxi", ["-D", url.path])
+    let text = try await ToolTestSupport.output(of: "/usr/bin/soxi", ["-D", url.path])
     return try #require(Double(text), "soxi said '\(text)'")
   }
 
@@ -28,7 +28,7 @@ struct SpeakToolTests {
     #expect(artifact.size == Int64(wav.count))
     let info = try WAVInfo(data: wav)
     #expect(info.channels == 1 && info.sampleRate == 22050 && info.bitsPerSample == 16)
-    let seconds = try soxDuration(of: wav)
+    let seconds = try await soxDuration(of: wav)
     #expect(abs(seconds - info.duration) < 0.01)
     #expect((1.0...8.0).contains(seconds), "\(seconds) s for six words")
     #expect(output.description.hasPrefix("Created speech.wav ("))
@@ -42,7 +42,7 @@ struct SpeakToolTests {
     let target = directory.appendingPathComponent("pwned.wav")
     let text = "-w \(target.path) --help -v xx --version"
     let wav = try await SpeakTool().synthesize(text)
-    let seconds = try soxDuration(of: wav)
+    let seconds = try await soxDuration(of: wav)
     #expect(seconds > 1, "the options' words are spoken: \(seconds) s")
     #expect(!FileManager.default.fileExists(atPath: target.path))
   }

@@ -9,8 +9,8 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let data = TestSupport.bytes(400_000, seed: 71)
-    let (_, sha) = environment.server.publish("first", data: data)
-    environment.server.publish("second", data: data)
+    let (_, sha) = await environment.server.publish("first", data: data)
+    await environment.server.publish("second", data: data)
     let downloader = environment.downloader()
 
     let first = try await downloader.getModel(name: "first", downloadType: .latestModel)
@@ -36,11 +36,11 @@ import Testing
   @Test func anUpdateRemovesThePreviousVersionsBlob() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(200_000, seed: 72))
+    await environment.server.publish("m", data: TestSupport.bytes(200_000, seed: 72))
     let downloader = environment.downloader()
     let v1 = try await downloader.getModel(name: "m", downloadType: .latestModel)
     let newData = TestSupport.bytes(300_000, seed: 73)
-    let (_, newSHA) = environment.server.publish("m", data: newData)
+    let (_, newSHA) = await environment.server.publish("m", data: newData)
 
     let v2 = try await downloader.getModel(name: "m", downloadType: .latestModel)
 
@@ -55,7 +55,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let data = TestSupport.bytes(250_000, seed: 74)
-    let (_, sha) = environment.server.publish("m", data: data)
+    let (_, sha) = await environment.server.publish("m", data: data)
     // A plain file where the blob's shard directory belongs: the rename into the store fails.
     let shards = environment.modelsDirectory.appendingPathComponent(".blobs/sha256", isDirectory: true)
     try FileManager.default.createDirectory(at: shards, withIntermediateDirectories: true)

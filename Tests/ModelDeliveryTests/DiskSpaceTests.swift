@@ -7,9 +7,9 @@ import Testing
 @Suite struct DiskSpaceTests {
   /// Installs version 1 (100 kB), publishes a 4 MiB version 2; returns version 1.
   static func installVersionOne(_ environment: FaultyEnvironment) async throws -> CustomModel {
-    environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 61))
+    await environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 61))
     let v1 = try await environment.downloader().getModel(name: "m", downloadType: .latestModel)
-    environment.server.publish("m", data: TestSupport.bytes(4 << 20, seed: 62))
+    await environment.server.publish("m", data: TestSupport.bytes(4 << 20, seed: 62))
     return v1
   }
 
@@ -35,7 +35,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let size = 4 << 20
-    environment.server.publish("m", data: TestSupport.bytes(size, seed: 63))
+    await environment.server.publish("m", data: TestSupport.bytes(size, seed: 63))
     environment.server.configure { $0.stallOffset = 3 << 20 }
     let first = environment.downloader()
     let task = Task { try await first.getModel(name: "m", downloadType: .latestModel) }
@@ -62,10 +62,11 @@ import Testing
     defer { Task { await environment.close() } }
     let v1 = try await Self.installVersionOne(environment)
     let newData = TestSupport.bytes(4 << 20, seed: 62)
+    let newSHA = await TestSHA256.hex(newData)
     let directory = environment.modelsDirectory.appendingPathComponent("m")
     try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("download.part").path,
                                                withDestinationPath: "/dev/full")
-    try Data(#"{"sha256": "\#(TestSHA256.hex(newData))", "sizeBytes": \#(newData.count), "version": "2"}"#.utf8)
+    try Data(#"{"sha256": "\#(newSHA)", "sizeBytes": \#(newData.count), "version": "2"}"#.utf8)
       .write(to: directory.appendingPathComponent("download.part.json"))
     // No free-space figure, so nothing is refused up front: the failure comes from the write.
     let downloader = environment.downloader(diskSpaceProbe: FixedDiskSpaceProbe(bytes: nil))

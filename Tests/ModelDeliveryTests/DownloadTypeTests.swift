@@ -10,7 +10,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let data = TestSupport.bytes(1 << 20, seed: 1)
-    let (version, sha) = environment.server.publish("selfie", data: data)
+    let (version, sha) = await environment.server.publish("selfie", data: data)
     let downloader = environment.downloader()
 
     let model = try await downloader.getModel(name: "selfie", downloadType: .latestModel)
@@ -31,7 +31,7 @@ import Testing
   @Test func latestModelWithTheCurrentVersionIsAnsweredNotModified() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    let (_, sha) = environment.server.publish("m", data: TestSupport.bytes(200_000, seed: 2))
+    let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(200_000, seed: 2))
     let downloader = environment.downloader()
     let first = try await downloader.getModel(name: "m", downloadType: .latestModel)
 
@@ -48,12 +48,12 @@ import Testing
   @Test func localModelUsesNoNetworkWhenACopyIsHere() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 3))
+    await environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 3))
     let downloader = environment.downloader()
     let installed = try await downloader.getModel(name: "m", downloadType: .localModel)  // none yet: as latestModel
     #expect(environment.server.stats.blobRequests == 1)
     await environment.server.stop()   // offline from now on
-    environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 4))
+    await environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 4))
 
     let local = try await downloader.getModel(name: "m", downloadType: .localModel)
     // A fresh downloader on the same directory (a new process) finds it too.
@@ -67,7 +67,7 @@ import Testing
   @Test func latestModelFailsTypedWhenTheRegistryIsUnreachable() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 5))
+    await environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 5))
     let downloader = environment.downloader()
     _ = try await downloader.getModel(name: "m", downloadType: .latestModel)
     await environment.server.stop()
@@ -84,12 +84,12 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let server = environment.server
-    server.publish("m", data: TestSupport.bytes(300_000, seed: 6))
+    await server.publish("m", data: TestSupport.bytes(300_000, seed: 6))
     let downloader = environment.downloader()
     let v1 = try await downloader.getModel(name: "m", downloadType: .localModelUpdateInBackground)  // none: blocks
     #expect(v1.version == "1")
     let newData = TestSupport.bytes(2 << 20, seed: 7)
-    let (v2Version, v2SHA) = server.publish("m", data: newData)
+    let (v2Version, v2SHA) = await server.publish("m", data: newData)
     server.configure { $0.chunkDelay = .milliseconds(2) }
 
     let immediate = try await downloader.getModel(name: "m", downloadType: .localModelUpdateInBackground)
@@ -111,11 +111,11 @@ import Testing
   @Test func latestModelBlocksUntilTheNewVersionIsInstalled() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 8))
+    await environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 8))
     let downloader = environment.downloader()
     let v1 = try await downloader.getModel(name: "m", downloadType: .latestModel)
     let newData = TestSupport.bytes(1 << 20, seed: 9)
-    environment.server.publish("m", data: newData)
+    await environment.server.publish("m", data: newData)
 
     let v2 = try await downloader.getModel(name: "m", downloadType: .latestModel)
 
@@ -128,7 +128,7 @@ import Testing
   @Test func theSameBlobUnderANewVersionIsRelabelledWithoutADownload() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(50_000, seed: 10))
+    await environment.server.publish("m", data: TestSupport.bytes(50_000, seed: 10))
     let downloader = environment.downloader()
     let v1 = try await downloader.getModel(name: "m", downloadType: .latestModel)
     let newVersion = environment.server.republish("m")
@@ -154,7 +154,7 @@ import Testing
   @Test func deleteRemovesEverythingAndASecondDeleteIsNotFound() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(50_000, seed: 11))
+    await environment.server.publish("m", data: TestSupport.bytes(50_000, seed: 11))
     let downloader = environment.downloader()
     let model = try await downloader.getModel(name: "m", downloadType: .latestModel)
 
@@ -171,7 +171,7 @@ import Testing
   @Test func theInstallationIDIsCreatedOnceAndKept() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(1000, seed: 12))
+    await environment.server.publish("m", data: TestSupport.bytes(1000, seed: 12))
     func downloader() -> ModelDownloader {
       ModelDownloader(server: environment.server.baseURL, directory: environment.modelsDirectory,
                       httpClient: TestSupport.httpClient, networkProbe: FixedNetworkProbe(NetworkPath(interface: "lo")),

@@ -22,7 +22,7 @@ import Testing
     defer { Task { await environment.close() } }
     let size = 4 * Self.mebibyte + 12_345
     let data = TestSupport.bytes(size, seed: seed)
-    let (_, sha) = environment.server.publish("big", data: data)
+    let (_, sha) = await environment.server.publish("big", data: data)
     environment.server.configure { $0.cutOffsets = Self.cutOffsets(20, size: size, seed: seed) }
     let downloader = environment.downloader()
 
@@ -32,7 +32,8 @@ import Testing
     #expect(stats.cuts == 20)
     #expect(stats.blobRequests == 21)
     #expect(model.hash == sha)
-    #expect(TestSHA256.hex(try Data(contentsOf: URL(fileURLWithPath: model.path))) == sha)
+    let installedSHA = await TestSHA256.hex(try Data(contentsOf: URL(fileURLWithPath: model.path)))
+    #expect(installedSHA == sha)
     // Every resumed request asked for the rest, tied to the blob.
     let resumed = environment.server.blobRequestList.dropFirst()
     #expect(resumed.allSatisfy { $0.header("Range")?.hasPrefix("bytes=") == true && $0.header("If-Range") == "\"\(sha)\"" })
@@ -46,7 +47,7 @@ import Testing
     defer { Task { await environment.close() } }
     let size = 2 * Self.mebibyte
     let data = TestSupport.bytes(size, seed: 21)
-    let (_, sha) = environment.server.publish("m", data: data)
+    let (_, sha) = await environment.server.publish("m", data: data)
     environment.server.configure {
       $0.ignoreRange = true
       $0.cutOffsets = [size / 4, size / 2, size * 3 / 4]
@@ -68,7 +69,7 @@ import Testing
     defer { Task { await environment.close() } }
     let size = Self.mebibyte
     let data = TestSupport.bytes(size, seed: 22)
-    let (_, sha) = environment.server.publish("m", data: data)
+    let (_, sha) = await environment.server.publish("m", data: data)
     environment.server.configure {
       $0.cutOffsets = [size / 2]
       $0.rangeNotSatisfiable = 1
@@ -87,11 +88,11 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let oldData = TestSupport.bytes(300_000, seed: 23)
-    environment.server.publish("m", data: oldData)
+    await environment.server.publish("m", data: oldData)
     let downloader = environment.downloader()
     let v1 = try await downloader.getModel(name: "m", downloadType: .latestModel)
     let newData = TestSupport.bytes(2 * Self.mebibyte, seed: 24)
-    let (_, newSHA) = environment.server.publish("m", data: newData)
+    let (_, newSHA) = await environment.server.publish("m", data: newData)
     environment.server.configure {
       $0.corruptOffset = 1_000_000
       $0.cutOffsets = [500_000, 1_500_000]   // corruption survives resumption
@@ -108,7 +109,7 @@ import Testing
     #expect(expected == newSHA)
     var corrupted = newData
     corrupted[1_000_000] ^= 0xFF
-    #expect(actual == TestSHA256.hex(corrupted))
+    #expect(actual == (await TestSHA256.hex(corrupted)))
     // The old version is untouched and still the installed one; no part claims anything.
     #expect(try Data(contentsOf: URL(fileURLWithPath: v1.path)) == oldData)
     #expect(try await downloader.getModel(name: "m", downloadType: .localModel) == v1)
@@ -125,7 +126,7 @@ import Testing
   @Test func anExpiredDownloadURLIsFetchedAgainOnce() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    let (_, sha) = environment.server.publish("m", data: TestSupport.bytes(200_000, seed: 25))
+    let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(200_000, seed: 25))
     environment.server.configure { $0.expiredURLs = 1 }
 
     let model = try await environment.downloader().getModel(name: "m", downloadType: .latestModel)
@@ -140,7 +141,7 @@ import Testing
   @Test func aDownloadURLRejectedTwiceFailsTyped() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(200_000, seed: 26))
+    await environment.server.publish("m", data: TestSupport.bytes(200_000, seed: 26))
     environment.server.configure { $0.expiredURLs = 10 }
 
     let error = try await #require(throws: ModelDownloadError.self) {
@@ -161,7 +162,7 @@ import Testing
     defer { Task { await environment.close() } }
     let size = Self.mebibyte
     let data = TestSupport.bytes(size, seed: 27)
-    let (_, sha) = environment.server.publish("m", data: data)
+    let (_, sha) = await environment.server.publish("m", data: data)
     // The first request gets (at most) 100,000 bytes; then every connection is dropped before an answer.
     environment.server.configure {
       $0.cutOffsets = [100_000]
@@ -193,7 +194,7 @@ import Testing
   @Test func transientInformationErrorsAreRetried() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 28))
+    await environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 28))
     environment.server.configure { $0.infoFailures = [503, 500] }
 
     let model = try await environment.downloader().getModel(name: "m", downloadType: .latestModel)
@@ -205,7 +206,7 @@ import Testing
   @Test func persistentServerErrorsFailTyped() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 29))
+    await environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 29))
     environment.server.configure { $0.infoFailures = Array(repeating: 503, count: 10) }
 
     await #expect(throws: ModelDownloadError.serverError(status: 503, message: "injected failure")) {
@@ -217,7 +218,7 @@ import Testing
   @Test func aWrongAnnouncedSizeIsASizeMismatch() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 30))
+    await environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 30))
     environment.server.configure { $0.announcedSize = 9_000 }
 
     await #expect(throws: ModelDownloadError.sizeMismatch(expected: 9_000, actual: 10_000)) {
@@ -231,7 +232,7 @@ import Testing
     defer { Task { await environment.close() } }
     let size = 3 * Self.mebibyte
     let data = TestSupport.bytes(size, seed: 31)
-    let (_, sha) = environment.server.publish("m", data: data)
+    let (_, sha) = await environment.server.publish("m", data: data)
     environment.server.configure { $0.stallOffset = size / 3 }
     let first = environment.downloader()
     let task = Task { try await first.getModel(name: "m", downloadType: .latestModel) }
@@ -252,7 +253,7 @@ import Testing
     #expect(await environment.server.wait { $0.blobBytesSent - sentBefore == size - partSize })
 
     // A part left for another blob (its sidecar names another sha) is discarded: no Range.
-    let (_, otherSHA) = environment.server.publish("m", data: TestSupport.bytes(500_000, seed: 32))
+    let (_, otherSHA) = await environment.server.publish("m", data: TestSupport.bytes(500_000, seed: 32))
     try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: part))
     try Data(#"{"sha256": "\#(String(repeating: "0", count: 64))", "sizeBytes": 500000, "version": "9"}"#.utf8)
       .write(to: URL(fileURLWithPath: part + ".json"))

@@ -37,7 +37,7 @@ import Testing
   func validNamesAreAccepted(name: String) async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish(name, data: Data("weights".utf8))
+    await environment.server.publish(name, data: Data("weights".utf8))
     let model = try await environment.downloader().getModel(name: name, downloadType: .latestModel)
     #expect(model.name == name)
   }

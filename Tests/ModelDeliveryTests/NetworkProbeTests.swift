@@ -142,7 +142,7 @@ import Testing
     defer { TestSupport.cleanUp(system.root) }
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 51))
+    await environment.server.publish("m", data: TestSupport.bytes(10_000, seed: 51))
     let probe = RedirectedProbe(system.probe(), host: "10.9.9.9")
     let downloader = environment.downloader(networkProbe: probe)
 
@@ -171,7 +171,7 @@ import Testing
     defer { TestSupport.cleanUp(system.root) }
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 52))
+    await environment.server.publish("m", data: TestSupport.bytes(100_000, seed: 52))
     let probe = RedirectedProbe(system.probe(), host: "10.9.9.9")
     let downloader = environment.downloader(networkProbe: probe)
     let task = Task {
@@ -193,7 +193,7 @@ import Testing
   @Test func waitingForAnAllowedNetworkCanBeCancelled() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(1000, seed: 53))
+    await environment.server.publish("m", data: TestSupport.bytes(1000, seed: 53))
     let probe = SwitchableNetworkProbe(NetworkPath(interface: "wwan0", isCellular: true))
     let downloader = environment.downloader(networkProbe: probe)
     let task = Task {
@@ -210,7 +210,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let size = 1 << 20
-    environment.server.publish("m", data: TestSupport.bytes(size, seed: 54))
+    await environment.server.publish("m", data: TestSupport.bytes(size, seed: 54))
     environment.server.configure { $0.cutOffsets = [size / 2] }
     let probe = SwitchableNetworkProbe(NetworkPath(interface: "wlan0"))
     let downloader = environment.downloader(networkProbe: probe)

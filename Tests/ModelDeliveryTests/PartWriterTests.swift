@@ -63,7 +63,8 @@ import Testing
     #expect(writer.failure == nil)
     let written = try Data(contentsOf: URL(fileURLWithPath: path))
     #expect(written == head + body)
-    #expect(Self.hex(writer.currentHash()) == TestSHA256.hex(head + body))
+    let expectedSHA = await TestSHA256.hex(head + body)
+    #expect(Self.hex(writer.currentHash()) == expectedSHA)
   }
 
   @Test func aFullDiskStopsTheWriterWithATypedFailureAndRoomIsStillReported() async throws {
@@ -106,6 +107,7 @@ import Testing
 
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == second)
     #expect(writer.acceptedEnd == Int64(second.count))
-    #expect(Self.hex(writer.currentHash()) == TestSHA256.hex(second))
+    let expectedSHA = await TestSHA256.hex(second)
+    #expect(Self.hex(writer.currentHash()) == expectedSHA)
   }
 }

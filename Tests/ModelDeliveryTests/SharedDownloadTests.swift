@@ -10,7 +10,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let size = 2 << 20
-    let (_, sha) = environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
+    let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
     environment.server.configure { $0.chunkDelay = .milliseconds(1) }
     let downloader = environment.downloader()
 
@@ -36,7 +36,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let size = 16 << 20
-    environment.server.publish("m", data: TestSupport.bytes(size, seed: 42))
+    await environment.server.publish("m", data: TestSupport.bytes(size, seed: 42))
     // 512 chunks 20 ms apart: the whole file takes 10 s, so the cancellation (after the first
     // 1 MiB write) comes long before the end even on a loaded machine.
     environment.server.configure {
@@ -71,7 +71,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let size = 2 << 20
-    let (_, sha) = environment.server.publish("m", data: TestSupport.bytes(size, seed: 43))
+    let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 43))
     environment.server.configure { $0.chunkDelay = .milliseconds(2) }
     let downloader = environment.downloader()
     let staying = Task { try await downloader.getModel(name: "m", downloadType: .latestModel) }
@@ -90,7 +90,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let size = 3 << 20
-    let (version, _) = environment.server.publish("m", data: TestSupport.bytes(size, seed: 44))
+    let (version, _) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 44))
     environment.server.configure { $0.cutOffsets = [size / 2] }
     let downloader = environment.downloader()
     let stream = downloader.progress(for: "m")
@@ -115,7 +115,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let size = 2 << 20
-    let (_, sha) = environment.server.publish("weights", data: TestSupport.bytes(size, seed: 45))
+    let (_, sha) = await environment.server.publish("weights", data: TestSupport.bytes(size, seed: 45))
     environment.server.configure { $0.chunkDelay = .milliseconds(2) }
     let downloader = environment.downloader()
     let file: any ModelFileSource = downloader.modelFile(named: "weights")
@@ -153,7 +153,7 @@ import Testing
     let failed = await TestSupport.eventually { file.fileState == .failed(reason: ModelDownloadError.modelNotFound(name: "later").description) }
     #expect(failed)
 
-    environment.server.publish("later", data: Data("weights".utf8))
+    await environment.server.publish("later", data: Data("weights".utf8))
     file.prepareFile()
     await downloader.waitForBackgroundUpdates()
     guard case .ready = file.fileState else {
@@ -165,7 +165,7 @@ import Testing
   @Test func deletingDuringADownloadCancelsItAndItsCallersAreTold() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    environment.server.publish("m", data: TestSupport.bytes(4 << 20, seed: 46))
+    await environment.server.publish("m", data: TestSupport.bytes(4 << 20, seed: 46))
     environment.server.configure { $0.chunkDelay = .milliseconds(5) }
     let downloader = environment.downloader()
     let task = Task { try await downloader.getModel(name: "m", downloadType: .latestModel) }

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 import ModelDelivery
 import Testing
 
@@ -26,43 +27,24 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     let oldData = TestSupport.bytes(100_000, seed: 71)
-    environment.server.publish("m", data: oldData)
+    await environment.server.publish("m", data: oldData)
     let v1 = try await environment.downloader().getModel(name: "m", downloadType: .latestModel)
-    environment.server.publish("m", data: TestSupport.bytes(4 << 20, seed: 72))
+    await environment.server.publish("m", data: TestSupport.bytes(4 << 20, seed: 72))
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
     // 2048 blocks: 1 MiB (or 2 MiB where a block is 1 KiB) — less than the 4 MiB file.
-    process.arguments = ["-c", #"trap '' XFSZ; ulimit -f 2048 && exec "$0" --testing-library swift-testing --filter 'WriteLimitTests/childDownloadsUnderAFileSizeLimit'"#,
-                         try #require(Self.testExecutable)]
-    var childEnvironment = ProcessInfo.processInfo.environment
-    childEnvironment[Self.childKey] = "1"
-    childEnvironment[Self.serverKey] = environment.server.baseURL.absoluteString
-    childEnvironment[Self.directoryKey] = environment.directory.path
-    process.environment = childEnvironment
-    let log = environment.directory.appendingPathComponent("child.log")
-    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-    let logHandle = try FileHandle(forWritingTo: log)
-    process.standardOutput = logHandle
-    process.standardError = logHandle
-    try process.run()
-    let watchdog = Task {
-      try await Task.sleep(for: .seconds(120))
-      process.terminate()
-    }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      DispatchQueue.global().async {
-        process.waitUntilExit()
-        continuation.resume()
-      }
-    }
-    watchdog.cancel()
-    try logHandle.close()
+    let child = ChildProcess(
+      executable: "/bin/sh",
+      arguments: ["-c", #"trap '' XFSZ; ulimit -f 2048 && exec "$0" --testing-library swift-testing --filter 'WriteLimitTests/childDownloadsUnderAFileSizeLimit'"#,
+                  try #require(Self.testExecutable)],
+      environment: [Self.childKey: "1", Self.serverKey: environment.server.baseURL.absoluteString,
+                    Self.directoryKey: environment.directory.path],
+      timeLimit: .seconds(120))
+    let outcome = try await child.run(output: .collectedWithStandardError(limit: 16 << 20))
 
     let result = try? String(contentsOf: environment.directory.appendingPathComponent(Self.resultFile), encoding: .utf8)
-    let childLog = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    let childLog = outcome.standardOutput
     #expect(result?.hasPrefix("notEnoughSpace required=") == true,
-            "child result: \(result ?? "none"); exit \(process.terminationStatus); log: \(childLog.suffix(2000))")
+            "child result: \(result ?? "none"); exit \(outcome.status); log: \(childLog.suffix(2000))")
     // The previous version is intact and still the installed one; the part holds what the limit
     // allowed, and `required` is the rest.
     #expect(try Data(contentsOf: URL(fileURLWithPath: v1.path)) == oldData)

@@ -6,12 +6,12 @@ import TFLite
 @Suite("TFLite inspection")
 struct InspectionTests {
   @Test("inputs and outputs match Python's get_input_details / get_output_details", arguments: TestModels.all)
-  func matchesReference(model: String) throws {
+  func matchesReference(model: String) async throws {
     let path = try TestModels.path(model)
     let interpreter = try Interpreter(modelPath: path)
     // The reference needs inputs to run: zeros of the right size.
     let zeros = interpreter.inputDescriptions.map { Data(count: $0.byteCount ?? 0) }
-    let reference = try PythonReference.run(model: path, inputs: zeros)
+    let reference = try await PythonReference.run(model: path, inputs: zeros)
 
     #expect(interpreter.inputTensorCount == reference.details.inputs.count)
     #expect(interpreter.outputTensorCount == reference.details.outputs.count)
@@ -39,7 +39,7 @@ struct InspectionTests {
   }
 
   @Test("selfie segmentation: float32 1x256x256x3 in, 1x256x256x1 out, no signatures")
-  func selfieSegmentation() throws {
+  func selfieSegmentation() async throws {
     let interpreter = try Interpreter(modelPath: try TestModels.path(TestModels.selfieSegmentation))
     let input = try interpreter.input(at: 0)
     #expect(input.dataType == .float32)
@@ -51,7 +51,7 @@ struct InspectionTests {
   }
 
   @Test("face detection: two float32 outputs, regressors and classificators")
-  func faceDetection() throws {
+  func faceDetection() async throws {
     let interpreter = try Interpreter(modelPath: try TestModels.path(TestModels.faceDetection))
     #expect(try interpreter.input(at: 0).shape == [1, 128, 128, 3])
     #expect(interpreter.outputDescriptions.map(\.name) == ["regressors", "classificators"])
@@ -59,7 +59,7 @@ struct InspectionTests {
   }
 
   @Test("okay_nabu: quantised int8 in, uint8 out, one signature with named tensors")
-  func okayNabu() throws {
+  func okayNabu() async throws {
     let interpreter = try Interpreter(modelPath: try TestModels.path(TestModels.okayNabu))
     let input = try interpreter.input(at: 0)
     #expect(input.dataType == .int8)

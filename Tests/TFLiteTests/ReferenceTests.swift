@@ -24,12 +24,12 @@ struct ReferenceTests {
   }
 
   @Test("selfie segmentation (float32), 1 and 2 threads", arguments: [1, 2])
-  func selfieSegmentation(threads: Int) throws {
+  func selfieSegmentation(threads: Int) async throws {
     let path = try TestModels.path(TestModels.selfieSegmentation)
     var random = SeededGenerator(seed: 20_260_001)
     let input = Data(random.float32Bytes(count: 256 * 256 * 3))
     let swift = try Self.runSwift(path, inputs: [input], threads: threads)
-    let python = try PythonReference.run(model: path, inputs: [input], threads: threads)
+    let python = try await PythonReference.run(model: path, inputs: [input], threads: threads)
     #expect(swift.count == 1)
     #expect(swift.first?.count == 256 * 256 * 4)
     #expect(swift == python.outputs, "the mask differs from Python's")
@@ -39,32 +39,32 @@ struct ReferenceTests {
   }
 
   @Test("face detection (float32 in [-1, 1], two outputs)")
-  func faceDetection() throws {
+  func faceDetection() async throws {
     let path = try TestModels.path(TestModels.faceDetection)
     var random = SeededGenerator(seed: 20_260_002)
     let input = Data(random.float32Bytes(count: 128 * 128 * 3, in: -1...1))
     let swift = try Self.runSwift(path, inputs: [input], threads: 2)
-    let python = try PythonReference.run(model: path, inputs: [input], threads: 2)
+    let python = try await PythonReference.run(model: path, inputs: [input], threads: 2)
     #expect(swift.map(\.count) == [896 * 16 * 4, 896 * 4])
     #expect(swift == python.outputs)
   }
 
   @Test("okay_nabu (int8 in, uint8 out, streaming state) over 100 consecutive frames")
-  func okayNabu() throws {
+  func okayNabu() async throws {
     let path = try TestModels.path(TestModels.okayNabu)
     var random = SeededGenerator(seed: 20_260_003)
     let frames = 100
     // Low feature values make the wake-word model's output move off zero.
     let input = Data(random.int8Bytes(count: frames * 3 * 40, in: -128...(-61)))
     let swift = try Self.runSwift(path, inputs: [input], threads: 1, frames: frames)
-    let python = try PythonReference.run(model: path, inputs: [input], threads: 1, frames: frames)
+    let python = try await PythonReference.run(model: path, inputs: [input], threads: 1, frames: frames)
     #expect(swift.first?.count == frames)
     #expect(swift == python.outputs, "the uint8 scores differ from Python's")
     #expect((swift.first ?? Data()).contains { $0 != 0 }, "some frames score above zero")
   }
 
   @Test("a signature run by name gives the same bytes as invoke()")
-  func signatureRun() throws {
+  func signatureRun() async throws {
     let path = try TestModels.path(TestModels.okayNabu)
     var random = SeededGenerator(seed: 20_260_004)
     let frames = (0..<60).map { _ in Data(random.int8Bytes(count: 120, in: -128...(-61))) }
@@ -86,7 +86,7 @@ struct ReferenceTests {
   /// registered (`CompiledModel.run`); the other invokes pass them as null. Every invoke must still
   /// see the bytes copied just before it, also after the buffers were replaced.
   @Test("every invoke reads the current inputs: consecutive runs, re-allocation, a resize")
-  func inputsAreReadEveryInvoke() throws {
+  func inputsAreReadEveryInvoke() async throws {
     let path = try TestModels.path(TestModels.faceDetection)
     var random = SeededGenerator(seed: 20_260_006)
     let frames = (0..<5).map { _ in Data(random.float32Bytes(count: 128 * 128 * 3, in: -1...1)) }
@@ -116,7 +116,7 @@ struct ReferenceTests {
   }
 
   @Test("resizing inputs: face detection at 256x256 and a batch of two selfies match Python")
-  func resize() throws {
+  func resize() async throws {
     var random = SeededGenerator(seed: 20_260_005)
     for (model, shape, outputShapes) in [
       (TestModels.faceDetection, [1, 256, 256, 3], [[1, 3584, 16], [1, 3584, 1]]),
@@ -134,13 +134,13 @@ struct ReferenceTests {
       try interpreter.invoke()
       let outputs = try (0..<interpreter.outputTensorCount).map { try interpreter.output(at: $0) }
       #expect(outputs.map(\.shape.dimensions) == outputShapes)
-      let python = try PythonReference.run(model: path, inputs: [input], resize: [shape])
+      let python = try await PythonReference.run(model: path, inputs: [input], resize: [shape])
       #expect(outputs.map(\.data) == python.outputs, "\(model) resized to \(shape)")
     }
   }
 
   @Test("a resize the model's operators refuse is a typed error, as in Python")
-  func refusedResize() throws {
+  func refusedResize() async throws {
     let interpreter = try Interpreter(modelPath: try TestModels.path(TestModels.selfieSegmentation))
     try interpreter.resizeInput(at: 0, to: [1, 128, 128, 3])
     #expect {

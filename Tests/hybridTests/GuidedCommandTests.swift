@@ -32,14 +32,14 @@ struct GuidedCommandTests {
   }
 
   @Test("--schema prints the JSON instance alone on stdout; --json puts it under \"json\"")
-  func schemaOnDevice() throws {
+  func schemaOnDevice() async throws {
     let file = try schemaFile()
     defer { try? FileManager.default.removeItem(at: file) }
-    let plain = try cli.run(["generate", "--prompt", "Describe a dog.", "--schema", file.path, "--greedy", "--max-tokens", "80"])
+    let plain = try await cli.run(["generate", "--prompt", "Describe a dog.", "--schema", file.path, "--greedy", "--max-tokens", "80"])
     #expect(plain.status == 0, "\(plain.stderr)")
     _ = try validInstance(plain.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
 
-    let json = try cli.run(["generate", "--prompt", "Describe a cat.", "--schema", file.path, "--greedy", "--max-tokens", "80", "--json"])
+    let json = try await cli.run(["generate", "--prompt", "Describe a cat.", "--schema", file.path, "--greedy", "--max-tokens", "80", "--json"])
     #expect(json.status == 0, "\(json.stderr)")
     let object = try cli.json(json.stdout)
     let instance = try #require(object["json"])
@@ -55,9 +55,9 @@ struct GuidedCommandTests {
     let server = try await ServerProcess(executable: HybridCommandTests.executable,
                                          arguments: ["--model", "smollm2=\(ModelLocatorPath.path)",
                                                      "--data", HybridCommandTests.scratchRegistry()])
-    defer { server.stop() }
+    defer { server.terminate() }
     for mode in ["cloud", "prefer-cloud"] {
-      let result = try await cli.runDetached(["generate", "--prompt", "Describe a bird.", "--schema", file.path, "--mode", mode,
+      let result = try await cli.run(["generate", "--prompt", "Describe a bird.", "--schema", file.path, "--mode", mode,
                                 "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "smollm2",
                                 "--greedy", "--max-tokens", "80", "--json"])
       #expect(result.status == 0, "\(result.stderr)")
@@ -69,21 +69,21 @@ struct GuidedCommandTests {
   }
 
   @Test("a schema file that is not a JSON Schema: a clear error, exit status 64")
-  func invalidSchemaFile() throws {
+  func invalidSchemaFile() async throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bad-\(UUID().uuidString).json")
     try Data("[1, 2".utf8).write(to: url)
     defer { try? FileManager.default.removeItem(at: url) }
-    let result = try cli.run(["generate", "--prompt", "Hi", "--schema", url.path])
+    let result = try await cli.run(["generate", "--prompt", "Hi", "--schema", url.path])
     #expect(result.status != 0)
     #expect(result.stderr.contains("is not a JSON Schema"))
-    let missing = try cli.run(["generate", "--prompt", "Hi", "--schema", "/nonexistent/schema.json"])
+    let missing = try await cli.run(["generate", "--prompt", "Hi", "--schema", "/nonexistent/schema.json"])
     #expect(missing.status != 0)
     #expect(missing.stderr.contains("cannot read the schema file"))
   }
 
   @Test("--tools --json lists the tool calls with their arguments and outputs")
-  func toolsOnDevice() throws {
-    let result = try cli.run(["generate", "--prompt", "Use the calculator to add 2 and 3.", "--tools", "--tool-choice", "required", "--max-tool-rounds", "1",
+  func toolsOnDevice() async throws {
+    let result = try await cli.run(["generate", "--prompt", "Use the calculator to add 2 and 3.", "--tools", "--tool-choice", "required", "--max-tool-rounds", "1",
                               "--greedy", "--max-tokens", "60", "--json"])
     #expect(result.status == 0, "\(result.stderr)")
     let object = try cli.json(result.stdout)

@@ -21,7 +21,7 @@ struct ModelsCommandTests {
     }
 
     func remove() {
-      server.stop()
+      server.terminate()
       try? FileManager.default.removeItem(at: scratch)
     }
   }
@@ -54,17 +54,17 @@ struct ModelsCommandTests {
     let env = registry.environment
     let model = BootstrapTFLiteModels.path("selfie_segmentation")
 
-    let deploy = try await cli.runDetached(["models", "deploy", "selfie", model, "--publish", "--tag", "vision", "--json"], environment: env)
+    let deploy = try await cli.run(["models", "deploy", "selfie", model, "--publish", "--tag", "vision", "--json"], environment: env)
     #expect(deploy.status == 0, "\(deploy.stderr)")
     let version = try cli.json(deploy.stdout)
     #expect(version["version"] as? String == "1")
     #expect(version["format"] as? String == "tflite")
     #expect(version["state"] as? String == "published")
 
-    let list = try await cli.runDetached(["models", "list"], environment: env)
+    let list = try await cli.run(["models", "list"], environment: env)
     #expect(list.stdout.contains("selfie [vision] · serving version 1"), "\(list.stdout)")
 
-    let get = try await cli.runDetached(["models", "get", "selfie", "--dir", registry.downloads.path, "--json"], environment: env)
+    let get = try await cli.run(["models", "get", "selfie", "--dir", registry.downloads.path, "--json"], environment: env)
     #expect(get.status == 0, "\(get.stderr)")
     let downloaded = try cli.json(get.stdout)
     let path = try #require(downloaded["path"] as? String)
@@ -72,25 +72,25 @@ struct ModelsCommandTests {
     #expect(get.stderr.contains("100%"), "a progress bar on standard error: \(get.stderr)")
 
     let second = try randomFile("v2.bin", bytes: 300_000, seed: 2, in: registry.scratch)
-    #expect(try await cli.runDetached(["models", "deploy", "selfie", second.path, "--publish"], environment: env).status == 0)
-    let show = try await cli.runDetached(["models", "show", "selfie", "--version", "2", "--json"], environment: env)
+    #expect(try await cli.run(["models", "deploy", "selfie", second.path, "--publish"], environment: env).status == 0)
+    let show = try await cli.run(["models", "show", "selfie", "--version", "2", "--json"], environment: env)
     #expect(show.status == 0, "\(show.stderr)")
     let shown = try cli.json(show.stdout)
     #expect(shown["version"] as? String == "2")
     #expect(shown["sizeBytes"] as? Int == 300_000)
     #expect(shown["sha256"] as? String == SHA256Digest.hex(of: try Data(contentsOf: second)))
-    let missing = try await cli.runDetached(["models", "show", "selfie", "--version", "9"], environment: env)
+    let missing = try await cli.run(["models", "show", "selfie", "--version", "9"], environment: env)
     #expect(missing.status != 0 && missing.stderr.contains("9"), "\(missing.stderr)")
-    let rollout = try await cli.runDetached(["models", "rollout", "selfie", "1=90", "2=10"], environment: env)
+    let rollout = try await cli.run(["models", "rollout", "selfie", "1=90", "2=10"], environment: env)
     #expect(rollout.status == 0, "\(rollout.stderr)")
     #expect(rollout.stdout.contains("roll-out 1=90% 2=10%"), "\(rollout.stdout)")
-    #expect(try await cli.runDetached(["models", "rollout", "selfie", "1=90", "2=5"], environment: env).status != 0, "splits must sum to 100")
+    #expect(try await cli.run(["models", "rollout", "selfie", "1=90", "2=5"], environment: env).status != 0, "splits must sum to 100")
 
-    registry.server.stop()
-    let offline = try await cli.runDetached(["models", "get", "selfie", "--type", "local", "--dir", registry.downloads.path], environment: env)
+    await registry.server.stop()
+    let offline = try await cli.run(["models", "get", "selfie", "--type", "local", "--dir", registry.downloads.path], environment: env)
     #expect(offline.status == 0, "the local copy needs no server: \(offline.stderr)")
     #expect(offline.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == path)
-    let latest = try await cli.runDetached(["models", "get", "selfie", "--type", "latest", "--dir", registry.downloads.path], environment: env)
+    let latest = try await cli.run(["models", "get", "selfie", "--type", "latest", "--dir", registry.downloads.path], environment: env)
     #expect(latest.status == 1, "latest needs the server")
     #expect(FileManager.default.fileExists(atPath: path), "a failed check leaves the local copy in place")
   }
@@ -100,10 +100,10 @@ struct ModelsCommandTests {
     let registry = try await startRegistry()
     defer { registry.remove() }
     let server = ["--server", registry.server.baseURL.absoluteString]
-    let missing = try await cli.runDetached(["models", "list"] + server, environment: ["HYBRIDAI_ADMIN_TOKEN": ""])
+    let missing = try await cli.run(["models", "list"] + server, environment: ["HYBRIDAI_ADMIN_TOKEN": ""])
     #expect(missing.status != 0)
     #expect(missing.stderr.contains("--token"), "\(missing.stderr)")
-    let wrong = try await cli.runDetached(["models", "list", "--token", "nope"] + server)
+    let wrong = try await cli.run(["models", "list", "--token", "nope"] + server)
     #expect(wrong.status != 0)
     #expect(wrong.stderr.lowercased().contains("token"), "\(wrong.stderr)")
   }
@@ -115,25 +115,25 @@ struct ModelsCommandTests {
     let env = registry.environment
     let small = try randomFile("v1.bin", bytes: 100_000, seed: 1, in: registry.scratch)
     let large = try randomFile("v2.bin", bytes: 2_000_000, seed: 2, in: registry.scratch)
-    #expect(try await cli.runDetached(["models", "deploy", "blob", small.path, "--publish"], environment: env).status == 0)
-    let first = try await cli.runDetached(["models", "get", "blob", "--dir", registry.downloads.path], environment: env)
+    #expect(try await cli.run(["models", "deploy", "blob", small.path, "--publish"], environment: env).status == 0)
+    let first = try await cli.run(["models", "get", "blob", "--dir", registry.downloads.path], environment: env)
     #expect(first.status == 0, "\(first.stderr)")
     let firstPath = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    #expect(try await cli.runDetached(["models", "deploy", "blob", large.path, "--publish"], environment: env).status == 0)
+    #expect(try await cli.run(["models", "deploy", "blob", large.path, "--publish"], environment: env).status == 0)
 
     // sh's `ulimit -f` counts 512-byte blocks: 1 MiB here, so the 2 MB version cannot be written.
     // SIGXFSZ is ignored so that write(2) fails with EFBIG instead of killing the process.
     let command = "trap '' XFSZ; ulimit -f 2048; exec \"$0\" models get blob --dir \"$1\""
-    let limited = try await cli.runDetached(["-c", command, HybridCommandTests.executable.path, registry.downloads.path],
+    let limited = try await cli.run(["-c", command, HybridCommandTests.executable.path, registry.downloads.path],
                               environment: env, executable: URL(fileURLWithPath: "/bin/sh"))
     #expect(limited.status == 3, "stdout: \(limited.stdout)\nstderr: \(limited.stderr)")
     #expect(limited.stderr.contains("space"), "\(limited.stderr)")
 
-    let after = try await cli.runDetached(["models", "get", "blob", "--type", "local", "--dir", registry.downloads.path], environment: env)
+    let after = try await cli.run(["models", "get", "blob", "--type", "local", "--dir", registry.downloads.path], environment: env)
     #expect(after.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == firstPath)
     #expect(FileManager.default.contentsEqual(atPath: firstPath, andPath: small.path), "the old version is intact")
 
-    let unlimited = try await cli.runDetached(["models", "get", "blob", "--dir", registry.downloads.path, "--json"], environment: env)
+    let unlimited = try await cli.run(["models", "get", "blob", "--dir", registry.downloads.path, "--json"], environment: env)
     #expect(unlimited.status == 0, "\(unlimited.stderr)")
     let installed = try cli.json(unlimited.stdout)
     #expect(installed["version"] as? String == "2")

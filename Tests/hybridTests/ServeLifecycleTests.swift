@@ -8,70 +8,42 @@ import Testing
 /// tests (`scripts/make-bundle --configuration debug --cpu native --output .build/test-bundle`).
 @Suite("hybrid serve: stop under load; the relocatable bundle", .serialized)
 struct ServeLifecycleTests {
-  /// A `hybrid serve` child with both output streams captured.
-  final class Server: @unchecked Sendable {
-    let process = Process()
-    let stderr: HybridCommandTests.PipeReader
+  /// A `hybrid serve` child on a free port, its standard error kept.
+  final class Server: Sendable {
+    let child: RunningChildProcess
     let port: Int
 
-    init(executable: URL, arguments: [String], environment: [String: String]? = nil) throws {
-      process.executableURL = executable
-      process.arguments = ["serve", "--port", "0"] + arguments
-      if let environment { process.environment = environment }
-      let out = Pipe(), err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      stderr = HybridCommandTests.PipeReader(err)
-      var seen = Data()
-      var found: Int?
-      while found == nil {
-        let chunk = out.fileHandleForReading.availableData
-        if chunk.isEmpty { break }
-        seen.append(chunk)
-        let text = String(decoding: seen, as: UTF8.self)
-        if let range = text.range(of: "listening on http://127.0.0.1:") {
-          found = Int(text[range.upperBound...].prefix { $0.isNumber })
-        }
+    /// Starts it (with exactly `environment`, when given) and waits for its "listening on" line.
+    init(executable: URL, arguments: [String], environment: [String: String]? = nil) async throws {
+      var process = ChildProcess(executable: executable, arguments: ["serve", "--port", "0"] + arguments)
+      if let environment {
+        process.environment = environment
+        process.inheritsEnvironment = false
       }
-      guard let found else {
-        process.terminate()
-        throw ServerDidNotStart(output: String(decoding: seen, as: UTF8.self))
+      child = try await process.start(standardError: .collected)
+      guard let found = await child.firstLine(where: { line in
+        line.range(of: "listening on http://127.0.0.1:").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
+      }) else {
+        let outcome = await child.stop()
+        throw ServerDidNotStart(output: outcome.standardError)
       }
       port = found
     }
 
     /// Sends `signal` and waits for the exit; returns the exit status and standard error.
-    func stop(_ signal: Int32 = SIGTERM) -> (status: Int32, stderr: String) {
-      kill(process.processIdentifier, signal)
-      process.waitUntilExit()
-      return (process.terminationStatus, String(decoding: stderr.wait(), as: UTF8.self))
+    func stop(_ signal: Int32 = SIGTERM) async -> (status: Int32, stderr: String) {
+      let outcome = await child.stop(signal: signal, gracePeriod: .seconds(60))
+      return (outcome.wasSignalled ? 128 + outcome.status : outcome.status, outcome.standardError)
     }
   }
 
   struct ServerDidNotStart: Error { let output: String }
 
-  /// Runs curl to completion on a thread of its own (waiting for a child on the cooperative pool
-  /// would starve the test's other tasks: 2 threads here); its output goes to `file` as it arrives
-  /// (standard output with -N is written per chunk; `-o FILE` is buffered to the end).
+  /// Runs curl; its output goes to `file` as it arrives (standard output with -N is written per
+  /// chunk; `-o FILE` is buffered to the end).
   static func curl(_ arguments: [String], into file: URL) -> Task<Int32, any Error> {
     Task {
-      try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-          continuation.resume(with: Result {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            process.arguments = ["-sN"] + arguments
-            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-            let output = try FileHandle(forWritingTo: file)
-            defer { try? output.close() }
-            process.standardOutput = output
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-          })
-        }
-      }
+      try await ChildProcess(executable: "/usr/bin/curl", arguments: ["-sN"] + arguments).run(output: .file(file)).status
     }
   }
 
@@ -86,7 +58,7 @@ struct ServeLifecycleTests {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serve-stop-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
-    let server = try Server(executable: HybridCommandTests.executable, arguments: [
+    let server = try await Server(executable: HybridCommandTests.executable, arguments: [
       "--model", "smollm2=\(ModelLocatorPath.path)", "--data", scratch.appendingPathComponent("registry").path,
       "--shutdown-timeout", "0", "--max-concurrent-requests", "2", "--log-level", "debug"])
     let outputs = (0..<3).map { scratch.appendingPathComponent("stream-\($0).txt") }
@@ -100,7 +72,7 @@ struct ServeLifecycleTests {
       try await Task.sleep(for: .milliseconds(50))
     }
     try await Task.sleep(for: .milliseconds(300))   // the third request reaches the queue
-    let (status, stderr) = server.stop(SIGTERM)
+    let (status, stderr) = await server.stop(SIGTERM)
     for stream in streams { _ = try await stream.value }
 
     #expect(status == 0, "\(stderr.suffix(2000))")
@@ -122,7 +94,7 @@ struct ServeLifecycleTests {
 
   @Test("hybrid generate frees its llama.cpp context, the weights and the backend, in that order, before it exits")
   func generateTearsDownInOrder() async throws {
-    let run = try await HybridCommandTests().runDetached([
+    let run = try await HybridCommandTests().run([
       "generate", "--prompt", "Hi", "--mode", "on-device", "--greedy", "--max-tokens", "4", "--log-level", "debug"])
     #expect(run.status == 0, "\(run.stderr.suffix(1500))")
     let order = ["freed llama context", "freed model weights", "llama.cpp backend freed"]
@@ -161,14 +133,14 @@ struct ServeLifecycleTests {
     let model = scratch.appendingPathComponent("model.gguf")
     try FileManager.default.copyItem(atPath: ModelLocatorPath.path, toPath: model.path)
     let bare = ["PATH": "/usr/bin:/bin", "HOME": scratch.path]
-    let server = try Server(executable: executable, arguments: [
+    let server = try await Server(executable: executable, arguments: [
       "--model", "smollm2=\(model.path)", "--data", scratch.appendingPathComponent("registry").path], environment: bare)
     let openAPI = scratch.appendingPathComponent("openapi.yaml"), answer = scratch.appendingPathComponent("answer.json")
     _ = try await Self.curl(["-f", "http://127.0.0.1:\(server.port)/v1/openapi.yaml"], into: openAPI).value
     _ = try await Self.curl(["-f", "-X", "POST", "-H", "Content-Type: application/json", "-d",
                              #"{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"generationConfig":{"maxOutputTokens":4,"temperature":0}}"#,
                              "http://127.0.0.1:\(server.port)/v1beta/models/smollm2:generateContent"], into: answer).value
-    let (status, stderr) = server.stop()
+    let (status, stderr) = await server.stop()
     #expect(status == 0, "\(stderr.suffix(1500))")
     #expect(String(decoding: (try? Data(contentsOf: openAPI)) ?? Data(), as: UTF8.self).hasPrefix("openapi:"))
     let reply = try JSONSerialization.jsonObject(with: Data(contentsOf: answer)) as? [String: Any]

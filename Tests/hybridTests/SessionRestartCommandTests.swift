@@ -11,7 +11,7 @@ import Testing
 struct SessionRestartCommandTests {
   /// Runs `hybrid arguments` with `input` on standard input, off the cooperative pool.
   func hybrid(_ arguments: [String], input: String? = nil) async throws -> HybridCommandTests.Run {
-    try await HybridCommandTests().runDetached(arguments, input: input)
+    try await HybridCommandTests().run(arguments, input: input)
   }
 
   /// `hybrid sessions show ID --json`, parsed.

@@ -8,39 +8,39 @@ struct SessionsCommandTests {
   let cli = HybridCommandTests()
 
   /// Runs `hybrid chat` with `input` on standard input; returns its exit status and standard output.
-  func chat(_ input: String, _ arguments: [String]) throws -> (status: Int32, stdout: String) {
-    let result = try cli.run(["chat", "--greedy", "--max-tokens", "8"] + arguments, input: input)
+  func chat(_ input: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String) {
+    let result = try await cli.run(["chat", "--greedy", "--max-tokens", "8"] + arguments, input: input)
     return (result.status, result.stdout)
   }
 
   @Test("a chat saved with --session is listed, shown, resumed by a new process, and removed")
-  func saveResumeRemove() throws {
+  func saveResumeRemove() async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-sessions-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = ["--sessions-dir", directory.path]
 
-    let first = try chat("Hello\n/exit\n", ["--session", "talk-1"] + store)
+    let first = try await chat("Hello\n/exit\n", ["--session", "talk-1"] + store)
     #expect(first.status == 0)
-    let list = try cli.run(["sessions", "list"] + store)
+    let list = try await cli.run(["sessions", "list"] + store)
     #expect(list.status == 0, "\(list.stderr)")
     #expect(list.stdout.hasPrefix("talk-1 "), "\(list.stdout)")
     #expect(list.stdout.contains("2 entries"), "\(list.stdout)")
 
-    let show = try cli.run(["sessions", "show", "talk-1"] + store)
+    let show = try await cli.run(["sessions", "show", "talk-1"] + store)
     #expect(show.stdout.hasPrefix("you> Hello\nai> "), "\(show.stdout)")
 
     // A new process continues the conversation: the saved transcript grows by one turn.
-    #expect(try chat("And again\n", ["--session", "talk-1"] + store).status == 0)
-    let listed = try cli.run(["sessions", "list", "--json"] + store)
+    #expect(try await chat("And again\n", ["--session", "talk-1"] + store).status == 0)
+    let listed = try await cli.run(["sessions", "list", "--json"] + store)
     let records = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
     #expect(records.count == 1)
     #expect(records.first?["entryCount"] as? Int == 4)
 
-    #expect(try cli.run(["sessions", "rm", "talk-1"] + store).status == 0)
-    #expect(try cli.run(["sessions", "list"] + store).stdout == "no sessions\n")
-    let missing = try cli.run(["sessions", "show", "talk-1"] + store)
+    #expect(try await cli.run(["sessions", "rm", "talk-1"] + store).status == 0)
+    #expect(try await cli.run(["sessions", "list"] + store).stdout == "no sessions\n")
+    let missing = try await cli.run(["sessions", "show", "talk-1"] + store)
     #expect(missing.status != 0)
-    let tricky = try cli.run(["sessions", "show", "../etc"] + store)
+    let tricky = try await cli.run(["sessions", "show", "../etc"] + store)
     #expect(tricky.status != 0)
   }
 }

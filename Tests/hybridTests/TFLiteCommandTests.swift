@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 import HybridAITestSupport
 import Testing
 
@@ -8,10 +9,10 @@ import Testing
 struct TFLiteCommandTests {
   static func model(_ name: String) throws -> String { try TestRepository.model("tflite/\(name)").path }
 
-  func run(_ arguments: [String]) throws -> HybridCommandTests.Run {
+  func run(_ arguments: [String]) async throws -> HybridCommandTests.Run {
     try #require(FileManager.default.isExecutableFile(atPath: HybridCommandTests.executable.path),
                  "build the hybrid product first")
-    return try HybridCommandTests().run(["tflite"] + arguments)
+    return try await HybridCommandTests().run(["tflite"] + arguments)
   }
 
   func json(_ text: String) throws -> [String: Any] {
@@ -25,8 +26,8 @@ struct TFLiteCommandTests {
   }
 
   @Test("inspect --json: tensors, types, shapes, quantization, signatures")
-  func inspectJSON() throws {
-    let result = try run(["inspect", try Self.model("okay_nabu.tflite"), "--json"])
+  func inspectJSON() async throws {
+    let result = try await run(["inspect", try Self.model("okay_nabu.tflite"), "--json"])
     #expect(result.status == 0, "\(result.stderr)")
     let report = try json(result.stdout)
     let input = try #require((report["inputs"] as? [[String: Any]])?.first)
@@ -43,8 +44,8 @@ struct TFLiteCommandTests {
   }
 
   @Test("inspect prints text, and nothing of the runtime's own on either stream")
-  func inspectText() throws {
-    let result = try run(["inspect", try Self.model("selfie_segmentation.tflite")])
+  func inspectText() async throws {
+    let result = try await run(["inspect", try Self.model("selfie_segmentation.tflite")])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("input_1  float32 [1, 256, 256, 3]  786432 bytes"))
     #expect(result.stdout.contains("activation_10  float32 [1, 256, 256, 1]"))
@@ -53,7 +54,7 @@ struct TFLiteCommandTests {
   }
 
   @Test("run --input … --output equals Python's LiteRT byte for byte")
-  func runMatchesReference() throws {
+  func runMatchesReference() async throws {
     let python = TestRepository.litertPython
     try #require(FileManager.default.isExecutableFile(atPath: python.path), "missing \(python.path): run scripts/bootstrap")
     let model = try Self.model("selfie_segmentation.tflite")
@@ -70,30 +71,25 @@ struct TFLiteCommandTests {
     try input.write(to: inputFile)
     let outputFile = directory.appendingPathComponent("mask.bin")
 
-    let result = try run(["run", model, "--input", inputFile.path, "--output", outputFile.path, "--threads", "2"])
+    let result = try await run(["run", model, "--input", inputFile.path, "--output", outputFile.path, "--threads", "2"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("invoke "))
     #expect(!result.stdout.contains("INFO:") && !result.stderr.contains("INFO:"), "the runtime's log stays hidden")
 
-    let process = Process()
-    process.executableURL = python
-    process.arguments = [TestRepository.file("Tests/TFLiteTests/Reference/litert_reference.py").path,
-                         model, directory.appendingPathComponent("reference").path, "--threads", "2",
-                         "--input", inputFile.path]
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let reference = try await ChildProcess.run(python, [
+      TestRepository.file("Tests/TFLiteTests/Reference/litert_reference.py").path,
+      model, directory.appendingPathComponent("reference").path, "--threads", "2", "--input", inputFile.path])
+    #expect(reference.succeeded, "\(reference.standardError)")
     let expected = try Data(contentsOf: directory.appendingPathComponent("reference/output-0.bin"))
     #expect(try Data(contentsOf: outputFile) == expected)
   }
 
   @Test("run --random is reproducible; --output-dir names files after the outputs; --repeat times each invoke")
-  func runRandom() throws {
+  func runRandom() async throws {
     let model = try Self.model("face_detection_short_range.tflite")
     let directory = try Self.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let first = try run(["run", model, "--random", "42", "--output-dir", directory.path, "--repeat", "3", "--json"])
+    let first = try await run(["run", model, "--random", "42", "--output-dir", directory.path, "--repeat", "3", "--json"])
     #expect(first.status == 0, "\(first.stderr)")
     let report = try json(first.stdout)
     let outputs = try #require(report["outputs"] as? [[String: Any]])
@@ -105,8 +101,8 @@ struct TFLiteCommandTests {
     #expect(files == ["classificators.bin", "regressors.bin"])
     #expect(try Data(contentsOf: directory.appendingPathComponent("regressors.bin")).count == 896 * 16 * 4)
 
-    let second = try json(try run(["run", model, "--random", "42", "--json"]).stdout)
-    let third = try json(try run(["run", model, "--random", "43", "--json"]).stdout)
+    let second = try json(try await run(["run", model, "--random", "42", "--json"]).stdout)
+    let third = try json(try await run(["run", model, "--random", "43", "--json"]).stdout)
     func checksums(_ report: [String: Any]) -> [String] {
       (report["outputs"] as? [[String: Any]] ?? []).compactMap { $0["checksum"] as? String }
     }
@@ -114,22 +110,22 @@ struct TFLiteCommandTests {
     #expect(checksums(report) != checksums(third))
 
     // Names with characters unfit for files are cleaned.
-    let nabu = try run(["run", try Self.model("okay_nabu.tflite"), "--random", "1", "--output-dir", directory.path])
+    let nabu = try await run(["run", try Self.model("okay_nabu.tflite"), "--random", "1", "--output-dir", directory.path])
     #expect(nabu.status == 0, "\(nabu.stderr)")
     #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("StatefulPartitionedCall_0.bin").path))
   }
 
   @Test("--verbose lets the runtime's messages through to standard error")
-  func verbose() throws {
-    let result = try run(["run", try Self.model("okay_nabu.tflite"), "--random", "1", "--verbose"])
+  func verbose() async throws {
+    let result = try await run(["run", try Self.model("okay_nabu.tflite"), "--random", "1", "--verbose"])
     #expect(result.status == 0)
     #expect(result.stderr.contains("XNNPACK"))
     #expect(!result.stdout.contains("XNNPACK"))
   }
 
   @Test("errors: missing model, not a model, wrong input size, wrong input count, no inputs")
-  func errors() throws {
-    let missing = try run(["run", "/nonexistent/m.tflite", "--random", "1"])
+  func errors() async throws {
+    let missing = try await run(["run", "/nonexistent/m.tflite", "--random", "1"])
     #expect(missing.status == 1)
     #expect(missing.stderr.contains("No model file at /nonexistent/m.tflite"))
 
@@ -137,22 +133,22 @@ struct TFLiteCommandTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let text = directory.appendingPathComponent("notes.tflite")
     try Data("not a model at all".utf8).write(to: text)
-    let notModel = try run(["inspect", text.path])
+    let notModel = try await run(["inspect", text.path])
     #expect(notModel.status == 1)
     #expect(notModel.stderr.contains("Not a TFLite model"))
 
     let small = directory.appendingPathComponent("small.bin")
     try Data(count: 100).write(to: small)
     let nabu = try Self.model("okay_nabu.tflite")
-    let wrongSize = try run(["run", nabu, "--input", small.path])
+    let wrongSize = try await run(["run", nabu, "--input", small.path])
     #expect(wrongSize.status == 1)
     #expect(wrongSize.stderr.contains("Got 100 bytes for a tensor of 120 bytes"))
 
-    let wrongCount = try run(["run", nabu, "--input", small.path, small.path])
+    let wrongCount = try await run(["run", nabu, "--input", small.path, small.path])
     #expect(wrongCount.status == 1)
     #expect(wrongCount.stderr.contains("1 input(s); got 2"))
 
-    let neither = try run(["run", nabu])
+    let neither = try await run(["run", nabu])
     #expect(neither.status == 64)
     #expect(neither.stderr.contains("--input") && neither.stderr.contains("--random"))
   }

@@ -146,8 +146,8 @@ struct DemoCommand: AsyncParsableCommand {
       && allAsExpected
 
     heading("12. The cloud goes away: the server is stopped (SIGTERM, graceful)")
-    let status = await server.stop()
-    Terminal.write("  server exited with status \(status)\n")
+    let stopped = await server.stop()
+    Terminal.write("  server exited with status \(stopped.status)\n")
     allAsExpected = await ask(prompt, mode: "prefer cloud", model: HybridModel(primary: cloud, secondary: onDevice),
                               options: options) && allAsExpected
     allAsExpected = await ask(prompt, mode: "only cloud (no fallback: a typed offline error)", model: cloud,

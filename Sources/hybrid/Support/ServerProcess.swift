@@ -19,10 +19,16 @@ final class ServerProcess: Sendable {
     baseURL = url
   }
 
-  /// Stops the server with SIGTERM (it finishes in-flight requests), waits for it to exit and
-  /// returns its exit status.
-  func stop() async -> Int32 {
-    await child.stop(gracePeriod: .seconds(30)).status
+  /// Stops the server with `signal` (SIGTERM: it finishes in-flight requests), waits for it to
+  /// exit (killing it after 30 s) and returns how it ended.
+  @discardableResult
+  func stop(signal: Int32 = SIGTERM) async -> ChildProcess.Outcome {
+    await child.stop(signal: signal, gracePeriod: .seconds(30))
+  }
+
+  /// Sends SIGTERM without waiting, for cleanup paths that cannot wait.
+  func terminate() {
+    child.send(signal: SIGTERM)
   }
 
   /// The URL in a "… listening on URL …" line.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 import HybridAITestSupport
 import Testing
 
@@ -20,7 +21,7 @@ enum PythonSegmentReference {
   /// Runs `model` once on `input` (the raw float32 bytes of its input tensor) with `threads`
   /// threads (nil: LiteRT Python's default).
   static func run(model: String, input: Data, threads: Int? = nil,
-                  sourceLocation: SourceLocation = #_sourceLocation) throws -> Output {
+                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> Output {
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
                  "the LiteRT reference venv is missing at \(python.path): run scripts/bootstrap (make test does)",
                  sourceLocation: sourceLocation)
@@ -32,22 +33,9 @@ enum PythonSegmentReference {
     var arguments = [script.path, model, inputFile.path, outputFile.path]
     if let threads { arguments += ["--threads", String(threads)] }
 
-    let errorFile = directory.appendingPathComponent("stderr.txt")
-    _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-    let errors = try FileHandle(forWritingTo: errorFile)
-    defer { try? errors.close() }
-
-    let process = Process()
-    process.executableURL = python
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let message = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-    try #require(process.terminationStatus == 0, "the reference failed: \(message)", sourceLocation: sourceLocation)
+    let outcome = try await ChildProcess.run(python, arguments)
+    try #require(outcome.succeeded, "the reference failed: \(outcome.standardError)", sourceLocation: sourceLocation)
+    let outputData = Data(outcome.standardOutput.utf8)
     let shape = String(decoding: outputData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
       .split(separator: ",").compactMap { Int($0) }
     let bytes = try Data(contentsOf: outputFile)

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 import HybridAITestSupport
 import HybridAI
 import Synchronization
@@ -30,16 +31,9 @@ enum ToolTestSupport {
   }
 
   /// Runs `executable` with `arguments` and returns its trimmed stdout.
-  static func output(of executable: String, _ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  static func output(of executable: String, _ arguments: [String]) async throws -> String {
+    try await ChildProcess.run(URL(fileURLWithPath: executable), arguments).standardOutput
+      .trimmingCharacters(in: .whitespacesAndNewlines)
   }
 }
 

@@ -132,8 +132,8 @@ final class FaultyRegistryServer: Sendable {
 
   /// Serves `data` as the next version of `name`; returns the version and its SHA-256.
   @discardableResult
-  func publish(_ name: String, data: Data) -> (version: String, sha256: String) {
-    let sha = TestSHA256.hex(data)
+  func publish(_ name: String, data: Data) async -> (version: String, sha256: String) {
+    let sha = await TestSHA256.hex(data)
     return state.withLock { state in
       let version = (state.models[name]?.version ?? 0) + 1
       state.models[name] = Model(version: version, data: data, sha256: sha)

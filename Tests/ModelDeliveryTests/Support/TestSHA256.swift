@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 @testable import HybridAI
 
 /// SHA-256 for the tests' checks, independent of the swift-crypto the downloader uses: the core's
@@ -6,26 +7,21 @@ import Foundation
 enum TestSHA256 {
   /// The lowercase hex digest of `data`: from coreutils' `sha256sum` when there is one (debug
   /// builds of the Swift code below are slow for megabytes), else computed here.
-  static func hex(_ data: Data) -> String {
-    if data.count > 64 << 10, let digest = coreutils(data) { return digest }
+  static func hex(_ data: Data) async -> String {
+    if data.count > 64 << 10, let digest = await coreutils(data) { return digest }
     return computed(data)
   }
 
-  private static func coreutils(_ data: Data) -> String? {
+  private static func coreutils(_ data: Data) async -> String? {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/sha256sum") else { return nil }
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: file) }
-    guard (try? data.write(to: file)) != nil else { return nil }
-    let process = Process()
-    let output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    process.arguments = [file.path]
-    process.standardOutput = output
-    guard (try? process.run()) != nil else { return nil }
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    let digest = String(text.prefix(64))
-    return process.terminationStatus == 0 && digest.count == 64 ? digest : nil
+    guard (try? data.write(to: file)) != nil,
+          let outcome = try? await ChildProcess(executable: "/usr/bin/sha256sum", arguments: [file.path])
+            .run(output: .collected(limit: 4096)),
+          outcome.succeeded else { return nil }
+    let digest = String(outcome.standardOutput.prefix(64))
+    return digest.count == 64 ? digest : nil
   }
 
   /// The digest computed in Swift.

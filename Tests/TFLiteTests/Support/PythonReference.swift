@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 import HybridAITestSupport
 import Testing
 
@@ -33,7 +34,7 @@ enum PythonReference {
 
   /// Runs `model` on `inputs` (one Data per input, each `frames` tensors back to back).
   static func run(model: String, inputs: [Data], threads: Int? = nil, frames: Int = 1,
-                  resize: [[Int]] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> Result {
+                  resize: [[Int]] = [], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Result {
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
                  "the LiteRT reference venv is missing at \(python.path): run scripts/bootstrap (make test does)",
                  sourceLocation: sourceLocation)
@@ -47,17 +48,8 @@ enum PythonReference {
       try data.write(to: file)
       arguments += ["--input", file.path]
     }
-    let process = Process()
-    process.executableURL = python
-    process.arguments = arguments
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let message = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0,
-                 "the reference failed: \(String(decoding: message, as: UTF8.self))", sourceLocation: sourceLocation)
+    let outcome = try await ChildProcess(executable: python, arguments: arguments).run()
+    try #require(outcome.succeeded, "the reference failed: \(outcome.standardError)", sourceLocation: sourceLocation)
     let out = directory.appendingPathComponent("out")
     let details = try JSONDecoder().decode(Details.self, from: Data(contentsOf: out.appendingPathComponent("details.json")))
     let outputs = try (0..<details.outputs.count).map {
