@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -108,21 +109,10 @@ enum MeasuredProcess {
   /// GNU time's path when `candidate` (a path or a name on `$PATH`) is GNU time: it runs
   /// `/bin/true` under it and reads a peak back.
   static func locateGNUTime(_ candidate: String, outputDirectory: URL) async -> String? {
-    guard let path = locate(candidate), FileManager.default.isExecutableFile(atPath: "/bin/true"),
+    guard let path = ChildProcess.locate(candidate), FileManager.default.isExecutableFile(atPath: "/bin/true"),
           let probe = try? await run("/bin/true", [], outputDirectory: outputDirectory, peakMemoryVia: path),
           probe.succeeded, probe.peakResidentIsOwn else { return nil }
     return path
-  }
-
-  /// `name` when it is a path to an executable; else the first executable called `name` on `$PATH`.
-  static func locate(_ name: String) -> String? {
-    if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-    for directory in path.split(separator: ":") where !directory.isEmpty {
-      let candidate = "\(directory)/\(name)"
-      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
   }
 
   private struct WaitOutcome: Sendable {

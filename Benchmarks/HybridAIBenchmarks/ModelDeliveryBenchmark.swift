@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAIProcess
 import HybridAI
 import HybridAIRegistry
 import HybridAIServing
@@ -99,8 +100,8 @@ public struct ModelDeliveryBenchmark: Sendable {
       "hybrid-bench-delivery-\(getpid())-\(UInt32.random(in: .min ... .max))", isDirectory: true)
     try FileManager.default.createDirectory(at: work, withIntermediateDirectories: false)
     defer { try? FileManager.default.removeItem(at: work) }
-    let tools = Tools(hybrid: settings.hybridExecutable, curl: MeasuredProcess.locate(settings.curl),
-                      wrk: MeasuredProcess.locate(settings.wrk),
+    let tools = Tools(hybrid: settings.hybridExecutable, curl: ChildProcess.locate(settings.curl),
+                      wrk: ChildProcess.locate(settings.wrk),
                       gnuTime: await MeasuredProcess.locateGNUTime(settings.gnuTime, outputDirectory: work))
 
     let source = work.appendingPathComponent("model.bin")

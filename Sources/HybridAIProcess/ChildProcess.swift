@@ -105,6 +105,18 @@ public struct ChildProcess: Sendable {
               workingDirectory: workingDirectory, timeLimit: timeLimit, standardInput: standardInput)
   }
 
+  /// `program` when it is a path to an executable; else the first executable called `program` in
+  /// `$PATH`; `nil` when there is none.
+  public static func locate(_ program: String) -> String? {
+    if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+    for directory in path.split(separator: ":") where !directory.isEmpty {
+      let candidate = "\(directory)/\(program)"
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+  }
+
   /// Starts the child and waits for it to exit. Cancelling the calling task, or the time limit,
   /// kills it.
   public func run(output: Output = .discarded) async throws(Failure) -> Outcome {

@@ -17,15 +17,7 @@ public enum SystemCommandRunner {
   }
 
   /// The absolute path of `program` found in `PATH`, or `nil`.
-  public static func locate(_ program: String) -> String? {
-    if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
-    for directory in path.split(separator: ":") where !directory.isEmpty {
-      let candidate = "\(directory)/\(program)"
-      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
-  }
+  public static func locate(_ program: String) -> String? { ChildProcess.locate(program) }
 
   private static func run(_ arguments: [String], timeout: Duration) async -> String? {
     guard let program = arguments.first, let executable = locate(program) else { return nil }

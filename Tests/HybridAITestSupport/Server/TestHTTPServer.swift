@@ -93,19 +93,30 @@ public final class TestHTTPServer: Sendable {
   /// Starts a server that answers request number `index` (0-based) with `responder`'s reply.
   public static func start(_ responder: @escaping Responder) async throws -> TestHTTPServer {
     let box = Mutex<TestHTTPServer?>(nil)
-    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-      .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-      .childChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-          guard let server = box.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
-          try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandler(Handler(server: server))
-        }
-      }
-      .bind(host: "127.0.0.1", port: 0).get()
+    let channel = try await bindLoopbackHTTP { channel in
+      guard let server = box.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
+      try channel.pipeline.syncOperations.addHandler(Handler(server: server))
+    }
     let server = TestHTTPServer(channel: channel, responder: responder)
     box.withLock { $0 = server }
     return server
+  }
+
+  /// Listens on a free port of 127.0.0.1 with NIO's HTTP/1.1 server pipeline on every connection,
+  /// then `addHandlers` (on the connection's event loop) for what the test server does: the one
+  /// bootstrap of the tests' hand-made HTTP servers.
+  public static func bindLoopbackHTTP(
+    addHandlers: @escaping @Sendable (any Channel) throws -> Void
+  ) async throws -> any Channel {
+    try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+      .childChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+          try addHandlers(channel)
+        }
+      }
+      .bind(host: "127.0.0.1", port: 0).get()
   }
 
   /// Starts a server that answers every request with `reply`.

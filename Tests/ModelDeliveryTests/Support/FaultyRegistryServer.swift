@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -101,17 +102,11 @@ final class FaultyRegistryServer: Sendable {
 
   static func start() async throws -> FaultyRegistryServer {
     let box = Mutex<FaultyRegistryServer?>(nil)
-    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-      .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-      .childChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-          guard let server = box.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
-          try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandler(Handler(server: server))
-          server.opened(channel)
-        }
-      }
-      .bind(host: "127.0.0.1", port: 0).get()
+    let channel = try await TestHTTPServer.bindLoopbackHTTP { channel in
+      guard let server = box.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
+      try channel.pipeline.syncOperations.addHandler(Handler(server: server))
+      server.opened(channel)
+    }
     let server = FaultyRegistryServer(channel: channel)
     box.withLock { $0 = server }
     return server
