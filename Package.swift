@@ -49,6 +49,7 @@ let package = Package(
     .library(name: "HybridAI", targets: ["HybridAI"]),
     .library(name: "HybridAIOnDevice", targets: ["HybridAIOnDevice"]),
     .library(name: "HybridAIGemini", targets: ["HybridAIGemini"]),
+    .library(name: "HybridAIOpenAI", targets: ["HybridAIOpenAI"]),
     .library(name: "HybridAIWire", targets: ["HybridAIWire"]),
     .library(name: "HybridAIServing", targets: ["HybridAIServing"]),
     .library(name: "HybridAIRegistry", targets: ["HybridAIRegistry"]),
@@ -159,10 +160,15 @@ let package = Package(
       ],
       resources: [.copy("openapi.yaml")],
       swiftSettings: strictSwift),
+    // The OpenAI Chat Completions API: wire types and conversions (server side today).
+    .target(
+      name: "HybridAIOpenAI",
+      dependencies: ["HybridAI"],
+      swiftSettings: strictSwift),
     .target(
       name: "HybridAIServer",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),

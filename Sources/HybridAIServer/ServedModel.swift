@@ -1,5 +1,6 @@
 import HybridAI
 import HybridAIOnDevice
+import Logging
 
 /// A model the server offers under a name, e.g. `models/smollm2`.
 public struct ServedModel: Sendable {
@@ -33,4 +34,11 @@ public struct ServedModel: Sendable {
 
   /// The `modelVersion` reported to clients: the served name, so answers say which server model replied.
   var modelVersion: String { name }
+
+  /// `request`, once the model says it is ready for it (else the reason, as a ``GenerationError``).
+  func checked(_ request: GenerationRequest, logger: Logger) async throws -> GenerationRequest {
+    if let error = await model.readiness(for: request).error(modelIdentifier: name) { throw error }
+    logger.debug("generating", metadata: ["model": "\(name)", "turns": "\(request.transcript.count)"])
+    return request
+  }
 }

@@ -99,9 +99,6 @@ struct ContentGeneration: Sendable {
   }
 
   private func checkedGenerationRequest(from wire: GenerateContentRequest) async throws -> GenerationRequest {
-    let request = try makeGenerationRequest(from: wire)
-    if let error = await model.model.readiness(for: request).error(modelIdentifier: model.name) { throw error }
-    logger.debug("generating", metadata: ["model": "\(model.name)", "turns": "\(request.transcript.count)"])
-    return request
+    try await model.checked(try makeGenerationRequest(from: wire), logger: logger)
   }
 }

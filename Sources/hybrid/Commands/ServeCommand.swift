@@ -125,7 +125,10 @@ struct ServeCommand: AsyncParsableCommand {
     // The registry first: its `/v1/models/{name}:download` is more specific than the Gemini API's
     // `/v1/models/{model}` on the same path.
     var components: [any ServerComponent] = [RegistryAPI(registry: registry)]
-    if !models.isEmpty { components.append(GeminiCompatibleAPI(models: models)) }
+    if !models.isEmpty {
+      components.append(GeminiCompatibleAPI(models: models))
+      components.append(OpenAICompatibleAPI(models: models))   // the same models under /v1beta/openai/
+    }
     let server = HybridServer(
       configuration: ServerConfiguration(host: host, port: port, apiKeys: keys, maxRequestBytes: maxRequestBytes),
       components: components)

@@ -50,13 +50,13 @@ final class RunningTestServer: Sendable {
     let batched = BatchedLanguageModel(modelPath: modelPath, configuration: configuration)
     let model = ObservedLanguageModel(batched)
     let log = RequestLog()
-    let api = GeminiCompatibleAPI(
-      models: [ServedModel(name: modelName, model: model, inputTokenLimit: configuration.contextSizePerSequence,
-                           outputTokenLimit: configuration.contextSizePerSequence,
-                           countTokens: { try await batched.tokenCount(for: $0) })],
-      onGenerateRequest: { _, request in log.append(request) })
+    let served = ServedModel(name: modelName, model: model, inputTokenLimit: configuration.contextSizePerSequence,
+                             outputTokenLimit: configuration.contextSizePerSequence,
+                             countTokens: { try await batched.tokenCount(for: $0) })
+    let api = GeminiCompatibleAPI(models: [served], onGenerateRequest: { _, request in log.append(request) })
     let server = try await RunningServer.start(
-      [api], configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: maxRequestBytes))
+      [api, OpenAICompatibleAPI(models: [served])],
+      configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: maxRequestBytes))
     return RunningTestServer(server: server, log: log, model: model)
   }
 

@@ -33,11 +33,12 @@ final class ScriptedServer: Sendable {
 
   static func start(_ model: ScriptedLanguageModel, transport: ServerTransport = .socket) async throws -> ScriptedServer {
     let log = RequestLog()
-    let api = GeminiCompatibleAPI(
-      models: [ServedModel(name: modelName, model: model, inputTokenLimit: 4096, outputTokenLimit: 1024,
-                           countTokens: { $0.transcript.count * 10 })],
-      onGenerateRequest: { _, request in log.append(request) })
-    return ScriptedServer(server: try await RunningServer.start([api], transport: transport), model: model, log: log)
+    let served = ServedModel(name: modelName, model: model, inputTokenLimit: 4096, outputTokenLimit: 1024,
+                             countTokens: { $0.transcript.count * 10 })
+    let api = GeminiCompatibleAPI(models: [served], onGenerateRequest: { _, request in log.append(request) })
+    return ScriptedServer(server: try await RunningServer.start([api, OpenAICompatibleAPI(models: [served])],
+                                                                transport: transport),
+                          model: model, log: log)
   }
 
   func url(_ method: String) -> URL {

@@ -1,0 +1,200 @@
+import Foundation
+
+/// A whole answer (`object: "chat.completion"`).
+public struct ChatCompletion: Sendable, Hashable, Codable {
+  public var id: String
+  public var object: String
+  /// Unix seconds.
+  public var created: Int
+  public var model: String
+  public var choices: [Choice]
+  public var usage: ChatUsage?
+
+  public init(id: String, created: Int, model: String, choices: [Choice], usage: ChatUsage?) {
+    self.id = id
+    self.object = "chat.completion"
+    self.created = created
+    self.model = model
+    self.choices = choices
+    self.usage = usage
+  }
+
+  /// One choice: the assistant's message and why it ended (`stop`, `length`, `tool_calls`).
+  public struct Choice: Sendable, Hashable, Codable {
+    public var index: Int
+    public var message: ChatMessage
+    public var finishReason: String?
+
+    public init(index: Int, message: ChatMessage, finishReason: String?) {
+      self.index = index
+      self.message = message
+      self.finishReason = finishReason
+    }
+
+    enum CodingKeys: String, CodingKey { case index, message, finishReason = "finish_reason" }
+  }
+}
+
+/// Token counts of one answer.
+public struct ChatUsage: Sendable, Hashable, Codable {
+  public var promptTokens: Int
+  public var completionTokens: Int
+  public var totalTokens: Int
+  public var promptTokensDetails: PromptTokensDetails?
+
+  public init(promptTokens: Int, completionTokens: Int, cachedTokens: Int? = nil) {
+    self.promptTokens = promptTokens
+    self.completionTokens = completionTokens
+    self.totalTokens = promptTokens + completionTokens
+    self.promptTokensDetails = cachedTokens.map { PromptTokensDetails(cachedTokens: $0) }
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case promptTokens = "prompt_tokens", completionTokens = "completion_tokens", totalTokens = "total_tokens"
+    case promptTokensDetails = "prompt_tokens_details"
+  }
+
+  /// `prompt_tokens_details`.
+  public struct PromptTokensDetails: Sendable, Hashable, Codable {
+    public var cachedTokens: Int?
+
+    public init(cachedTokens: Int?) { self.cachedTokens = cachedTokens }
+
+    enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
+  }
+}
+
+/// One server-sent event of a streamed answer (`object: "chat.completion.chunk"`).
+public struct ChatCompletionChunk: Sendable, Hashable, Codable {
+  public var id: String
+  public var object: String
+  public var created: Int
+  public var model: String
+  public var choices: [Choice]
+  /// Only on the last chunk, with `stream_options.include_usage` (then `choices` is empty).
+  public var usage: ChatUsage?
+
+  public init(id: String, created: Int, model: String, choices: [Choice], usage: ChatUsage? = nil) {
+    self.id = id
+    self.object = "chat.completion.chunk"
+    self.created = created
+    self.model = model
+    self.choices = choices
+    self.usage = usage
+  }
+
+  public struct Choice: Sendable, Hashable, Codable {
+    public var index: Int
+    public var delta: Delta
+    public var finishReason: String?
+
+    public init(index: Int = 0, delta: Delta, finishReason: String? = nil) {
+      self.index = index
+      self.delta = delta
+      self.finishReason = finishReason
+    }
+
+    enum CodingKeys: String, CodingKey { case index, delta, finishReason = "finish_reason" }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(index, forKey: .index)
+      try container.encode(delta, forKey: .delta)
+      try container.encode(finishReason, forKey: .finishReason)   // null until the last chunk, as OpenAI sends it
+    }
+  }
+
+  /// What this chunk adds to the message.
+  public struct Delta: Sendable, Hashable, Codable {
+    public var role: String?
+    public var content: String?
+    public var toolCalls: [ToolCallDelta]?
+
+    public init(role: String? = nil, content: String? = nil, toolCalls: [ToolCallDelta]? = nil) {
+      self.role = role
+      self.content = content
+      self.toolCalls = toolCalls
+    }
+
+    enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls" }
+  }
+
+  /// A piece of a tool call: the first for a call has its `id`, `type` and name.
+  public struct ToolCallDelta: Sendable, Hashable, Codable {
+    public var index: Int
+    public var id: String?
+    public var type: String?
+    public var function: Function?
+
+    public init(index: Int, id: String? = nil, type: String? = nil, function: Function? = nil) {
+      self.index = index
+      self.id = id
+      self.type = type
+      self.function = function
+    }
+
+    public struct Function: Sendable, Hashable, Codable {
+      public var name: String?
+      public var arguments: String?
+
+      public init(name: String? = nil, arguments: String? = nil) {
+        self.name = name
+        self.arguments = arguments
+      }
+    }
+  }
+}
+
+/// `GET /models`: `{"object": "list", "data": [...]}`.
+public struct ChatModelList: Sendable, Hashable, Codable {
+  public var object: String
+  public var data: [ChatModelInfo]
+
+  public init(data: [ChatModelInfo]) {
+    self.object = "list"
+    self.data = data
+  }
+}
+
+/// One model: `{"id", "object": "model", "created", "owned_by"}`.
+public struct ChatModelInfo: Sendable, Hashable, Codable {
+  public var id: String
+  public var object: String
+  public var created: Int
+  public var ownedBy: String
+
+  public init(id: String, created: Int, ownedBy: String) {
+    self.id = id
+    self.object = "model"
+    self.created = created
+    self.ownedBy = ownedBy
+  }
+
+  enum CodingKeys: String, CodingKey { case id, object, created, ownedBy = "owned_by" }
+}
+
+/// OpenAI's error envelope: `{"error": {"message", "type", "param", "code"}}`.
+public struct OpenAIErrorEnvelope: Sendable, Hashable, Codable {
+  public var error: Body
+
+  public init(message: String, type: String, param: String? = nil, code: String? = nil) {
+    error = Body(message: message, type: type, param: param, code: code)
+  }
+
+  public struct Body: Sendable, Hashable, Codable {
+    public var message: String
+    public var type: String
+    public var param: String?
+    public var code: String?
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(message, forKey: .message)
+      try container.encode(type, forKey: .type)
+      try container.encode(param, forKey: .param)   // null when absent, as OpenAI sends it
+      try container.encode(code, forKey: .code)
+    }
+
+    enum CodingKeys: String, CodingKey { case message, type, param, code }
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import HybridAI
+import HybridAIOnDevice
+import HybridAIOpenAI
+import HybridAIServing
+import Hummingbird
+import NIOCore
+
+/// An error the OpenAI API answers with: a status and OpenAI's envelope (`type`, `param`, `code`),
+/// so OpenAI clients raise their usual exceptions (`BadRequestError`, `AuthenticationError`,
+/// `NotFoundError`, `RateLimitError`, `InternalServerError`).
+struct OpenAIAPIError: Error, Sendable {
+  var status: HTTPResponse.Status
+  var envelope: OpenAIErrorEnvelope
+
+  init(status: HTTPResponse.Status, message: String, type: String, param: String? = nil, code: String? = nil) {
+    self.status = status
+    self.envelope = OpenAIErrorEnvelope(message: message, type: type, param: param, code: code)
+  }
+
+  static func invalidRequest(_ message: String, param: String? = nil, code: String? = nil) -> OpenAIAPIError {
+    OpenAIAPIError(status: .badRequest, message: message, type: "invalid_request_error", param: param, code: code)
+  }
+
+  static func modelNotFound(_ name: String) -> OpenAIAPIError {
+    OpenAIAPIError(status: .notFound, message: "The model `\(name)` does not exist or you do not have access to it.",
+                   type: "invalid_request_error", param: "model", code: "model_not_found")
+  }
+
+  /// The OpenAI form of any error a route throws: conversion errors, the model's failures, the
+  /// server's (Google-style) errors from shared middleware, Hummingbird's.
+  static func from(_ error: any Error, maxRequestBytes: Int) -> OpenAIAPIError {
+    switch error {
+    case let error as OpenAIAPIError:
+      return error
+    case let error as OpenAIConversionError:
+      return .invalidRequest(error.description, param: error.param)
+    case let error as GoogleAPIError:
+      return from(google: error)
+    case is NIOTooManyBytesError:
+      return OpenAIAPIError(status: .contentTooLarge, message: "Request body exceeds the limit of \(maxRequestBytes) bytes.",
+                            type: "invalid_request_error")
+    case let error as HTTPError where error.status == .contentTooLarge:
+      return OpenAIAPIError(status: .contentTooLarge, message: "Request body exceeds the limit of \(maxRequestBytes) bytes.",
+                            type: "invalid_request_error")
+    case let error as HTTPError:
+      return OpenAIAPIError(status: error.status, message: error.body ?? error.status.reasonPhrase,
+                            type: "invalid_request_error")
+    case is GenerationError, OnDeviceModelError.shuttingDown:
+      return from(google: GoogleAPIError.from(generationError: error))
+    default:
+      return OpenAIAPIError(status: .internalServerError, message: "The server failed: \(error)", type: "server_error")
+    }
+  }
+
+  /// The OpenAI form of an error in Google's terms (same status; keys as OpenAI names them).
+  static func from(google error: GoogleAPIError) -> OpenAIAPIError {
+    switch error.reason {
+    case "API_KEY_INVALID"?:
+      return OpenAIAPIError(status: .unauthorized, message: "Incorrect API key provided.", type: "invalid_request_error",
+                            code: "invalid_api_key")
+    case "API_KEY_MISSING"?:
+      return OpenAIAPIError(status: .unauthorized, message: "You didn't provide an API key (Authorization: Bearer KEY).",
+                            type: "invalid_request_error", code: "invalid_api_key")
+    default:
+      break
+    }
+    let type = switch error.status.code {
+    case 400, 404, 409, 413, 422: "invalid_request_error"
+    case 401: "authentication_error"
+    case 403: "permission_error"
+    case 429: "rate_limit_error"
+    default: "server_error"
+    }
+    return OpenAIAPIError(status: error.status, message: error.message, type: type, code: error.statusName.lowercased())
+  }
+
+  var response: Response {
+    let data = (try? JSONEncoder.api.encode(envelope)) ?? Data()
+    return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+  }
+}
+
+/// Writes every error of the OpenAI API's routes in OpenAI's envelope (the server's outer
+/// middleware would write Google's).
+struct OpenAIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+  let maxRequestBytes: Int
+
+  func handle(_ request: Request, context: Context,
+              next: (Request, Context) async throws -> Response) async throws -> Response {
+    do {
+      return try await next(request, context)
+    } catch {
+      let apiError = OpenAIAPIError.from(error, maxRequestBytes: maxRequestBytes)
+      context.logger.info("request failed", metadata: [
+        "path": "\(request.uri.path)", "status": "\(apiError.status.code)", "error": "\(apiError.envelope.error.message)",
+      ])
+      return apiError.response
+    }
+  }
+}
+
+/// JSON responses of the OpenAI API.
+enum OpenAIResponses {
+  static func json(_ value: some Encodable) throws -> Response {
+    Response(status: .ok, headers: [.contentType: "application/json"],
+             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder.api.encode(value))))
+  }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import HybridAI
+import HybridAIOpenAI
+import HybridAIServing
+import Hummingbird
+
+/// The OpenAI Chat Completions API answered by local models, under `/v1beta/openai/` (where
+/// Google's Gemini API offers it): a product of ``HybridServer`` beside ``GeminiCompatibleAPI``,
+/// served by the same models and batching engine, so OpenAI clients (the `openai` packages,
+/// LangChain, any app that takes a base URL) can use `hybrid serve`.
+///
+/// ```swift
+/// let models = [ServedModel(name: "smollm2", batched: model)]
+/// let server = HybridServer(components: [GeminiCompatibleAPI(models: models), OpenAICompatibleAPI(models: models)])
+/// ```
+///
+/// Endpoints: `POST /v1beta/openai/chat/completions` (unary, or `stream: true` as server-sent
+/// events ending with `data: [DONE]`), `GET /v1beta/openai/models` and `/v1beta/openai/models/{model}`.
+/// The server's API keys are accepted as `Authorization: Bearer KEY`. Errors use OpenAI's envelope
+/// (`{"error": {"message", "type", "param", "code"}}`) and status codes.
+public struct OpenAICompatibleAPI: ServerComponent {
+  /// The models offered, by name (the request's `model`).
+  public let models: [String: ServedModel]
+  /// When the server started (the models' `created`).
+  let started = Int(Date().timeIntervalSince1970)
+
+  /// - Parameter models: The generative models served (at least one).
+  public init(models: [ServedModel]) {
+    precondition(!models.isEmpty, "the OpenAI API needs at least one model")
+    self.models = Dictionary(models.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+
+  public func addRoutes(to router: Router<BasicRequestContext>, server: ServerConfiguration) {
+    let routes = router.group(RouterPath(OpenAI.servedPathPrefix))
+      .add(middleware: OpenAIErrorMiddleware<BasicRequestContext>(maxRequestBytes: server.maxRequestBytes))
+      .add(middleware: server.clientAuthentication)
+    routes.get("/models") { _, _ in try OpenAIResponses.json(ChatModelList(data: describeAll())) }
+    routes.get("/models/{model}") { _, context in
+      try OpenAIResponses.json(describe(try servedModel(named: try context.parameters.require("model"))))
+    }
+    routes.post("/chat/completions") { request, context in
+      var request = request
+      let body = try await request.collectBody(upTo: server.maxRequestBytes)
+      let wire: ChatCompletionRequest
+      do {
+        wire = try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(buffer: body))
+      } catch let error as DecodingError {
+        throw OpenAIAPIError.invalidRequest("We could not parse the JSON body of your request. \(error.briefDescription)")
+      }
+      let completion = ChatCompletionGeneration(model: try servedModel(named: wire.model), logger: context.logger)
+      return wire.stream == true ? try await completion.stream(wire) : try await completion.generate(wire)
+    }
+  }
+
+  func servedModel(named name: String) throws -> ServedModel {
+    let bare = name.hasPrefix("models/") ? String(name.dropFirst("models/".count)) : name
+    guard let model = models[bare] else { throw OpenAIAPIError.modelNotFound(bare) }
+    return model
+  }
+
+  private func describeAll() -> [ChatModelInfo] {
+    models.values.sorted { $0.name < $1.name }.map(describe)
+  }
+
+  private func describe(_ model: ServedModel) -> ChatModelInfo {
+    ChatModelInfo(id: model.name, created: started, ownedBy: "hybrid-serve")
+  }
+}
