@@ -50,4 +50,13 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
       "the model is shutting down (the server is stopping); the request was not finished"
     }
   }
+
+  /// The reason of an ``invalidToolCall(_:reason:)`` whose only call the output token limit cut off.
+  public static let toolCallCutShortReason = "the call was cut short by the token limit"
+
+  /// Whether this is a tool call the output token limit cut off (a limit the client can raise).
+  public var isToolCallCutShort: Bool {
+    if case .invalidToolCall(_, let reason) = self { return reason == Self.toolCallCutShortReason }
+    return false
+  }
 }

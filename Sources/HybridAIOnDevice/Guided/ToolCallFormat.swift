@@ -80,7 +80,8 @@ enum ToolCallFormat {
       rest = rest[end.upperBound...]
     }
     guard !calls.isEmpty else {
-      throw .invalidToolCall(text, reason: text.contains(callOpening) ? "the call was cut short by the token limit" : "no <tool_call> block")
+      throw .invalidToolCall(text, reason: text.contains(callOpening) || callOpening.hasPrefix(text)
+      ? OnDeviceModelError.toolCallCutShortReason : "no <tool_call> block")
     }
     return calls
   }

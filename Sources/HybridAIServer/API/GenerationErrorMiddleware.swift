@@ -13,8 +13,8 @@ struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     } catch let error as GenerationError {
       throw GoogleAPIError.from(generationError: error)
-    } catch OnDeviceModelError.shuttingDown {
-      throw GoogleAPIError.from(generationError: OnDeviceModelError.shuttingDown)
+    } catch let error as OnDeviceModelError where error == .shuttingDown || error.isToolCallCutShort {
+      throw GoogleAPIError.from(generationError: error)
     }
   }
 }
@@ -33,6 +33,9 @@ extension GoogleAPIError {
       return .unavailable("The model is unavailable: \(reason) (\(detail)).")
     case OnDeviceModelError.shuttingDown:
       return .unavailable("The server is shutting down; the answer was not finished. Retry on another instance.")
+    case let error as OnDeviceModelError where error.isToolCallCutShort:
+      return .invalidArgument("The model's tool call did not fit in the output token limit; allow more output tokens "
+        + "(maxOutputTokens, max_tokens).")
     default:
       return .internal("The model failed: \(error)")
     }

@@ -54,7 +54,7 @@ struct ChatCompletionGeneration: Sendable {
                                                        choices: [.init(delta: delta, finishReason: finishReason)]))
       }
       var event = first
-      var calledTools = false
+      var callsSent = 0   // tool calls are numbered across the whole answer
       do {
         try await writer.write(try chunk(.init(role: "assistant", content: "")))
         while let current = event {
@@ -62,15 +62,15 @@ struct ChatCompletionGeneration: Sendable {
           case .textDelta(let delta):
             try await writer.write(try chunk(.init(content: delta)))
           case .toolCalls(let calls):
-            let deltas = calls.enumerated().map { index, call in
-              ChatCompletionChunk.ToolCallDelta(index: index, id: call.id, type: "function",
+            let deltas = calls.enumerated().map { offset, call in
+              ChatCompletionChunk.ToolCallDelta(index: callsSent + offset, id: call.id, type: "function",
                                                 function: .init(name: call.toolName, arguments: call.arguments.jsonString))
             }
-            calledTools = calledTools || !calls.isEmpty
+            callsSent += calls.count
             try await writer.write(try chunk(.init(toolCalls: deltas)))
           case .completed(let raw):
             try await writer.write(try chunk(.init(), finishReason: ChatCompletion.finishReason(raw.finishReason,
-                                                                                                  calledTools: calledTools)))
+                                                                                                  calledTools: callsSent > 0)))
             if includeUsage {
               try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(
                 id: id, created: created, model: modelName, choices: [], usage: ChatUsage(raw.usage))))

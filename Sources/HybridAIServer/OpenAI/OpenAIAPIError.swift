@@ -49,6 +49,8 @@ struct OpenAIAPIError: Error, Sendable {
                             type: "invalid_request_error")
     case is GenerationError, OnDeviceModelError.shuttingDown:
       return from(google: GoogleAPIError.from(generationError: error))
+    case let error as OnDeviceModelError where error.isToolCallCutShort:
+      return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "max_completion_tokens")
     default:
       return OpenAIAPIError(status: .internalServerError, message: "The server failed: \(error)", type: "server_error")
     }

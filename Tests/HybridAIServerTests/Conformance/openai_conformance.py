@@ -1,0 +1,145 @@
+"""Drives `hybrid serve`'s OpenAI API with OpenAI's official `openai` client and prints what it observed.
+
+Run by HybridAIServerTests (OpenAIClientConformanceTests) with the bootstrap's venv:
+    .deps/venv/bin/python openai_conformance.py BASE_URL MODEL API_KEY
+BASE_URL is the server's root; the client talks to BASE_URL/v1beta/openai/. Prints one JSON object;
+the Swift test asserts on it. Every call that fails records its error instead of stopping the script.
+"""
+import json
+import sys
+import time
+import traceback
+
+import openai
+import pydantic
+
+base_url, model, api_key = sys.argv[1], sys.argv[2], sys.argv[3]
+observed = {"openai_version": openai.__version__}
+timings = {}
+observed["seconds"] = timings
+
+
+def client(key):
+    return openai.OpenAI(api_key=key, base_url=base_url + "/v1beta/openai/", max_retries=0, timeout=120)
+
+
+def record(name, action):
+    started = time.monotonic()
+    try:
+        observed[name] = action()
+    except openai.APIStatusError as error:
+        body = error.body if isinstance(error.body, dict) else {}
+        observed[name] = {"api_error": {"class": type(error).__name__, "status": error.status_code,
+                                        "type": body.get("type"), "code": body.get("code"), "param": body.get("param"),
+                                        "message": body.get("message")}}
+    except Exception as error:  # noqa: BLE001 - reported to the Swift test, which fails on it
+        observed[name] = {"exception": repr(error), "traceback": traceback.format_exc()}
+    timings[name] = round(time.monotonic() - started, 3)
+
+
+ok = client(api_key)
+messages = [{"role": "system", "content": "You are brief."}, {"role": "user", "content": "Name a colour."}]
+
+
+def models():
+    listed = ok.models.list()
+    one = ok.models.retrieve(model)
+    return {"ids": [entry.id for entry in listed.data], "retrieved": one.id, "owned_by": one.owned_by}
+
+
+def unary():
+    answer = ok.chat.completions.create(model=model, messages=messages, temperature=0, max_tokens=12)
+    choice = answer.choices[0]
+    return {"text": choice.message.content, "role": choice.message.role, "finish_reason": choice.finish_reason,
+            "model": answer.model, "object": answer.object,
+            "usage": {"prompt": answer.usage.prompt_tokens, "completion": answer.usage.completion_tokens,
+                      "total": answer.usage.total_tokens}}
+
+
+def stream():
+    chunks = ok.chat.completions.create(model=model, messages=messages, temperature=0, max_completion_tokens=12,
+                                        stream=True, stream_options={"include_usage": True})
+    text, count, finish, usage = "", 0, None, None
+    for chunk in chunks:
+        count += 1
+        if chunk.usage is not None:
+            usage = {"prompt": chunk.usage.prompt_tokens, "completion": chunk.usage.completion_tokens}
+        for choice in chunk.choices:
+            text += choice.delta.content or ""
+            finish = choice.finish_reason or finish
+    return {"text": text, "chunks": count, "finish_reason": finish, "usage": usage}
+
+
+weather_tool = {"type": "function", "function": {
+    "name": "get_weather", "description": "The current weather in a city.",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
+                   "additionalProperties": False}}}
+
+
+def tools():
+    question = [{"role": "user", "content": "What is the weather in Paris?"}]
+    first = ok.chat.completions.create(model=model, messages=question, tools=[weather_tool], temperature=0, max_tokens=128,
+                                       tool_choice={"type": "function", "function": {"name": "get_weather"}})
+    choice = first.choices[0]
+    call = choice.message.tool_calls[0]
+    arguments = json.loads(call.function.arguments)
+    follow_up = question + [choice.message.model_dump(exclude_none=True),
+                            {"role": "tool", "tool_call_id": call.id, "content": "Sunny, 24 degrees."}]
+    second = ok.chat.completions.create(model=model, messages=follow_up, tools=[weather_tool], tool_choice="none",
+                                        temperature=0, max_tokens=24)
+    return {"finish_reason": choice.finish_reason, "name": call.function.name, "arguments": arguments,
+            "call_id": call.id, "answer": second.choices[0].message.content,
+            "answer_finish_reason": second.choices[0].finish_reason}
+
+
+def streamed_tool_call():
+    chunks = ok.chat.completions.create(model=model, messages=[{"role": "user", "content": "Weather in Rome?"}],
+                                        tools=[weather_tool], tool_choice="required", temperature=0, max_tokens=64,
+                                        stream=True)
+    calls, finish = {}, None   # by index, as OpenAI clients accumulate tool-call deltas
+    for chunk in chunks:
+        for choice in chunk.choices:
+            for delta in choice.delta.tool_calls or []:
+                call = calls.setdefault(delta.index, {"id": None, "name": "", "arguments": ""})
+                call["id"] = delta.id or call["id"]
+                if delta.function:
+                    call["name"] += delta.function.name or ""
+                    call["arguments"] += delta.function.arguments or ""
+            finish = choice.finish_reason or finish
+    ordered = [calls[index] for index in sorted(calls)]
+    return {"names": [call["name"] for call in ordered], "ids": [call["id"] for call in ordered],
+            "arguments": [json.loads(call["arguments"]) for call in ordered], "finish_reason": finish}
+
+
+class CityGuide(pydantic.BaseModel):
+    city: str = pydantic.Field(max_length=40)
+    sights: list[str] = pydantic.Field(min_length=1, max_length=3)
+
+
+def structured():
+    parsed = ok.chat.completions.parse(model=model, temperature=0, max_tokens=200, response_format=CityGuide,
+                                       messages=[{"role": "user", "content": "A short guide to Rome."}])
+    guide = parsed.choices[0].message.parsed
+    return {"city": guide.city, "sights": guide.sights, "content": parsed.choices[0].message.content}
+
+
+def json_object():
+    answer = ok.chat.completions.create(model=model, temperature=0, max_tokens=40, response_format={"type": "json_object"},
+                                        messages=[{"role": "user", "content": "Describe a cat as JSON."}])
+    return {"object": json.loads(answer.choices[0].message.content)}
+
+
+record("models", models)
+record("unary", unary)
+record("stream", stream)
+record("tools", tools)
+record("streamed_tool_call", streamed_tool_call)
+record("structured", structured)
+record("json_object", json_object)
+record("wrong_key", lambda: client("wrong-key").chat.completions.create(model=model, messages=messages, max_tokens=2))
+record("unknown_model", lambda: ok.chat.completions.create(model="gpt-nothing", messages=messages, max_tokens=2))
+record("cut_short", lambda: ok.chat.completions.create(
+    model=model, messages=[{"role": "user", "content": "Weather in Oslo?"}], tools=[weather_tool],
+    tool_choice="required", temperature=0, max_tokens=4))
+record("two_choices", lambda: ok.chat.completions.create(model=model, messages=messages, max_tokens=2, n=2))
+print(json.dumps(observed))

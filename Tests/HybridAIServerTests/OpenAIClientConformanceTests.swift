@@ -1,0 +1,96 @@
+import Foundation
+import HybridAIProcess
+import HybridAITestSupport
+import Testing
+
+/// OpenAI's official Python client (`openai`, pinned, installed by scripts/bootstrap into
+/// .deps/venv) against `hybrid serve`'s `/v1beta/openai/` with the real on-device model: what an
+/// OpenAI user would run, unchanged but for the base URL.
+@Suite("openai client conformance")
+struct OpenAIClientConformanceTests {
+  @Test("models, unary, streaming with usage, a tools round trip, a streamed tool call, parse() with a pydantic model, json_object, typed errors (key, model, n, a cut-off tool call)")
+  func officialClient() async throws {
+    let python = TestRepository.python
+    try #require(FileManager.default.isExecutableFile(atPath: python.path),
+                 "the API clients venv is missing at \(python.path): run scripts/bootstrap (make test does)")
+    let script = TestRepository.file("Tests/HybridAIServerTests/Conformance/openai_conformance.py")
+    let server = try await RunningTestServer.start(apiKeys: ["conformance-key"])
+    defer { Task { await server.stop() } }
+
+    let run = try await ChildProcess.run(python, [script.path, server.baseURL.absoluteString, RunningTestServer.modelName,
+                                                  "conformance-key"])
+    #expect(run.succeeded, "\(run.standardError)")
+    let observed = try #require(JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any],
+                                "script output: \(run.output) \(run.standardError)")
+    /// One call of the script; a failed `#require` ends only its own section.
+    func section(_ key: String, _ checks: ([String: Any]) throws -> Void) {
+      do {
+        let value = try #require(observed[key] as? [String: Any], "\(key) missing")
+        try #require(value["exception"] == nil && value["api_error"] == nil,
+                     "\(key) failed: \(value["api_error"] ?? value["traceback"] ?? "")")
+        try checks(value)
+      } catch {
+        Issue.record("\(key): \(error)")
+      }
+    }
+    func apiError(_ key: String) throws -> [String: Any] {
+      try #require((observed[key] as? [String: Any])?["api_error"] as? [String: Any], "\(key) must fail: \(observed[key] ?? "")")
+    }
+
+    section("models") { models in
+      #expect(models["ids"] as? [String] == [RunningTestServer.modelName])
+      #expect(models["retrieved"] as? String == RunningTestServer.modelName)
+    }
+    var unaryText: String?
+    section("unary") { unary in
+      unaryText = unary["text"] as? String
+      #expect(unaryText?.isEmpty == false)
+      #expect(unary["role"] as? String == "assistant" && unary["object"] as? String == "chat.completion")
+      #expect(unary["model"] as? String == RunningTestServer.modelName)
+      #expect(["stop", "length"].contains(unary["finish_reason"] as? String ?? ""))
+      let usage = try #require(unary["usage"] as? [String: Int])
+      #expect(usage["total"] == usage["prompt"]! + usage["completion"]! && usage["prompt"]! > 0)
+    }
+    section("stream") { stream in
+      #expect(stream["text"] as? String == unaryText, "greedy: the stream adds up to the unary answer")
+      #expect((stream["chunks"] as? Int ?? 0) > 2)
+      #expect(["stop", "length"].contains(stream["finish_reason"] as? String ?? ""))
+      #expect(((stream["usage"] as? [String: Int])?["completion"] ?? 0) > 0)
+    }
+    section("tools") { tools in
+      #expect(tools["finish_reason"] as? String == "tool_calls")
+      #expect(tools["name"] as? String == "get_weather")
+      #expect((tools["arguments"] as? [String: Any])?["city"] is String, "arguments valid against the schema")
+      #expect((tools["answer"] as? String)?.isEmpty == false, "the model answers after the tool's result")
+      #expect(tools["answer_finish_reason"] as? String != "tool_calls")
+    }
+    section("streamed_tool_call") { call in
+      // The small model may repeat its call; every one is whole, with its own id, at its own index.
+      let names = try #require(call["names"] as? [String])
+      #expect(!names.isEmpty && names.allSatisfy { $0 == "get_weather" })
+      #expect(Set((call["ids"] as? [String]) ?? []).count == names.count)
+      #expect((call["arguments"] as? [[String: Any]])?.allSatisfy { $0["city"] is String } == true)
+      #expect(call["finish_reason"] as? String == "tool_calls")
+    }
+    section("structured") { guide in
+      // parse() validated the answer against the pydantic model's schema already.
+      #expect(guide["city"] is String)
+      #expect((1...3).contains((guide["sights"] as? [String])?.count ?? 0))
+    }
+    section("json_object") { object in
+      #expect(object["object"] is [String: Any])
+    }
+
+    let wrongKey = try apiError("wrong_key")
+    #expect(wrongKey["class"] as? String == "AuthenticationError" && wrongKey["status"] as? Int == 401)
+    #expect(wrongKey["code"] as? String == "invalid_api_key")
+    let unknown = try apiError("unknown_model")
+    #expect(unknown["class"] as? String == "NotFoundError" && unknown["code"] as? String == "model_not_found")
+    // A tool call the token limit cuts off is the client's to fix: 400 naming the limit, not a 500.
+    let cutShort = try apiError("cut_short")
+    #expect(cutShort["class"] as? String == "BadRequestError" && cutShort["param"] as? String == "max_completion_tokens",
+            "\(cutShort)")
+    let twoChoices = try apiError("two_choices")
+    #expect(twoChoices["class"] as? String == "BadRequestError" && twoChoices["param"] as? String == "n")
+  }
+}
