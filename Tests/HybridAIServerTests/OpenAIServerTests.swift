@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import Foundation
 import HybridAI
 import HybridAITestSupport
+import NIOCore
 import Testing
 
 /// The OpenAI Chat Completions API of `hybrid serve` (`/v1beta/openai/`) with a scripted model
@@ -208,5 +210,47 @@ struct OpenAIServerTests {
     let missing = try await TestHTTP.send(.GET, Self.url(server, "models/nothing"))
     #expect(missing.status == 404)
     #expect(try Self.error(missing)["code"] as? String == "model_not_found")
+  }
+
+  @Test("a client that leaves mid-stream stops the generation at once; 64 concurrent streams are all answered whole")
+  func disconnectAndLoad() async throws {
+    let slow = ScriptedLanguageModel(identifier: "scripted-1", modelVersion: "scripted-1", delay: .milliseconds(20)) { _, _ in
+      (0..<500).map { GenerationEvent.textDelta("word \($0) ") }
+    }
+    let server = try await ScriptedServer.start(slow)
+    defer { Task { await server.stop() } }
+    let body = try JSONSerialization.data(withJSONObject: ["model": ScriptedServer.modelName, "messages": Self.hello, "stream": true])
+    let reader = Task {
+      var request = HTTPClientRequest(url: Self.url(server, "chat/completions").absoluteString)
+      request.method = .POST
+      request.headers.add(name: "content-type", value: "application/json")
+      request.body = .bytes(ByteBuffer(bytes: body))
+      let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(120))
+      for try await _ in response.body {}
+    }
+    while slow.recording.deltasSent < 3 { try await Task.sleep(for: .milliseconds(5)) }
+    reader.cancel()   // the client goes away
+    _ = await reader.result
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !slow.recording.sawCancellation, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(slow.recording.sawCancellation, "the server kept generating after the client left")
+    #expect(slow.recording.deltasSent < 500)
+
+    // Many streams at once: every one is answered whole, none fails.
+    let quick = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("a"), .textDelta("b")] })
+    defer { Task { await quick.stop() } }
+    let replies = try await withThrowingTaskGroup(of: TestHTTP.Reply.self) { group in
+      for _ in 0..<64 {
+        group.addTask {
+          try await Self.chat(quick, ["model": ScriptedServer.modelName, "messages": Self.hello, "stream": true])
+        }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(replies.count == 64)
+    for reply in replies {
+      #expect(reply.status == 200)
+      #expect(try Self.events(reply).last as? String == "[DONE]")
+    }
   }
 }
