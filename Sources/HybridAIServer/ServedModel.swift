@@ -35,6 +35,24 @@ public struct ServedModel: Sendable {
   /// The `modelVersion` reported to clients: the served name, so answers say which server model replied.
   var modelVersion: String { name }
 
+  /// The model's whole answer to `request`: its text, its tool calls and its completion (`nil`
+  /// when the stream ended without one).
+  func wholeAnswer(to request: GenerationRequest) async throws
+    -> (text: String, toolCalls: [Transcript.ToolCall], completion: RawResponse?) {
+    var text = ""
+    var toolCalls: [Transcript.ToolCall] = []
+    var completion: RawResponse?
+    for try await event in model.generate(request) {
+      switch event {
+      case .textDelta(let delta): text += delta
+      case .toolCalls(let calls): toolCalls += calls
+      case .completed(let raw): completion = raw
+      case .routed: break   // served models answer themselves
+      }
+    }
+    return (text, toolCalls, completion)
+  }
+
   /// `request`, once the model says it is ready for it (else the reason, as a ``GenerationError``).
   func checked(_ request: GenerationRequest, logger: Logger) async throws -> GenerationRequest {
     if let error = await model.readiness(for: request).error(modelIdentifier: name) { throw error }

@@ -18,20 +18,12 @@ struct ContentGeneration: Sendable {
   /// `generateContent`: the whole answer in one response.
   func generate(_ wire: GenerateContentRequest) async throws -> GenerateContentResponse {
     let request = try await checkedGenerationRequest(from: wire)
-    let chunks = ResponseChunks(modelVersion: model.modelVersion)
-    var text = ""
-    var toolCalls: [Transcript.ToolCall] = []
-    var completion: RawResponse?
-    for try await event in model.model.generate(request) {
-      switch event {
-      case .textDelta(let delta): text += delta
-      case .toolCalls(let calls): toolCalls += calls
-      case .completed(let raw): completion = raw
-      case .routed: break   // served models answer themselves
-      }
+    let answer = try await model.wholeAnswer(to: request)
+    guard let completion = answer.completion else {
+      throw GoogleAPIError.internal("The model ended its answer without completing it.")
     }
-    guard let completion else { throw GoogleAPIError.internal("The model ended its answer without completing it.") }
-    return chunks.final(text: text, toolCalls: toolCalls, completion: completion)
+    return ResponseChunks(modelVersion: model.modelVersion).final(text: answer.text, toolCalls: answer.toolCalls,
+                                                                  completion: completion)
   }
 
   /// `streamGenerateContent?alt=sse`: one server-sent event per text delta, the last one with the

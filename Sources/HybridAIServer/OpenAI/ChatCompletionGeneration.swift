@@ -14,17 +14,7 @@ struct ChatCompletionGeneration: Sendable {
   /// The answer in one `chat.completion`.
   func generate(_ wire: ChatCompletionRequest) async throws -> Response {
     let request = try await model.checked(try wire.generationRequest(), logger: logger)
-    var text = ""
-    var toolCalls: [Transcript.ToolCall] = []
-    var completion: RawResponse?
-    for try await event in model.model.generate(request) {
-      switch event {
-      case .textDelta(let delta): text += delta
-      case .toolCalls(let calls): toolCalls += calls
-      case .completed(let raw): completion = raw
-      case .routed: break
-      }
-    }
+    let (text, toolCalls, completion) = try await model.wholeAnswer(to: request)
     guard let completion else {
       throw OpenAIAPIError(status: .internalServerError, message: "The model ended its answer without completing it.",
                            type: "server_error")

@@ -20,7 +20,7 @@ observed["seconds"] = timings
 
 
 def client(key):
-    return openai.OpenAI(api_key=key, base_url=base_url + "/v1beta/openai/", max_retries=0, timeout=120)
+    return openai.OpenAI(api_key=key, base_url=base_url + "/v1beta/openai/", max_retries=0, timeout=600)
 
 
 def record(name, action):
