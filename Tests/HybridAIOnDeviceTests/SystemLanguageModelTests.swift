@@ -145,6 +145,36 @@ struct SystemLanguageModelTests {
     #expect(first.content == second.content)
   }
 
+  @Test("sessions take turns token by token: a short answer asked during a long one ends first; both as they are alone")
+  func sessionsTakeTurnsPerToken() async throws {
+    let model = try TestModel.requireModel()
+    let longOptions = GenerationOptions(sampling: .greedy, maximumResponseTokens: 120)
+    let shortOptions = GenerationOptions(sampling: .greedy, maximumResponseTokens: 3)
+    let longPrompt = "Write a long story about a dragon.", shortPrompt = "Say hi."
+    let longAlone = try await GenerativeModelSession(model: model).respond(to: longPrompt, options: longOptions)
+    let shortAlone = try await GenerativeModelSession(model: model).respond(to: shortPrompt, options: shortOptions)
+    try #require(longAlone.usage.outputTokens == 120, "the long answer must use its whole budget")
+
+    let (firstText, signalFirstText) = AsyncStream.makeStream(of: Void.self)
+    let longFinished = Mutex(false)
+    let long = Task {
+      var text = ""
+      for try await snapshot in GenerativeModelSession(model: model).streamResponse(to: longPrompt, options: longOptions) {
+        if text.isEmpty, !snapshot.content.isEmpty { signalFirstText.yield(()) }
+        text = snapshot.content
+      }
+      longFinished.withLock { $0 = true }
+      return text
+    }
+    for await _ in firstText { break }
+    let short = try await GenerativeModelSession(model: model).respond(to: shortPrompt, options: shortOptions)
+    let longWasRunning = longFinished.withLock { !$0 }
+    let longText = try await long.value
+    #expect(longWasRunning, "the short answer waited for the whole long one")
+    #expect(short.content == shortAlone.content)
+    #expect(longText == longAlone.content)
+  }
+
   @Test("an unknown named chat template is a typed error")
   func unknownChatTemplate() async throws {
     _ = try TestModel.requireModel()

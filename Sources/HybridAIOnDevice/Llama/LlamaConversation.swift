@@ -8,6 +8,10 @@ import Logging
 /// already in the cache is kept and only the rest is evaluated, so turn N costs only its new tokens
 /// (reported as ``Usage/cachedPromptTokens``). The actor runs on the shared llama thread, so the
 /// blocking C calls of a generation never hold a thread of Swift's cooperative pool.
+///
+/// A turn gives the llama thread up after every generated token and every prompt batch, so other
+/// sessions and the batching engine's steps take turns with it token by token: a short answer is
+/// not queued behind the whole of a long one. Turns of one conversation run one at a time, in order.
 actor LlamaConversation: LlamaContextOwner {
   struct Settings: Sendable, Hashable {
     var contextSize: Int
@@ -26,6 +30,9 @@ actor LlamaConversation: LlamaContextOwner {
   private var context: OpaquePointer?
   /// The tokens whose keys and values are in the context's memory, in order.
   private var cachedTokens: [llama_token] = []
+  /// Whether a turn is under way; later turns wait in ``waitingTurns``, oldest first.
+  private var isTakingTurn = false
+  private var waitingTurns: [CheckedContinuation<Void, Never>] = []
   private let logger: Logger
 
   init(weights: LlamaModelWeights, settings: Settings, logger: Logger) {
@@ -57,10 +64,13 @@ actor LlamaConversation: LlamaContextOwner {
     to promptTokens: [llama_token], options: GenerationOptions, guidance: DecodingGuidance?, modelVersion: String,
     requestStarted: ContinuousClock.Instant, cancellation: CancellationFlag,
     onEvent emit: @Sendable (GenerationEvent) -> Void
-  ) throws -> RawResponse {
+  ) async throws -> RawResponse {
     guard promptTokens.count < settings.contextSize else {
       throw GenerationError.exceededContextWindowSize(promptTokens: promptTokens.count, contextSize: settings.contextSize)
     }
+    await beginTurn()
+    defer { endTurn() }
+    if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
     let context = try makeContextIfNeeded()
     llama_set_abort_callback(context, { data in
       guard let data else { return false }
@@ -71,7 +81,7 @@ actor LlamaConversation: LlamaContextOwner {
     // 1. Keep the cached prefix, evaluate the rest.
     let promptStarted = ContinuousClock.now
     let reused = reuseCachedPrefix(of: promptTokens, in: context)
-    try evaluate(promptTokens[reused...], in: context, cancellation: cancellation)
+    try await evaluate(promptTokens[reused...], in: context, cancellation: cancellation)
     let promptEvaluation = ContinuousClock.now - promptStarted
 
     // 2. Sample until the model ends its turn, a stop sequence, the token limit, or a full context.
@@ -91,7 +101,7 @@ actor LlamaConversation: LlamaContextOwner {
       generated += 1
       if text.append(weights.bytes(of: token), emit: { output.route($0, to: emit) }) { finishReason = .stop; break }
       if generated < limit {
-        try evaluate([token], in: context, cancellation: cancellation)
+        try await evaluate([token], in: context, cancellation: cancellation)
       }
     }
     text.finish { output.route($0, to: emit) }   // what was held back: a partial character or stop sequence
@@ -153,10 +163,34 @@ actor LlamaConversation: LlamaContextOwner {
     return shared
   }
 
-  /// Evaluates tokens in batches, appending them to the cache. On failure or cancellation the
-  /// cache is cleared, because a partly evaluated batch leaves it in an unknown state.
+  /// Waits until no other turn of this conversation is under way.
+  private func beginTurn() async {
+    guard isTakingTurn else { return isTakingTurn = true }
+    await withCheckedContinuation { waitingTurns.append($0) }   // endTurn() hands the turn over
+  }
+
+  /// Hands the turn to the oldest waiting one, if any.
+  private func endTurn() {
+    if waitingTurns.isEmpty {
+      isTakingTurn = false
+    } else {
+      waitingTurns.removeFirst().resume()
+    }
+  }
+
+  /// Lets other jobs of the llama thread run, then checks that this turn may go on: not cancelled,
+  /// and the context not freed meanwhile (``freeContext()`` when the process stops).
+  private func giveOtherWorkATurn(holding context: OpaquePointer, cancellation: CancellationFlag) async throws {
+    await Task.yield()
+    if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+    guard self.context == context else { throw OnDeviceModelError.shuttingDown }
+  }
+
+  /// Evaluates tokens in batches, appending them to the cache, and gives other work a turn after
+  /// each batch. On a failed or aborted decode the cache is cleared, because a partly evaluated
+  /// batch leaves it in an unknown state.
   private func evaluate(_ tokens: some Collection<llama_token>, in context: OpaquePointer,
-                        cancellation: CancellationFlag) throws {
+                        cancellation: CancellationFlag) async throws {
     var remaining = tokens[...]
     while !remaining.isEmpty {
       var batch = Array(remaining.prefix(settings.batchSize))
@@ -171,7 +205,7 @@ actor LlamaConversation: LlamaContextOwner {
         throw OnDeviceModelError.decodeFailed(code: result)
       }
       cachedTokens.append(contentsOf: batch)
-      if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+      try await giveOtherWorkATurn(holding: context, cancellation: cancellation)   // the cache is whole here
     }
   }
 }
