@@ -9,10 +9,12 @@
 //   HybridAIMacroExpansions  the macros' implementation (a library, so tests can expand them).
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
-//   HybridAIHTTP      what HybridAI's HTTP clients share: which transport errors mean "offline".
+//   HybridAIHTTP      what HybridAI's HTTP clients share: which transport errors mean "offline",
+//                     the pooled clients, server-sent events.
 //   HybridAIWire      the wire contract shared by servers and clients: Google's error envelope, the
 //                     model registry's records and identifier rules (Foundation only).
 //   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): wire types, SSE, errors, retries.
+//   HybridAIOpenAI    the OpenAI Chat Completions API: wire types, conversions both ways, OpenAIModel.
 //   HybridAIServing   what every product of `hybrid serve` shares (Hummingbird): HybridServer, which
 //                     composes ServerComponents on one port; Google errors; API keys; configuration.
 //   HybridAIRegistry  the model registry (RegistryAPI): SQLite via GRDB, content-addressed blobs, signed
@@ -117,6 +119,8 @@ let package = Package(
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
     .target(
@@ -160,15 +164,22 @@ let package = Package(
       ],
       resources: [.copy("openapi.yaml")],
       swiftSettings: strictSwift),
-    // The OpenAI Chat Completions API: wire types and conversions (server side today).
+    // The OpenAI Chat Completions API: wire types, conversions both ways, and OpenAIModel (a client
+    // for any OpenAI-compatible server).
     .target(
       name: "HybridAIOpenAI",
-      dependencies: ["HybridAI"],
+      dependencies: [
+        "HybridAI", "HybridAIHTTP",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strictSwift),
     .target(
       name: "HybridAIServer",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIHTTP", "HybridAIServing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -253,7 +264,7 @@ let package = Package(
     .executableTarget(
       name: "hybrid",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
         "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage", "HybridCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -297,6 +308,10 @@ let package = Package(
       dependencies: ["HybridAI", "HybridAIOnDevice", "HybridAITestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
+      name: "HybridAIOpenAITests",
+      dependencies: ["HybridAI", "HybridAIOpenAI", "HybridAIHTTP", "HybridAITestSupport"],
+      swiftSettings: strictSwift),
+    .testTarget(
       name: "HybridAIGeminiTests",
       dependencies: [
         "HybridAI", "HybridAIGemini", "HybridAIHTTP", "HybridAITestSupport",
@@ -308,7 +323,8 @@ let package = Package(
     .testTarget(
       name: "HybridAIServerTests",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing", "HybridAIServer", "HybridAITestSupport",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer",
+        "HybridAITestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),

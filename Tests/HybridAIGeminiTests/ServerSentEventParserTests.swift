@@ -1,4 +1,5 @@
 import HybridAIGemini
+import HybridAIHTTP
 import Testing
 
 @Suite("Server-sent event parser")

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridAIHTTP
 import Testing
 
 @Suite("Wire types")

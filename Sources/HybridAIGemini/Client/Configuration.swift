@@ -1,4 +1,9 @@
+import HybridAIHTTP
+
 extension GeminiClient {
+  /// Retries after HTTP 429 and 5xx (see ``HybridAIHTTP/HTTPRetryPolicy``).
+  public typealias RetryPolicy = HTTPRetryPolicy
+
   /// How a ``GeminiClient`` (and a ``GeminiModel``) talks to the API.
   public struct Configuration: Sendable, Hashable {
     /// The API version in the URL path.

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAIHTTP
 import HybridAIWire
 import NIOCore
 
@@ -21,7 +22,7 @@ extension GeminiClient {
         try await runStream(model: model, request) { continuation.yield($0) }
         continuation.finish()
       } catch {
-        continuation.finish(throwing: Self.isCancellation(error) ? CancellationError() : error)
+        continuation.finish(throwing: CloudHTTPTransport<GeminiError>.isCancellation(error) ? CancellationError() : error)
       }
     }
     continuation.onTermination = { _ in task.cancel() }
@@ -53,7 +54,7 @@ extension GeminiClient {
           for event in parser.parse(buffer.readableBytesView) { try handle(try decodeChunk(event)) }
         }
       } catch {
-        throw bodyError(error)
+        throw transport.bodyError(error)
       }
       if let event = parser.finish() { try handle(try decodeChunk(event)) }
     }

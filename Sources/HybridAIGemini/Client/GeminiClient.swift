@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAIHTTP
 import Logging
 
 /// The Gemini REST API, call by call: `generateContent`, `streamGenerateContent` (server-sent

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIHTTP
 import HybridAIWire
 
 extension GeminiError {
@@ -42,11 +43,9 @@ extension GeminiError {
     }
   }
 
-  /// The delay of a `Retry-After` header given in seconds (`"3"`, or leniently `"0.5"`);
-  /// `nil` for HTTP dates and anything unparseable.
+  /// The delay of a `Retry-After` header given in seconds (see
+  /// ``HybridAIHTTP/HTTPRetryPolicy/delay(retryAfterHeader:)``).
   public static func parseRetryAfter(_ header: String?) -> Duration? {
-    guard let text = header?.trimmingCharacters(in: .whitespaces), let seconds = Double(text),
-          seconds.isFinite, seconds >= 0, seconds < 86_400 * 365 else { return nil }
-    return .milliseconds(Int64((seconds * 1000).rounded()))
+    HTTPRetryPolicy.delay(retryAfterHeader: header)
   }
 }

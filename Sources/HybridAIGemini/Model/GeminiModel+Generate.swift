@@ -63,10 +63,8 @@ extension GeminiModel {
     let end = clock.now
     let response = accumulator.response
     let candidate = response.candidates.first
-    let toolCalls = try checkedToolCalls(in: candidate?.content, offered: request.tools)
-    if toolCalls.isEmpty, let format = request.responseFormat {
-      try checkStructuredAnswer(text, format: format)
-    }
+    let toolCalls = try checkedToolCalls(in: candidate?.content, for: request)
+    if toolCalls.isEmpty { try request.checkStructuredAnswer(text) }
     let usage = Usage(gemini: response.usageMetadata)
     let timings = GenerationTimings(
       promptEvaluation: (firstToken ?? end) - start, timeToFirstToken: firstToken.map { $0 - start },

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIHTTP
 
 extension GenerateContentResponse {
   /// This response as one server-sent event, the way `streamGenerateContent?alt=sse` sends each

@@ -19,6 +19,20 @@ public struct ChatCompletion: Sendable, Hashable, Codable {
     self.usage = usage
   }
 
+  /// Decodes leniently, as compatible servers differ: `id`, `object`, `created` and `model` may be
+  /// missing.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decodeIfPresent(String.self, forKey: .id) ?? ""
+    object = try container.decodeIfPresent(String.self, forKey: .object) ?? "chat.completion"
+    created = try container.decodeIfPresent(Int.self, forKey: .created) ?? 0
+    model = try container.decodeIfPresent(String.self, forKey: .model) ?? ""
+    choices = try container.decode([Choice].self, forKey: .choices)
+    usage = try container.decodeIfPresent(ChatUsage.self, forKey: .usage)
+  }
+
+  enum CodingKeys: String, CodingKey { case id, object, created, model, choices, usage }
+
   /// One choice: the assistant's message and why it ended (`stop`, `length`, `tool_calls`).
   public struct Choice: Sendable, Hashable, Codable {
     public var index: Int
@@ -29,6 +43,13 @@ public struct ChatCompletion: Sendable, Hashable, Codable {
       self.index = index
       self.message = message
       self.finishReason = finishReason
+    }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      index = try container.decodeIfPresent(Int.self, forKey: .index) ?? 0
+      message = try container.decode(ChatMessage.self, forKey: .message)
+      finishReason = try container.decodeIfPresent(String.self, forKey: .finishReason)
     }
 
     enum CodingKeys: String, CodingKey { case index, message, finishReason = "finish_reason" }
@@ -47,6 +68,15 @@ public struct ChatUsage: Sendable, Hashable, Codable {
     self.completionTokens = completionTokens
     self.totalTokens = promptTokens + completionTokens
     self.promptTokensDetails = cachedTokens.map { PromptTokensDetails(cachedTokens: $0) }
+  }
+
+  /// Decodes leniently: a missing count is 0, a missing total the sum.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    promptTokens = try container.decodeIfPresent(Int.self, forKey: .promptTokens) ?? 0
+    completionTokens = try container.decodeIfPresent(Int.self, forKey: .completionTokens) ?? 0
+    totalTokens = try container.decodeIfPresent(Int.self, forKey: .totalTokens) ?? promptTokens + completionTokens
+    promptTokensDetails = try? container.decodeIfPresent(PromptTokensDetails.self, forKey: .promptTokensDetails)
   }
 
   enum CodingKeys: String, CodingKey {
@@ -83,6 +113,20 @@ public struct ChatCompletionChunk: Sendable, Hashable, Codable {
     self.usage = usage
   }
 
+  /// Decodes leniently, as compatible servers differ: `id`, `object`, `created`, `model` and
+  /// `choices` may be missing.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decodeIfPresent(String.self, forKey: .id) ?? ""
+    object = try container.decodeIfPresent(String.self, forKey: .object) ?? "chat.completion.chunk"
+    created = try container.decodeIfPresent(Int.self, forKey: .created) ?? 0
+    model = try container.decodeIfPresent(String.self, forKey: .model) ?? ""
+    choices = try container.decodeIfPresent([Choice].self, forKey: .choices) ?? []
+    usage = try container.decodeIfPresent(ChatUsage.self, forKey: .usage)
+  }
+
+  enum CodingKeys: String, CodingKey { case id, object, created, model, choices, usage }
+
   public struct Choice: Sendable, Hashable, Codable {
     public var index: Int
     public var delta: Delta
@@ -95,6 +139,13 @@ public struct ChatCompletionChunk: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey { case index, delta, finishReason = "finish_reason" }
+
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      index = try container.decodeIfPresent(Int.self, forKey: .index) ?? 0
+      delta = try container.decodeIfPresent(Delta.self, forKey: .delta) ?? Delta()
+      finishReason = try container.decodeIfPresent(String.self, forKey: .finishReason)
+    }
 
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
@@ -154,6 +205,14 @@ public struct ChatModelList: Sendable, Hashable, Codable {
     self.object = "list"
     self.data = data
   }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    object = try container.decodeIfPresent(String.self, forKey: .object) ?? "list"
+    data = try container.decode([ChatModelInfo].self, forKey: .data)
+  }
+
+  enum CodingKeys: String, CodingKey { case object, data }
 }
 
 /// One model: `{"id", "object": "model", "created", "owned_by"}`.
@@ -168,6 +227,15 @@ public struct ChatModelInfo: Sendable, Hashable, Codable {
     self.object = "model"
     self.created = created
     self.ownedBy = ownedBy
+  }
+
+  /// Decodes leniently: only `id` is required.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decode(String.self, forKey: .id)
+    object = try container.decodeIfPresent(String.self, forKey: .object) ?? "model"
+    created = try container.decodeIfPresent(Int.self, forKey: .created) ?? 0
+    ownedBy = try container.decodeIfPresent(String.self, forKey: .ownedBy) ?? ""
   }
 
   enum CodingKeys: String, CodingKey { case id, object, created, ownedBy = "owned_by" }

@@ -88,6 +88,16 @@ public struct ChatToolCall: Sendable, Hashable, Codable {
     self.function = Function(name: name, arguments: arguments)
   }
 
+  /// Decodes leniently: a missing `id` is empty (the reader makes one) and `type` is `function`.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decodeIfPresent(String.self, forKey: .id) ?? ""
+    type = try container.decodeIfPresent(String.self, forKey: .type) ?? "function"
+    function = try container.decode(Function.self, forKey: .function)
+  }
+
+  enum CodingKeys: String, CodingKey { case id, type, function }
+
   public struct Function: Sendable, Hashable, Codable {
     public var name: String
     /// The arguments as JSON text (a JSON object).

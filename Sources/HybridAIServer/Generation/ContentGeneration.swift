@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HybridAI
 import HybridAIGemini
+import HybridAIHTTP
 import HybridAIServing
 import Logging
 

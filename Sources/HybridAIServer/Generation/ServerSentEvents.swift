@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIHTTP
 import HybridAIServing
 import NIOCore
 

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAIHTTP
 import HybridAIOpenAI
 import HybridAIServing
 import Hummingbird

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridAIOpenAI
 import HybridCommandLine
 
 /// The machine-readable form of an answer, printed by `--json`.
@@ -113,22 +114,44 @@ struct ErrorReport: Encodable {
     let kind: String = switch error {
     case let error as GenerationError: Self.caseName(error)
     case let error as GeminiError: "gemini." + Self.caseName(error)
+    case let error as OpenAIError: "openai." + Self.caseName(error)
     case is CancellationError: "cancelled"
     default: String(describing: type(of: error))
     }
     self.error = Body(kind: kind, message: String(describing: error))
   }
 
+  private static func caseName(_ reason: OfflineReason) -> String {
+    switch reason {
+    case .dnsFailure: "offline.dnsFailure"
+    case .connectionRefused: "offline.connectionRefused"
+    case .connectionReset: "offline.connectionReset"
+    case .connectTimeout: "offline.connectTimeout"
+    case .networkUnreachable: "offline.networkUnreachable"
+    }
+  }
+
+  private static func caseName(_ error: OpenAIError) -> String {
+    switch error {
+    case .offline(let reason, _): caseName(reason)
+    case .invalidAPIKey: "invalidAPIKey"
+    case .permissionDenied: "permissionDenied"
+    case .unknownModel: "unknownModel"
+    case .invalidRequest: "invalidRequest"
+    case .rateLimited: "rateLimited"
+    case .serverError: "serverError"
+    case .httpError: "httpError"
+    case .contentFiltered: "contentFiltered"
+    case .unencodableRequest: "unencodableRequest"
+    case .invalidResponse: "invalidResponse"
+    case .connectionLost: "connectionLost"
+    case .transportFailure: "transportFailure"
+    }
+  }
+
   private static func caseName(_ error: GeminiError) -> String {
     switch error {
-    case .offline(let reason, _):
-      switch reason {
-      case .dnsFailure: "offline.dnsFailure"
-      case .connectionRefused: "offline.connectionRefused"
-      case .connectionReset: "offline.connectionReset"
-      case .connectTimeout: "offline.connectTimeout"
-      case .networkUnreachable: "offline.networkUnreachable"
-      }
+    case .offline(let reason, _): caseName(reason)
     case .invalidAPIKey: "invalidAPIKey"
     case .apiNotEnabled: "apiNotEnabled"
     case .unknownModel: "unknownModel"

@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
+import HybridAIOpenAI
 
 /// Firebase AI Logic's four inference modes (prefer on-device, prefer cloud, only on-device, only cloud).
 enum InferenceMode: String, ExpressibleByArgument, CaseIterable, Sendable {
@@ -12,7 +13,7 @@ enum InferenceMode: String, ExpressibleByArgument, CaseIterable, Sendable {
   case cloud
 
   /// The session's model for this mode.
-  func model(onDevice device: SystemLanguageModel, cloud remote: GeminiModel) -> any LanguageModel {
+  func model(onDevice device: SystemLanguageModel, cloud remote: any LanguageModel) -> any LanguageModel {
     switch self {
     case .preferOnDevice: HybridModel(primary: device, secondary: remote)
     case .preferCloud: HybridModel(primary: remote, secondary: device)
@@ -22,20 +23,39 @@ enum InferenceMode: String, ExpressibleByArgument, CaseIterable, Sendable {
   }
 }
 
+/// The API the cloud model speaks.
+enum CloudAPI: String, ExpressibleByArgument, CaseIterable, Sendable {
+  /// The Gemini REST API (Google, or `hybrid serve`).
+  case gemini
+  /// OpenAI's Chat Completions (llama-server, vLLM, Ollama, OpenAI, or `hybrid serve` under /v1beta/openai).
+  case openai
+
+  /// The environment variables of its key and base URL.
+  var keyVariable: String { self == .gemini ? GeminiClient.apiKeyEnvironmentVariable : OpenAIClient.apiKeyEnvironmentVariable }
+  var baseURLVariable: String {
+    self == .gemini ? GeminiClient.baseURLEnvironmentVariable : OpenAIClient.baseURLEnvironmentVariable
+  }
+}
+
 /// Options that choose the inference mode and the cloud model.
 struct RoutingOptions: ParsableArguments {
   @Option(name: .long, help: ArgumentHelp(
     "Inference mode: prefer-on-device, prefer-cloud, on-device, cloud.",
-    discussion: "Default: prefer-on-device when a cloud is configured (--cloud-url, --api-key, $GEMINI_BASE_URL or $GEMINI_API_KEY), else on-device."))
+    discussion: "Default: prefer-on-device when a cloud is configured (--cloud-url, --api-key, or the cloud API's base URL or key variable), else on-device."))
   var mode: InferenceMode?
 
-  @Option(name: .long, help: "Gemini API base URL, e.g. a `hybrid serve` (default: $GEMINI_BASE_URL, else Google's).")
+  @Option(name: .long, help: ArgumentHelp(
+    "The cloud's API: gemini or openai (default: $HYBRIDAI_CLOUD_API, else gemini).",
+    discussion: "openai speaks Chat Completions to any OpenAI-compatible server: --cloud-url is its API root with the version, e.g. http://127.0.0.1:8080/v1 (llama-server) or http://127.0.0.1:8080/v1beta/openai (hybrid serve); the key comes from $OPENAI_API_KEY."))
+  var cloudAPI: CloudAPI?
+
+  @Option(name: .long, help: "Cloud API base URL, e.g. a `hybrid serve` (default: $GEMINI_BASE_URL or $OPENAI_BASE_URL, else Google's or OpenAI's).")
   var cloudURL: String?
 
-  @Option(name: .long, help: "Cloud model name (default: $HYBRIDAI_CLOUD_MODEL, else gemini-3.1-flash-lite).")
+  @Option(name: .long, help: "Cloud model name (default: $HYBRIDAI_CLOUD_MODEL, else gemini-3.1-flash-lite for Gemini; required for openai).")
   var cloudModel: String?
 
-  @Option(name: .long, help: "Gemini API key (default: $GEMINI_API_KEY).")
+  @Option(name: .long, help: "Cloud API key (default: $GEMINI_API_KEY or $OPENAI_API_KEY).")
   var apiKey: String?
 
   func validate() throws {
@@ -44,22 +64,45 @@ struct RoutingOptions: ParsableArguments {
         throw ValidationError("--cloud-url must be an http(s) URL, e.g. http://127.0.0.1:8080")
       }
     }
+    if ProcessInfo.processInfo.environment["HYBRIDAI_CLOUD_API"].map({ CloudAPI(rawValue: $0) == nil }) == true, cloudAPI == nil {
+      throw ValidationError("$HYBRIDAI_CLOUD_API must be gemini or openai")
+    }
+    if effectiveCloudAPI == .openai, effectiveMode != .onDevice, cloudModelName == nil {
+      throw ValidationError("--cloud-api openai needs the model's name on the server: --cloud-model NAME (or $HYBRIDAI_CLOUD_MODEL)")
+    }
+  }
+
+  /// The cloud API in effect: `--cloud-api`, `$HYBRIDAI_CLOUD_API`, else Gemini.
+  var effectiveCloudAPI: CloudAPI {
+    cloudAPI ?? ProcessInfo.processInfo.environment["HYBRIDAI_CLOUD_API"].flatMap(CloudAPI.init(rawValue:)) ?? .gemini
   }
 
   /// The mode in effect: `--mode`, or the default described in its help.
   var effectiveMode: InferenceMode {
     if let mode { return mode }
     let environment = ProcessInfo.processInfo.environment
+    let api = effectiveCloudAPI
     let cloudConfigured = cloudURL != nil || apiKey != nil
-      || environment["GEMINI_BASE_URL"] != nil || environment["GEMINI_API_KEY"] != nil
+      || environment[api.baseURLVariable] != nil || environment[api.keyVariable] != nil
     return cloudConfigured ? .preferOnDevice : .onDevice
   }
 
-  func makeCloudModel() -> GeminiModel {
+  /// `--cloud-model` or `$HYBRIDAI_CLOUD_MODEL`.
+  private var cloudModelName: String? {
+    cloudModel ?? ProcessInfo.processInfo.environment["HYBRIDAI_CLOUD_MODEL"]
+  }
+
+  func makeCloudModel() -> any LanguageModel {
     let environment = ProcessInfo.processInfo.environment
-    return GeminiModel(
-      name: cloudModel ?? environment["HYBRIDAI_CLOUD_MODEL"] ?? "gemini-3.1-flash-lite",
-      apiKey: apiKey ?? environment["GEMINI_API_KEY"], baseURL: cloudURL.flatMap(URL.init(string:)))
+    let api = effectiveCloudAPI
+    let key = apiKey ?? environment[api.keyVariable]
+    let url = cloudURL.flatMap(URL.init(string:))
+    switch api {
+    case .gemini:
+      return GeminiModel(name: cloudModelName ?? "gemini-3.1-flash-lite", apiKey: key, baseURL: url)
+    case .openai:
+      return OpenAIModel(name: cloudModelName ?? "", apiKey: key, baseURL: url)
+    }
   }
 
   func makeModel(onDevice: SystemLanguageModel) -> any LanguageModel {

@@ -25,33 +25,16 @@ func request(_ prompt: String = "Hello", options: GenerationOptions = Generation
   GenerationRequest(transcript: Transcript(entries: [.prompt(Transcript.Prompt(text: prompt))]), options: options)
 }
 
-/// What a generation produced: its text deltas, then its completion or error.
-struct Outcome: Sendable {
-  var deltas: [String] = []
-  var toolCalls: [Transcript.ToolCall] = []
-  var raw: RawResponse?
-  var error: (any Error)?
+/// What a generation produced (see ``GenerationOutcome``).
+typealias Outcome = GenerationOutcome
 
-  var text: String { deltas.joined() }
+extension GenerationOutcome {
   var geminiError: GeminiError? { error as? GeminiError }
 }
 
 /// Runs a generation to its end.
 func run(_ model: some LanguageModel, _ request: GenerationRequest) async -> Outcome {
-  var outcome = Outcome()
-  do {
-    for try await event in model.generate(request) {
-      switch event {
-      case .textDelta(let text): outcome.deltas.append(text)
-      case .toolCalls(let calls): outcome.toolCalls += calls
-      case .completed(let raw): outcome.raw = raw
-      case .routed: break   // Gemini models answer themselves
-      }
-    }
-  } catch {
-    outcome.error = error
-  }
-  return outcome
+  await GenerationOutcome.collect(model.generate(request))
 }
 
 /// The JSON body of a recorded request, read with the core's `JSONValue`.

@@ -2,14 +2,15 @@ import AsyncHTTPClient
 import NIOCore
 import Synchronization
 
-/// The process-wide `HTTPClient`s that Gemini clients use when none is passed in: one per
+/// The process-wide `HTTPClient`s that HybridAI's cloud clients (Gemini, OpenAI-compatible) use
+/// when none is passed in: one per
 /// combination of timeouts, created on first use and kept (like `HTTPClient.shared`) for the life
 /// of the process, so connections are pooled across models.
 ///
 /// They differ from `HTTPClient.shared` in one way that matters for hybrid routing: a failed
 /// connection attempt fails the request at once (`retryConnectionEstablishment = false`) instead
 /// of being retried until the connect timeout, so an offline cloud is noticed immediately.
-enum ManagedHTTPClients {
+public enum ManagedHTTPClients {
   private struct Key: Hashable {
     var connectTimeout: Duration
     var readTimeout: Duration?
@@ -17,7 +18,8 @@ enum ManagedHTTPClients {
 
   private static let clients = Mutex<[Key: HTTPClient]>([:])
 
-  static func client(connectTimeout: Duration, readTimeout: Duration?) -> HTTPClient {
+  /// The client for these timeouts (made on first use).
+  public static func client(connectTimeout: Duration, readTimeout: Duration?) -> HTTPClient {
     let key = Key(connectTimeout: connectTimeout, readTimeout: readTimeout)
     return clients.withLock { clients in
       if let client = clients[key] { return client }
@@ -30,12 +32,5 @@ enum ManagedHTTPClients {
       clients[key] = client
       return client
     }
-  }
-}
-
-extension TimeAmount {
-  init(_ duration: Duration) {
-    let (seconds, attoseconds) = duration.components
-    self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
   }
 }

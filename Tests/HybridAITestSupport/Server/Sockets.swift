@@ -4,11 +4,11 @@ import Glibc
 #endif
 
 /// Real sockets that make a connection fail in a particular way.
-enum Sockets {
+public enum Sockets {
   /// A loopback port that refuses connections: bound but not listening, and held until the
   /// returned descriptor is closed, so no listener started meanwhile (tests run in parallel) can
   /// take it — a port merely bound and closed again was seen reused by another test's server.
-  static func refusingPort() throws -> (port: Int, descriptor: Int32) {
+  public static func refusingPort() throws -> (port: Int, descriptor: Int32) {
     let fd = try boundSocket()
     return (try port(of: fd), fd)
   }
@@ -16,7 +16,7 @@ enum Sockets {
   /// A listener whose accept queue is full (backlog 0, one connection queued, never accepted):
   /// further connection attempts get no answer to their SYN, so connecting times out. Close the
   /// returned descriptors when done.
-  static func saturatedListener() throws -> (port: Int, descriptors: [Int32]) {
+  public static func saturatedListener() throws -> (port: Int, descriptors: [Int32]) {
     let listener = try boundSocket()
     guard listen(listener, 0) == 0 else { throw POSIXError(errno: errno) }
     let listenerPort = try port(of: listener)
@@ -29,7 +29,7 @@ enum Sockets {
     return (listenerPort, [listener, filler])
   }
 
-  static func closeAll(_ descriptors: [Int32]) {
+  public static func closeAll(_ descriptors: [Int32]) {
     for fd in descriptors { close(fd) }
   }
 

@@ -1,0 +1,32 @@
+import HybridAI
+
+/// What a generation produced: its text deltas, tool calls, then its completion or error.
+public struct GenerationOutcome: Sendable {
+  public var deltas: [String] = []
+  public var toolCalls: [Transcript.ToolCall] = []
+  public var raw: RawResponse?
+  public var error: (any Error)?
+
+  public init() {}
+
+  /// The deltas joined.
+  public var text: String { deltas.joined() }
+
+  /// Runs `events` (a model's `generate(_:)`) to its end.
+  public static func collect(_ events: AsyncThrowingStream<GenerationEvent, any Error>) async -> GenerationOutcome {
+    var outcome = GenerationOutcome()
+    do {
+      for try await event in events {
+        switch event {
+        case .textDelta(let text): outcome.deltas.append(text)
+        case .toolCalls(let calls): outcome.toolCalls += calls
+        case .completed(let raw): outcome.raw = raw
+        case .routed: break
+        }
+      }
+    } catch {
+      outcome.error = error
+    }
+    return outcome
+  }
+}
