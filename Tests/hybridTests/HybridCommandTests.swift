@@ -100,6 +100,15 @@ struct HybridCommandTests {
     let onDevice = try await run(["generate", "--prompt", "Hi", "--mode", "prefer-on-device"] + cloudArguments)
     #expect(try json(onDevice.stdout)["source"] as? String == "on-device")
 
+    // The same server through its OpenAI API: the same greedy answer.
+    let openAIArguments = ["--cloud-api", "openai", "--cloud-url", url + "/v1beta/openai", "--cloud-model", "smollm2",
+                           "--greedy", "--max-tokens", "6", "--json"]
+    let viaOpenAI = try await run(["generate", "--prompt", "Hi", "--mode", "cloud"] + openAIArguments)
+    #expect(viaOpenAI.status == 0, "\(viaOpenAI.stderr)")
+    let openAIJSON = try json(viaOpenAI.stdout)
+    #expect(openAIJSON["source"] as? String == "cloud" && openAIJSON["modelVersion"] as? String == "smollm2")
+    #expect(openAIJSON["text"] as? String == cloudJSON["text"] as? String)
+
     let stopped = await server.stop()   // SIGTERM: graceful shutdown
     #expect(stopped.succeeded, "\(stopped)")
 
@@ -114,6 +123,9 @@ struct HybridCommandTests {
     #expect(onlyCloud.status == 1)
     let error = try #require(try json(onlyCloud.stdout)["error"] as? [String: Any])
     #expect(error["kind"] as? String == "gemini.offline.connectionRefused")
+    let onlyOpenAI = try await run(["generate", "--prompt", "Hi", "--mode", "cloud"] + openAIArguments)
+    #expect(onlyOpenAI.status == 1)
+    #expect((try json(onlyOpenAI.stdout)["error"] as? [String: Any])?["kind"] as? String == "openai.offline.connectionRefused")
   }
 
   @Test("serve shuts down gracefully on SIGINT: exit status 0")
@@ -129,6 +141,13 @@ struct HybridCommandTests {
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--model", "bad name=/x.gguf"]) }
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--port", "70000"]) }
     #expect((try? ServeCommand.parse(["--model", "/models/My Model.Q4.gguf"]).modelSpecs().first?.0) == "my-model.q4")
+  }
+
+  @Test("--cloud-api openai needs the served model's name; a bad --cloud-api is rejected")
+  func openAICloudNeedsAModelName() {
+    #expect(throws: (any Error).self) { try GenerateCommand.parse(["--prompt", "x", "--mode", "cloud", "--cloud-api", "openai"]) }
+    #expect(throws: (any Error).self) { try GenerateCommand.parse(["--prompt", "x", "--cloud-api", "grpc"]) }
+    #expect((try? GenerateCommand.parse(["--prompt", "x", "--mode", "cloud", "--cloud-api", "openai", "--cloud-model", "m"])) != nil)
   }
 
   @Test("conflicting sampling flags are rejected before anything runs")

@@ -29,6 +29,15 @@ public enum Sockets {
     return (listenerPort, [listener, filler])
   }
 
+  /// A loopback port that was free a moment ago, for a server that cannot listen on port 0 and
+  /// report its port (a child process such as llama-server). Another listener may take it first:
+  /// retry with a new one when the server cannot bind.
+  public static func freeLoopbackPort() throws -> Int {
+    let fd = try boundSocket()
+    defer { close(fd) }
+    return try port(of: fd)
+  }
+
   public static func closeAll(_ descriptors: [Int32]) {
     for fd in descriptors { close(fd) }
   }
