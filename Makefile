@@ -33,6 +33,7 @@ bench:
 	swift build -c release --product hybrid-bench
 	.build/release/hybrid bench on-device --reference .deps/llama-bench/llama-bench --output .build/bench-on-device.md
 	.build/release/hybrid bench hybrid --reference .deps/llama-bench/llama-batched-bench --output .build/bench-hybrid.md
+	.build/release/hybrid bench serving --reference .deps/llama-server/llama-server --batched-reference .deps/llama-bench/llama-batched-bench --output .build/bench-serving.md
 	.build/release/hybrid bench guided --output .build/bench-guided.md
 	.build/release/hybrid bench tflite --reference .deps/litert-venv/bin/python --output .build/bench-tflite.md
 	.build/release/hybrid bench delivery --output .build/bench-delivery.md

@@ -246,9 +246,10 @@ let package = Package(
     .target(
       name: "HybridAIBenchmarks",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
-        "HybridAIProcess", "ModelDelivery", "TFLite",
+        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIHTTP", "HybridAIServing",
+        "HybridAIServer", "HybridAIRegistry", "HybridAIProcess", "ModelDelivery", "TFLite",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Benchmarks/HybridAIBenchmarks",
@@ -265,7 +266,7 @@ let package = Package(
       name: "hybrid",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
-        "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage", "HybridCommandLine",
+        "HybridAIProcess", "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage", "HybridCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -378,7 +379,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage", "HybridCommandLine", "HybridAITestSupport"],
+      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage", "HybridCommandLine", "HybridAIProcess", "HybridAITestSupport"],
       swiftSettings: strictSwift),
   ]
 )

@@ -9,6 +9,14 @@ extension [Double] {
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
   }
 
+  /// The `fraction` percentile (0.5: the median, 0.99: p99) by the nearest-rank rule; `0` when empty.
+  func percentile(_ fraction: Double) -> Double {
+    let sorted = self.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+    return sorted[Swift.min(Swift.max(rank, 1), sorted.count) - 1]
+  }
+
   /// The values as `a/b/c`, with `decimals` digits; `—` when empty.
   func slashList(decimals: Int = 0) -> String {
     isEmpty ? "—" : map { String(format: "%.\(decimals)f", $0) }.joined(separator: "/")

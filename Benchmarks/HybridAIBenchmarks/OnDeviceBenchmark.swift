@@ -119,12 +119,15 @@ public enum BenchmarkError: Error, CustomStringConvertible {
   case noTimings
   case tooFewTokens(Int)
   case referenceFailed(String)
+  /// A request of a load run failed (which server, and why).
+  case measurementFailed(String)
 
   public var description: String {
     switch self {
     case .noTimings: "the model reported no timings"
     case .tooFewTokens(let count): "the model generated only \(count) tokens; decode speed needs more"
-    case .referenceFailed(let why): "llama-bench failed: \(why)"
+    case .referenceFailed(let why): "a reference tool or the benchmark's setup failed: \(why)"
+    case .measurementFailed(let why): "a measured request failed: \(why)"
     }
   }
 }

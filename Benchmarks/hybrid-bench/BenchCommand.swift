@@ -12,7 +12,7 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hybrid bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self, Hybrid.self, Guided.self, TensorFlowLite.self, Delivery.self],
+    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Guided.self, TensorFlowLite.self, Delivery.self],
     defaultSubcommand: OnDevice.self)
 
   struct OnDevice: AsyncParsableCommand {
@@ -74,6 +74,53 @@ struct BenchCommand: AsyncParsableCommand {
       settings.repetitions = repetitions
       settings.streamTokens = streamTokens
       try BenchCommand.publish(try await HybridInferenceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Serving: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "serving",
+      abstract: "`hybrid serve` vs llama-server over HTTP at 1/2/4/8 streams: aggregate tokens/s, TTFT p50/p99, inter-token latency p99.")
+
+    @Option(name: .long, help: "llama.cpp's llama-server, the reference (scripts/bootstrap builds it).")
+    var reference = ".deps/llama-server/llama-server"
+
+    @Option(name: .long, help: "llama.cpp's llama-batched-bench, the engine's in-process limit (optional).")
+    var batchedReference: String?
+
+    @Option(name: .long, help: "Concurrent streams, comma-separated.")
+    var widths = "1,2,4,8"
+
+    @Option(name: .long, help: "Output tokens per request.")
+    var streamTokens = 128
+
+    @Option(name: .long, help: "Requests per stream, back to back.")
+    var requestsPerStream = 2
+
+    @Option(name: .long, help: "Rounds (ratios are medians of the per-round ratios).")
+    var rounds = 3
+
+    @OptionGroup var report: ReportOptions
+
+    @OptionGroup var modelOptions: ModelOptions
+
+    func validate() throws {
+      guard widths.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } == true }) else {
+        throw ValidationError("--widths takes positive integers separated by commas, e.g. 1,2,4,8")
+      }
+    }
+
+    func run() async throws {
+      report.logging.bootstrap()
+      let model = modelOptions.makeModel()
+      var settings = ServingBenchmark.Settings(
+        modelPath: model.modelPath, threads: model.configuration.threads, hybridExecutable: Executables.sibling(named: "hybrid"),
+        llamaServerPath: reference, batchedBenchPath: batchedReference)
+      settings.widths = widths.split(separator: ",").compactMap { Int($0) }
+      settings.outputTokens = streamTokens
+      settings.requestsPerStream = requestsPerStream
+      settings.rounds = rounds
+      try BenchCommand.publish(try await ServingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 @testable import hybrid
+import HybridAIProcess
 import Testing
 
 /// `hybrid generate --schema` and `--tools`, run as a user would, on every `--mode`.

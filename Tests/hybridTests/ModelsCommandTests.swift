@@ -1,6 +1,7 @@
 import Foundation
 @testable import HybridAI
 @testable import hybrid
+import HybridAIProcess
 import HybridCommandLine
 import Testing
 

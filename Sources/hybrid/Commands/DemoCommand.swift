@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
+import HybridAIProcess
 import HybridCommandLine
 
 /// `hybrid demo` — the guided tour: the on-device model, a streamed conversation, guided generation

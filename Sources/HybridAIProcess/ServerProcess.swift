@@ -1,15 +1,15 @@
 import Foundation
-import HybridAIProcess
 
-/// A `hybrid serve` child process on a free loopback port, for the demo.
-final class ServerProcess: Sendable {
+/// A `hybrid serve` child process on a free loopback port: for the demo, the benchmarks and the
+/// command-line tests.
+public final class ServerProcess: Sendable {
   private let child: RunningChildProcess
   /// The server's base URL, e.g. `http://127.0.0.1:41234`.
-  let baseURL: URL
+  public let baseURL: URL
 
   /// Starts `hybrid serve --port 0 <arguments>` (its standard error passed through) and waits
   /// until it prints the port it listens on.
-  init(executable: URL, arguments: [String]) async throws {
+  public init(executable: URL, arguments: [String]) async throws {
     child = try await ChildProcess(executable: executable, arguments: ["serve", "--port", "0"] + arguments)
       .start(standardError: .inherited)
     guard let url = await child.firstLine(where: Self.listeningURL(in:)) else {
@@ -22,12 +22,12 @@ final class ServerProcess: Sendable {
   /// Stops the server with `signal` (SIGTERM: it finishes in-flight requests), waits for it to
   /// exit (killing it after 30 s) and returns how it ended.
   @discardableResult
-  func stop(signal: Int32 = SIGTERM) async -> ChildProcess.Outcome {
+  public func stop(signal: Int32 = SIGTERM) async -> ChildProcess.Outcome {
     await child.stop(signal: signal, gracePeriod: .seconds(30))
   }
 
   /// Sends SIGTERM without waiting, for cleanup paths that cannot wait.
-  func terminate() {
+  public func terminate() {
     child.send(signal: SIGTERM)
   }
 
@@ -39,10 +39,11 @@ final class ServerProcess: Sendable {
   }
 }
 
-enum ServerProcessError: Error, CustomStringConvertible {
+/// Why a ``ServerProcess`` did not start.
+public enum ServerProcessError: Error, CustomStringConvertible {
   case didNotStart(status: Int32)
 
-  var description: String {
+  public var description: String {
     switch self {
     case .didNotStart(let status): "hybrid serve did not start (exit status \(status))"
     }

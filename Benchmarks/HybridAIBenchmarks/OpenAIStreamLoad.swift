@@ -1,0 +1,148 @@
+import AsyncHTTPClient
+import Foundation
+import HybridAIHTTP
+import HybridAIOpenAI
+import NIOCore
+import Synchronization
+
+/// The serving benchmark's load generator: N concurrent streams of OpenAI Chat Completions
+/// requests (`stream: true`, `include_usage`), each stream running its requests back to back,
+/// against any OpenAI-compatible server — so `hybrid serve` and `llama-server` meet the same client.
+struct OpenAIStreamLoad: Sendable {
+  /// What one width measured.
+  struct Result: Sendable {
+    /// Output tokens the server reported (its usage), over all requests.
+    var tokens = 0
+    /// Wall time from the first request's start to the last one's end.
+    var wall: Duration = .zero
+    /// Time to first token of each request, in milliseconds.
+    var timesToFirstToken: [Double] = []
+    /// Gaps between consecutive content chunks of a request, in milliseconds.
+    var interTokenGaps: [Double] = []
+
+    /// Aggregate output tokens per second.
+    var tokensPerSecond: Double { wall.seconds > 0 ? Double(tokens) / wall.seconds : 0 }
+  }
+
+  /// The API root, version included (`…/v1`, `…/v1beta/openai`).
+  let apiRoot: URL
+  let model: String
+  let outputTokens: Int
+  private let client: HTTPClient
+  /// Requests sent again because the connection closed before any answer.
+  let retries = RetryCounter()
+
+  final class RetryCounter: Sendable {
+    private let value = Mutex(0)
+    var count: Int { value.withLock { $0 } }
+    func increment() { value.withLock { $0 += 1 } }
+  }
+
+  init(apiRoot: URL, model: String, outputTokens: Int) {
+    self.apiRoot = apiRoot
+    self.model = model
+    self.outputTokens = outputTokens
+    var configuration = HTTPClient.Configuration()
+    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(600))
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256
+    client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+  }
+
+  func shutdown() async { try? await client.shutdown() }
+
+  /// Runs `width` streams of `requestsPerStream` requests each.
+  func run(width: Int, requestsPerStream: Int) async throws -> Result {
+    let started = ContinuousClock.now
+    let results = try await withThrowingTaskGroup(of: Result.self) { group in
+      for stream in 0..<width {
+        group.addTask {
+          var total = Result()
+          for request in 0..<requestsPerStream {
+            let one = try await send(prompt: "Story \(stream)-\(request): write a long tale about a lighthouse keeper number \(stream).")
+            total.tokens += one.tokens
+            total.timesToFirstToken += one.timesToFirstToken
+            total.interTokenGaps += one.interTokenGaps
+          }
+          return total
+        }
+      }
+      return try await group.reduce(into: [Result]()) { $0.append($1) }
+    }
+    var merged = Result()
+    for result in results {
+      merged.tokens += result.tokens
+      merged.timesToFirstToken += result.timesToFirstToken
+      merged.interTokenGaps += result.interTokenGaps
+    }
+    merged.wall = ContinuousClock.now - started
+    return merged
+  }
+
+  /// Whether `error` means the connection closed before any response.
+  private static func closedBeforeAnswering(_ error: any Error) -> Bool {
+    (error as? ChannelError) == .ioOnClosedChannel || (error as? HTTPClientError) == .remoteConnectionClosed
+  }
+
+  /// One streamed request: its tokens (from usage; content chunks when the server sends none),
+  /// time to first token and inter-token gaps.
+  func send(prompt: String) async throws -> Result {
+    do {
+      return try await stream(prompt: prompt)
+    } catch let error as BenchmarkError {
+      throw error
+    } catch {
+      throw BenchmarkError.measurementFailed("\(apiRoot): \(error)")
+    }
+  }
+
+  private func stream(prompt: String) async throws -> Result {
+    var body = ChatCompletionRequest(model: model, messages: [ChatMessage(role: "user", text: prompt)], stream: true,
+                                     streamOptions: .init(includeUsage: true), maxTokens: outputTokens, temperature: 0)
+    body.seed = 0
+    var request = HTTPClientRequest(url: apiRoot.appendingPathComponent("chat/completions").absoluteString)
+    request.method = .POST
+    request.headers.add(name: "content-type", value: "application/json")
+    // A connection per request, for both servers alike: llama-server (cpp-httplib) closes idle
+    // keep-alive connections on its own schedule, and reusing one it just closed fails the request.
+    request.headers.add(name: "connection", value: "close")
+    request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+    let start = ContinuousClock.now
+    var attempt = 1
+    var response: HTTPClientResponse
+    while true {
+      do {
+        response = try await client.execute(request, timeout: .seconds(600))
+        break
+      } catch where attempt < 3 && Self.closedBeforeAnswering(error) {
+        // The server closed the connection before answering (seen with llama-server when 8
+        // connections open at once): nothing was generated, so the request goes again.
+        attempt += 1
+        retries.increment()
+      }
+    }
+    guard response.status.code == 200 else {
+      let text = (try? await response.body.collect(upTo: 1 << 16)).map { String(buffer: $0) } ?? ""
+      throw BenchmarkError.measurementFailed("\(apiRoot): HTTP \(response.status.code) \(text.prefix(300))")
+    }
+    var parser = ServerSentEventParser()
+    var result = Result()
+    var last: ContinuousClock.Instant?
+    var contentChunks = 0
+    var reportedTokens: Int?
+    for try await buffer in response.body {
+      let now = ContinuousClock.now
+      for event in parser.parse(buffer.readableBytesView) where event.data != "[DONE]" {
+        guard let chunk = try? JSONDecoder().decode(ChatCompletionChunk.self, from: Data(event.data.utf8)) else { continue }
+        if let usage = chunk.usage { reportedTokens = usage.completionTokens }
+        guard chunk.choices.contains(where: { !($0.delta.content ?? "").isEmpty }) else { continue }
+        contentChunks += 1
+        if let last { result.interTokenGaps.append((now - last).seconds * 1000) } else {
+          result.timesToFirstToken.append((now - start).seconds * 1000)
+        }
+        last = now
+      }
+    }
+    result.tokens = reportedTokens ?? contentChunks
+    return result
+  }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import HybridAIProcess
+
+/// `hybrid serve` against llama.cpp's own `llama-server` over HTTP: the same model, threads,
+/// parallel slots and context per slot, both with continuous batching, driven by one load
+/// generator speaking OpenAI Chat Completions (``OpenAIStreamLoad``) at 1, 2, 4 and 8 concurrent
+/// streaming requests. Aggregate decode tokens/s (target ≥ 1.0× llama-server at every width), TTFT
+/// p50/p99 and inter-token latency p99; with `llama-batched-bench`, also the share of the engine's
+/// in-process limit (target ≥ 0.95×).
+///
+/// Both servers run as child processes for the whole benchmark; each round measures them one after
+/// the other at the same width, and the ratio shown is the median of the per-round ratios.
+public struct ServingBenchmark: Sendable {
+  public struct Settings: Sendable {
+    public var modelPath: String
+    public var threads: Int
+    /// The `hybrid` executable whose `serve` is measured.
+    public var hybridExecutable: URL
+    /// llama.cpp's `llama-server`, the reference.
+    public var llamaServerPath: String
+    /// llama.cpp's `llama-batched-bench`, the engine's in-process limit; `nil` leaves those rows out.
+    public var batchedBenchPath: String?
+    public var widths: [Int] = [1, 2, 4, 8]
+    public var outputTokens = 128
+    public var requestsPerStream = 2
+    public var rounds = 3
+    public var contextPerSlot = 512
+
+    public init(modelPath: String, threads: Int, hybridExecutable: URL, llamaServerPath: String, batchedBenchPath: String?) {
+      self.modelPath = modelPath
+      self.threads = threads
+      self.hybridExecutable = hybridExecutable
+      self.llamaServerPath = llamaServerPath
+      self.batchedBenchPath = batchedBenchPath
+    }
+  }
+
+  let settings: Settings
+  let progress: @Sendable (String) -> Void
+
+  public init(settings: Settings, progress: @escaping @Sendable (String) -> Void) {
+    self.settings = settings
+    self.progress = progress
+  }
+
+  public func run() async throws -> BenchmarkReport {
+    let slots = settings.widths.max() ?? 8
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bench-serve-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: data) }
+    progress("starting hybrid serve and llama-server (\(slots) slots of \(settings.contextPerSlot) tokens, \(settings.threads) threads)")
+    let hybrid = try await ServerProcess(executable: settings.hybridExecutable, arguments: [
+      "--model", "bench=\(settings.modelPath)", "--max-concurrent-requests", "\(slots)",
+      "--context-size", "\(settings.contextPerSlot)", "--threads", "\(settings.threads)", "--data", data.path,
+      "--log-level", "error"])
+    let llama: LlamaServerReference.Running
+    do {
+      llama = try await LlamaServerReference(executable: settings.llamaServerPath)
+        .start(model: settings.modelPath, threads: settings.threads, slots: slots, contextPerSlot: settings.contextPerSlot)
+    } catch {
+      await hybrid.stop()
+      throw error
+    }
+    let ours = OpenAIStreamLoad(apiRoot: hybrid.baseURL.appendingPathComponent("v1beta/openai"), model: "bench",
+                                outputTokens: settings.outputTokens)
+    let reference = OpenAIStreamLoad(apiRoot: llama.apiRoot, model: "bench", outputTokens: settings.outputTokens)
+    defer {
+      Task {
+        await ours.shutdown()
+        await reference.shutdown()
+      }
+    }
+
+    var measured: [Int: (ours: [OpenAIStreamLoad.Result], reference: [OpenAIStreamLoad.Result])] = [:]
+    do {
+      _ = try await ours.send(prompt: "Warm up.")   // weights, context, first-request costs
+      _ = try await reference.send(prompt: "Warm up.")
+      for round in 1...max(1, settings.rounds) {
+        for width in settings.widths {
+          progress("round \(round)/\(settings.rounds): \(width) stream(s) × \(settings.requestsPerStream) requests — hybrid serve, then llama-server")
+          let mine = try await ours.run(width: width, requestsPerStream: settings.requestsPerStream)
+          try await Task.sleep(for: .milliseconds(300))   // let the other's OpenMP threads stop spinning
+          let theirs = try await reference.run(width: width, requestsPerStream: settings.requestsPerStream)
+          try await Task.sleep(for: .milliseconds(300))
+          measured[width, default: ([], [])].ours.append(mine)
+          measured[width, default: ([], [])].reference.append(theirs)
+        }
+      }
+    } catch {
+      await hybrid.stop()
+      await llama.stop()
+      throw error
+    }
+    await hybrid.stop()
+    await llama.stop()
+
+    var engine: [Int: Double] = [:]
+    if let path = settings.batchedBenchPath {
+      progress("llama-batched-bench at \(settings.widths.map(String.init).joined(separator: ",")) parallel sequences")
+      engine = try await LlamaBatchedBenchReference(executable: path).run(
+        model: settings.modelPath, promptTokens: 32, generatedTokens: settings.outputTokens,
+        parallel: settings.widths, threads: settings.threads)
+    }
+
+    var report = BenchmarkReport(title: "Serving over HTTP — hybrid serve vs llama-server, "
+      + "\(URL(fileURLWithPath: settings.modelPath).deletingPathExtension().lastPathComponent), \(settings.threads) threads")
+    for width in settings.widths {
+      guard let runs = measured[width] else { continue }
+      let oursRate = runs.ours.map(\.tokensPerSecond), theirsRate = runs.reference.map(\.tokensPerSecond)
+      let pairs = zip(oursRate, theirsRate).compactMap { $1 > 0 ? $0 / $1 : nil }
+      let streams = "\(width) stream\(width == 1 ? "" : "s")"
+      report.rows.append(.init(metric: "aggregate decode tokens/s, \(streams)", ours: oursRate.median,
+                               reference: theirsRate.median, target: .atLeast(1.0), pairedRatio: pairs.median))
+      let oursTTFT = runs.ours.flatMap(\.timesToFirstToken), theirsTTFT = runs.reference.flatMap(\.timesToFirstToken)
+      report.rows.append(.init(metric: "TTFT p50 (ms), \(streams)", ours: oursTTFT.percentile(0.5),
+                               reference: theirsTTFT.percentile(0.5), target: .informational))
+      report.rows.append(.init(metric: "TTFT p99 (ms), \(streams)", ours: oursTTFT.percentile(0.99),
+                               reference: theirsTTFT.percentile(0.99), target: .informational))
+      report.rows.append(.init(metric: "inter-token latency p99 (ms), \(streams)",
+                               ours: runs.ours.flatMap(\.interTokenGaps).percentile(0.99),
+                               reference: runs.reference.flatMap(\.interTokenGaps).percentile(0.99), target: .informational))
+      if let limit = engine[width] {
+        report.rows.append(.init(metric: "aggregate decode tokens/s, \(streams) (vs llama-batched-bench, in process)",
+                                 ours: oursRate.median, reference: limit, target: .atLeast(0.95)))
+      }
+    }
+    let tokens = measured.values.flatMap { $0.ours.map(\.tokens) + $0.reference.map(\.tokens) }
+    report.notes.append("one load generator (Swift, OpenAI Chat Completions streaming with include_usage) for both: "
+      + "\(settings.requestsPerStream) requests per stream back to back, up to \(settings.outputTokens) greedy tokens each, "
+      + "\(settings.rounds) rounds; ratios are medians of per-round ratios; tokens are the servers' own usage counts "
+      + "(\(tokens.min() ?? 0)–\(tokens.max() ?? 0) per width and round)")
+    report.notes.append("hybrid serve --max-concurrent-requests \(slots) --context-size \(settings.contextPerSlot) "
+      + "--threads \(settings.threads); llama-server -np \(slots) -c \(slots * settings.contextPerSlot) -t \(settings.threads) "
+      + "(continuous batching, its default); both on 127.0.0.1, the load generator in this process")
+    if ours.retries.count + reference.retries.count > 0 {
+      report.notes.append("requests sent again after the connection closed before any answer: hybrid serve "
+        + "\(ours.retries.count), llama-server \(reference.retries.count)")
+    }
+    report.notes.append("the two servers apply different chat templates (llama-server: the GGUF's Jinja template with its "
+      + "default system prompt), so their prompts and answers differ slightly; tokens/s is per token either way")
+    return report
+  }
+}
