@@ -52,22 +52,13 @@ public struct GeminiClient: Sendable {
               logger: Logger = Logger(label: "HybridAI.gemini")) {
     self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
     var logger = logger
-    self.baseURL = baseURL ?? Self.environmentBaseURL(logger: logger) ?? Self.defaultBaseURL
+    self.baseURL = baseURL ?? CloudGeneration.baseURL(fromEnvironment: Self.baseURLEnvironmentVariable, logger: logger)
+      ?? Self.defaultBaseURL
     logger[metadataKey: "baseURL"] = "\(self.baseURL.absoluteString)"
     self.logger = logger
     self.configuration = configuration
     self.httpClient = httpClient ?? ManagedHTTPClients.client(
       connectTimeout: configuration.connectTimeout, readTimeout: configuration.readTimeout)
-  }
-
-  private static func environmentBaseURL(logger: Logger) -> URL? {
-    guard let text = ProcessInfo.processInfo.environment[baseURLEnvironmentVariable], !text.isEmpty else { return nil }
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-          url.host != nil else {
-      logger.warning("ignoring invalid \(baseURLEnvironmentVariable)", metadata: ["value": "\(text)"])
-      return nil
-    }
-    return url
   }
 
   // MARK: - Calls

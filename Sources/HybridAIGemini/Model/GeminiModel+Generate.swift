@@ -1,4 +1,5 @@
 import HybridAI
+import HybridAIHTTP
 
 extension GeminiModel {
   /// Answers the last prompt of `request.transcript` over `streamGenerateContent?alt=sse`.
@@ -23,26 +24,10 @@ extension GeminiModel {
   ///
   /// Cancelling the consuming task cancels the HTTP request.
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
-    let task = Task {
-      do {
-        let answer = try await answer(request) { continuation.yield(.textDelta($0)) }
-        if !answer.toolCalls.isEmpty { continuation.yield(.toolCalls(answer.toolCalls)) }
-        continuation.yield(.completed(answer.raw))
-        continuation.finish()
-      } catch {
-        if !(error is CancellationError) {
-          logger.debug("Gemini generation failed", metadata: ["error": "\(error)"])
-        }
-        continuation.finish(throwing: error)
-      }
-    }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
+    CloudGeneration.stream(logger: logger, service: "Gemini") { delta in try await answer(request, delta: delta) }
   }
 
-  private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws
-    -> (toolCalls: [Transcript.ToolCall], raw: RawResponse) {
+  private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws -> CloudGeneration.Answer {
     let wire = GenerateContentRequest(request)
     let clock = ContinuousClock()
     let start = clock.now
