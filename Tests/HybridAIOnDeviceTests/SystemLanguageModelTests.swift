@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 @testable import HybridAIOnDevice
+import HybridAITestSupport
 import Synchronization
 import Testing
 
@@ -173,6 +174,37 @@ struct SystemLanguageModelTests {
     #expect(longWasRunning, "the short answer waited for the whole long one")
     #expect(short.content == shortAlone.content)
     #expect(longText == longAlone.content)
+  }
+
+  @Test("a context freed while a turn waits between tokens (the process stopping) ends that turn with shuttingDown; the next turn works",
+        .timeLimit(.minutes(1)))
+  func contextFreedMidTurn() async throws {
+    _ = try TestModel.requireModel()
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path)
+    let conversation = LlamaConversation(weights: weights, settings: .init(contextSize: 512, batchSize: 64, threads: 2),
+                                         logger: TestLogging.logger("test"))
+    let tokens = try weights.tokenize("<|im_start|>user\nWrite a long story about a dragon.<|im_end|>\n<|im_start|>assistant\n")
+    let (firstText, signalFirstText) = AsyncStream.makeStream(of: Void.self)
+    let turn = Task {
+      defer { signalFirstText.finish() }
+      return try await conversation.respond(
+        to: tokens, options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 200), guidance: nil,
+        modelVersion: "test", requestStarted: .now, cancellation: CancellationFlag(),
+        onEvent: { if case .textDelta = $0 { signalFirstText.yield(()) } })
+    }
+    for await _ in firstText { break }
+    await conversation.freeContext()
+    do {
+      let raw = try await turn.value
+      Issue.record("the turn went on with a freed context: \(raw.usage)")
+    } catch OnDeviceModelError.shuttingDown {
+    } catch {
+      Issue.record("expected shuttingDown, got \(error)")
+    }
+    let next = try await conversation.respond(
+      to: tokens, options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 3), guidance: nil,
+      modelVersion: "test", requestStarted: .now, cancellation: CancellationFlag(), onEvent: { _ in })
+    #expect(next.usage.outputTokens == 3 && next.usage.cachedPromptTokens == 0)
   }
 
   @Test("an unknown named chat template is a typed error")

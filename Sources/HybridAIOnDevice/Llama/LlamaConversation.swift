@@ -76,7 +76,7 @@ actor LlamaConversation: LlamaContextOwner {
       guard let data else { return false }
       return Unmanaged<CancellationFlag>.fromOpaque(data).takeUnretainedValue().isCancelled
     }, Unmanaged.passUnretained(cancellation).toOpaque())
-    defer { llama_set_abort_callback(context, nil, nil) }
+    defer { if self.context == context { llama_set_abort_callback(context, nil, nil) } }   // not if freed meanwhile
 
     // 1. Keep the cached prefix, evaluate the rest.
     let promptStarted = ContinuousClock.now
