@@ -47,6 +47,28 @@ struct BatchedLanguageModelTests {
     }
   }
 
+  @Test("prompt prefix reuse: a later request evaluates only what its sequence does not hold yet; off by default")
+  func promptPrefixReuse() async throws {
+    _ = try TestModel.requireModel()
+    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 2, contextSizePerSequence: 2048, reusesPromptPrefixes: true))
+    let first = try await Answer.collect(model, Self.prompts[0], TestModel.greedy)
+    #expect(first.response.usage.cachedPromptTokens == 0)
+    let again = try await Answer.collect(model, Self.prompts[0], TestModel.greedy)
+    let usage = again.response.usage
+    #expect(usage.cachedPromptTokens == usage.promptTokens - 1, "all but the last prompt token were held")
+    #expect(again.response.timings?.evaluatedPromptTokens == 1)
+    #expect(again.text == first.text)
+    let other = try await Answer.collect(model, Self.prompts[1], TestModel.greedy)
+    let shared = other.response.usage.cachedPromptTokens
+    #expect(shared > 0 && shared < other.response.usage.promptTokens, "only the chat template's start is shared: \(shared)")
+    #expect(other.text == (try await Answer.collect(try batchedModel(), Self.prompts[1], TestModel.greedy)).text)
+
+    let plain = try batchedModel()
+    _ = try await Answer.collect(plain, Self.prompts[0], TestModel.greedy)
+    #expect(try await Answer.collect(plain, Self.prompts[0], TestModel.greedy).response.usage.cachedPromptTokens == 0)
+  }
+
   @Test("backend sampling (tokens picked in llama.cpp's graph) gives the CPU path's greedy text, beside a seeded random request sampled on the CPU")
   func backendSamplingMatchesCPUSampling() async throws {
     let cpuPath = try batchedModel()

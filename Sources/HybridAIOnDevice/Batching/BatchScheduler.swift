@@ -52,6 +52,9 @@ actor BatchScheduler: LlamaContextOwner {
     /// (backend sampling), so their logits never leave the GPU. Grammar, tool and random-sampling
     /// requests keep the CPU path.
     var backendSampling: Bool = false
+    /// Whether finished requests leave their keys and values for a later request with the same
+    /// prompt prefix (see ``BatchedLanguageModel/Configuration/reusesPromptPrefixes``).
+    var reusesPromptPrefixes: Bool = false
   }
 
   /// llama.cpp's limit on sequences per context (`LLAMA_MAX_SEQ`).
@@ -82,6 +85,8 @@ actor BatchScheduler: LlamaContextOwner {
   private var active: [BatchedSequence] = []
   /// Sequence ids not in use, ascending.
   private var freeSequenceIDs: [llama_seq_id]
+  /// The tokens a free sequence still holds from its last request (``Settings/reusesPromptPrefixes``).
+  private var retainedTokens: [llama_seq_id: [llama_token]] = [:]
   /// Whether a task is running steps.
   private var isStepping = false
   /// Set by ``close()``: requests are refused and the context is gone.
@@ -147,6 +152,7 @@ actor BatchScheduler: LlamaContextOwner {
       self.context = nil
     }
     batch = nil
+    retainedTokens.removeAll()
     freeBackendSamplers()
     logger.debug("batch scheduler closed: requests ended, context freed")
   }
@@ -190,6 +196,7 @@ actor BatchScheduler: LlamaContextOwner {
       if decode(batch, of: decoding, in: context) {
         for (sequence, index) in zip(decoding, indices) {
           sequence.position += 1
+          if let token = sequence.nextToken { sequence.evaluatedAnswer.append(token) }
           sequence.nextToken = nil
           advance(sequence, logitsAt: index, in: context)
         }
@@ -313,21 +320,51 @@ actor BatchScheduler: LlamaContextOwner {
         continue
       }
       let sequence: BatchedSequence
+      let (id, reused) = sequenceForRequest(request.promptTokens)
       do {
         try makeContextIfNeeded()
-        // The lowest free id: keeps the ids in use consecutive.
-        sequence = try BatchedSequence(id: freeSequenceIDs[0], request: request, weights: weights)
+        sequence = try BatchedSequence(id: id, request: request, weights: weights)
       } catch {
         request.continuation.finish(throwing: error)
         continue
       }
-      let id = freeSequenceIDs.removeFirst()
+      freeSequenceIDs.removeAll { $0 == id }
+      sequence.position = keepCachedPrefix(of: id, length: reused)
+      sequence.reusedPromptTokens = sequence.position
       if let context { routeSampling(of: sequence, in: context) }
       active.append(sequence)
       logger.debug("sequence started", metadata: [
         "seq": "\(id)", "promptTokens": "\(promptTokens)", "active": "\(active.count)", "waiting": "\(waiting.count)",
       ])
     }
+  }
+
+  /// The free sequence for a prompt and how many of its first tokens that sequence already holds:
+  /// with ``Settings/reusesPromptPrefixes``, the one holding the longest common prefix (leaving at
+  /// least one token to evaluate, whose logits start the answer); otherwise, or when none shares
+  /// anything, the lowest free id, which keeps the ids in use consecutive.
+  private func sequenceForRequest(_ prompt: [llama_token]) -> (llama_seq_id, Int) {
+    var best = (freeSequenceIDs[0], 0)
+    guard settings.reusesPromptPrefixes else { return best }
+    for id in freeSequenceIDs {
+      guard let cached = retainedTokens[id] else { continue }
+      let limit = min(cached.count, prompt.count - 1)
+      var shared = 0
+      while shared < limit, cached[shared] == prompt[shared] { shared += 1 }
+      if shared > best.1 { best = (id, shared) }
+    }
+    return best
+  }
+
+  /// Drops what sequence `id` holds beyond its first `length` tokens; returns how many it keeps
+  /// (0 when llama.cpp cannot cut the sequence there).
+  private func keepCachedPrefix(of id: llama_seq_id, length: Int) -> Int {
+    guard let cached = retainedTokens.removeValue(forKey: id), let context else { return 0 }
+    let memory = llama_get_memory(context)
+    guard length < cached.count else { return length }
+    if llama_memory_seq_rm(memory, id, Int32(length), -1) { return length }
+    llama_memory_seq_rm(memory, id, -1, -1)
+    return 0
   }
 
   /// Samples a sequence's next token from its logits in the batch just decoded, streams its text,
@@ -394,17 +431,18 @@ actor BatchScheduler: LlamaContextOwner {
     let response = RawResponse(
       modelVersion: request.modelVersion,
       source: .onDevice,
-      usage: Usage(promptTokens: request.promptTokens.count, outputTokens: sequence.generated),
+      usage: Usage(promptTokens: request.promptTokens.count, cachedPromptTokens: sequence.reusedPromptTokens,
+                   outputTokens: sequence.generated),
       finishReason: finishReason,
       timings: GenerationTimings(
         promptEvaluation: (sequence.promptEvaluated ?? finished) - sequence.admitted,
         timeToFirstToken: sequence.firstToken.map { $0 - request.requestStarted },
         generation: sequence.firstToken.map { finished - $0 } ?? .zero,
-        evaluatedPromptTokens: request.promptTokens.count,
+        evaluatedPromptTokens: request.promptTokens.count - sequence.reusedPromptTokens,
         generatedTokens: sequence.generated))
     request.continuation.yield(.completed(response))
     request.continuation.finish()
-    release(sequence)
+    release(sequence, keepingCache: settings.reusesPromptPrefixes)
     logger.debug("sequence finished", metadata: [
       "seq": "\(sequence.id)", "promptTokens": "\(request.promptTokens.count)",
       "outputTokens": "\(sequence.generated)", "finishReason": "\(finishReason)",
@@ -420,9 +458,15 @@ actor BatchScheduler: LlamaContextOwner {
     ])
   }
 
-  /// Removes the sequence's tokens from the KV cache and frees its id.
-  private func release(_ sequence: BatchedSequence) {
-    if let context { llama_memory_seq_rm(llama_get_memory(context), sequence.id, -1, -1) }
+  /// Frees the sequence's id and removes its tokens from the KV cache, or, `keepingCache`, leaves
+  /// them there for a later request with the same prefix (only after a normal end: a failed
+  /// decode leaves the cache in an unknown state).
+  private func release(_ sequence: BatchedSequence, keepingCache: Bool = false) {
+    if keepingCache, context != nil {
+      retainedTokens[sequence.id] = sequence.cachedTokens
+    } else if let context {
+      llama_memory_seq_rm(llama_get_memory(context), sequence.id, -1, -1)
+    }
     active.removeAll { $0 === sequence }
     freeSequenceIDs.insert(sequence.id, at: freeSequenceIDs.firstIndex { $0 > sequence.id } ?? freeSequenceIDs.endIndex)
   }

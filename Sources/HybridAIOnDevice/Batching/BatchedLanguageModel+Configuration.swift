@@ -27,11 +27,20 @@ extension BatchedLanguageModel {
     /// their logits never leave the device; `nil` (the default): when the model sits on a GPU.
     /// Answers are the same either way (both take the most likely token).
     public var backendSampling: Bool?
+    /// Whether a finished request's keys and values stay in its sequence, so that a later request
+    /// whose prompt starts the same way (a shared system prompt, the earlier turns of a
+    /// conversation) evaluates only the rest (reported as ``HybridAI/Usage/cachedPromptTokens``).
+    /// A request then takes the free sequence holding the longest common prefix, not the lowest
+    /// free id. Off by default: an answer computed on a reused prefix can round differently from
+    /// one computed afresh, so greedy text may then depend on what ran before (`hybrid serve`
+    /// turns it on).
+    public var reusesPromptPrefixes: Bool
 
     /// A configuration; every value is clamped to at least 1.
     public init(maxConcurrentSequences: Int = 8, contextSizePerSequence: Int = 4096, batchSize: Int = 512,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil,
-                gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil) {
+                gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil,
+                reusesPromptPrefixes: Bool = false) {
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)
@@ -40,6 +49,7 @@ extension BatchedLanguageModel {
       self.gpuLayers = gpuLayers
       self.device = device
       self.backendSampling = backendSampling
+      self.reusesPromptPrefixes = reusesPromptPrefixes
     }
   }
 }

@@ -160,7 +160,8 @@ public final class BatchedLanguageModel: LanguageModel {
     return BatchScheduler.Settings(
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
       batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads),
-      backendSampling: configuration.backendSampling ?? weights.placement.usesGPU)
+      backendSampling: configuration.backendSampling ?? weights.placement.usesGPU,
+      reusesPromptPrefixes: configuration.reusesPromptPrefixes)
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {

@@ -24,6 +24,10 @@ final class BatchedSequence {
   var position = 0
   /// The sampled token to evaluate in the next step, once the prompt is done.
   var nextToken: llama_token?
+  /// Answer tokens evaluated into the KV cache (after the prompt), in order.
+  var evaluatedAnswer: [llama_token] = []
+  /// Prompt tokens found in the sequence's cache from an earlier request (not evaluated again).
+  var reusedPromptTokens = 0
   /// Answer tokens generated so far.
   var generated = 0
 
@@ -40,6 +44,9 @@ final class BatchedSequence {
     limit = request.options.maximumResponseTokens ?? Int.max
     admitted = .now
   }
+
+  /// The tokens whose keys and values the sequence holds, in order.
+  var cachedTokens: [llama_token] { Array(request.promptTokens.prefix(min(position, request.promptTokens.count))) + evaluatedAnswer }
 
   /// Whether prompt tokens are still to be evaluated.
   var isEvaluatingPrompt: Bool { position < request.promptTokens.count }

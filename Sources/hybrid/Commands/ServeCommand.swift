@@ -42,6 +42,11 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .long, help: "Context window per request, in tokens.")
   var contextSize = 4096
 
+  @Flag(name: .long, help: ArgumentHelp(
+    "Clear a request's keys and values when it ends.",
+    discussion: "By default a finished request's cache stays in its sequence, so a later request with the same prompt prefix (system prompt, earlier turns) evaluates only the rest; greedy answers may then round differently than computed afresh."))
+  var noPromptCache = false
+
   @Option(name: .long, help: "CPU threads (default: all cores).")
   var threads: Int?
 
@@ -97,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
       var configuration = BatchedLanguageModel.Configuration()
       configuration.maxConcurrentSequences = maxConcurrentRequests
       configuration.contextSizePerSequence = contextSize
+      configuration.reusesPromptPrefixes = !noPromptCache
       if let threads { configuration.threads = threads }
       configuration.gpuLayers = offload.gpuLayers
       configuration.device = offload.device
