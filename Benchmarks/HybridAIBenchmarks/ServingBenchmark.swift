@@ -63,12 +63,6 @@ public struct ServingBenchmark: Sendable {
     let ours = OpenAIStreamLoad(apiRoot: hybrid.baseURL.appendingPathComponent("v1beta/openai"), model: "bench",
                                 outputTokens: settings.outputTokens)
     let reference = OpenAIStreamLoad(apiRoot: llama.apiRoot, model: "bench", outputTokens: settings.outputTokens)
-    defer {
-      Task {
-        await ours.shutdown()
-        await reference.shutdown()
-      }
-    }
 
     var measured: [Int: (ours: [OpenAIStreamLoad.Result], reference: [OpenAIStreamLoad.Result])] = [:]
     do {
@@ -86,12 +80,10 @@ public struct ServingBenchmark: Sendable {
         }
       }
     } catch {
-      await hybrid.stop()
-      await llama.stop()
+      await stop(hybrid, llama, loads: [ours, reference])
       throw error
     }
-    await hybrid.stop()
-    await llama.stop()
+    await stop(hybrid, llama, loads: [ours, reference])
 
     var engine: [Int: Double] = [:]
     if let path = settings.batchedBenchPath {
@@ -138,5 +130,12 @@ public struct ServingBenchmark: Sendable {
     report.notes.append("the two servers apply different chat templates (llama-server: the GGUF's Jinja template with its "
       + "default system prompt), so their prompts and answers differ slightly; tokens/s is per token either way")
     return report
+  }
+
+  /// Stops both servers and the load generators' HTTP clients.
+  private func stop(_ hybrid: ServerProcess, _ llama: LlamaServerReference.Running, loads: [OpenAIStreamLoad]) async {
+    await hybrid.stop()
+    await llama.stop()
+    for load in loads { await load.shutdown() }
   }
 }
