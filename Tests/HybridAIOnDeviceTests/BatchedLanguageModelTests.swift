@@ -47,6 +47,20 @@ struct BatchedLanguageModelTests {
     }
   }
 
+  @Test("prewarm loads the weights and makes the context before any request; a missing file is its typed error")
+  func prewarm() async throws {
+    let model = try batchedModel(sequences: 2)
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement())
+    #expect(try await !model.scheduler(for: weights).hasContext)
+    try await model.prewarm()
+    #expect(try await model.scheduler(for: weights).hasContext)
+    #expect(try await model.scheduler(for: weights).load == (0, 0))
+    #expect(!(try await Answer.collect(model, Self.prompts[0], TestModel.greedy)).text.isEmpty)
+
+    let missing = BatchedLanguageModel(modelPath: "/nonexistent/model.gguf")
+    await #expect(throws: OnDeviceModelError.self) { try await missing.prewarm() }
+  }
+
   @Test("prompt prefix reuse: a later request evaluates only what its sequence does not hold yet; off by default")
   func promptPrefixReuse() async throws {
     _ = try TestModel.requireModel()

@@ -165,6 +165,9 @@ actor BatchScheduler: LlamaContextOwner {
   /// Sequence ids whose tokens llama.cpp now picks in its graph, for tests and diagnostics.
   var backendSampledSequences: Set<llama_seq_id> { attachedSamplers }
 
+  /// Whether the llama.cpp context exists (made by the first request), for tests and diagnostics.
+  var hasContext: Bool { context != nil }
+
   /// Requests being served and waiting, for tests and diagnostics.
   var load: (active: Int, waiting: Int) { (active.count, waiting.count) }
 

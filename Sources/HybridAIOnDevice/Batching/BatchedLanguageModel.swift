@@ -117,6 +117,15 @@ public final class BatchedLanguageModel: LanguageModel {
     return stream
   }
 
+  /// Loads the weights, creates the batched context and runs one one-token answer through it, so
+  /// that the first real request does not pay for any of it (a server calls this before it says
+  /// it is ready). Throws what that request would throw (a missing file, no chat template, …).
+  public func prewarm() async throws {
+    let request = GenerationRequest(transcript: Transcript(entries: [.prompt(Transcript.Prompt(text: "Hi"))]),
+                                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 1))
+    for try await _ in generate(request) {}
+  }
+
   /// The number of tokens of `transcript` rendered with the chat template: the prompt tokens a
   /// request with this transcript (and no tools) reports in ``Usage/promptTokens``.
   public func tokenCount(for transcript: Transcript) async throws -> Int {

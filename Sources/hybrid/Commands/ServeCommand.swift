@@ -111,7 +111,16 @@ struct ServeCommand: AsyncParsableCommand {
         Terminal.status("error: model \(name) (\(path)) is \(batched.availability): \(batched.availabilityDetail ?? "")")
         throw ExitCode.failure
       }
-      Terminal.status("hybrid serve: model \(name) on \(placement)")
+      // Weights, context and one token now, so the first request is as fast as the others.
+      let warming = ContinuousClock.now
+      do {
+        try await batched.prewarm()
+      } catch {
+        Terminal.status("error: model \(name) (\(path)) cannot answer: \(error)")
+        throw ExitCode.failure
+      }
+      let warmed = ContinuousClock.now - warming
+      Terminal.status("hybrid serve: model \(name) on \(placement), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
       models.append(ServedModel(name: name, batched: batched))
       batchedModels.append(batched)
     }
