@@ -199,7 +199,7 @@ actor BatchScheduler: LlamaContextOwner {
       if decode(batch, of: decoding, in: context) {
         for (sequence, index) in zip(decoding, indices) {
           sequence.position += 1
-          if let token = sequence.nextToken { sequence.evaluatedAnswer.append(token) }
+          if settings.reusesPromptPrefixes, let token = sequence.nextToken { sequence.evaluatedAnswer.append(token) }
           sequence.nextToken = nil
           advance(sequence, logitsAt: index, in: context)
         }

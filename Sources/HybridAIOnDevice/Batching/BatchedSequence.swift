@@ -24,7 +24,8 @@ final class BatchedSequence {
   var position = 0
   /// The sampled token to evaluate in the next step, once the prompt is done.
   var nextToken: llama_token?
-  /// Answer tokens evaluated into the KV cache (after the prompt), in order.
+  /// Answer tokens evaluated into the KV cache (after the prompt), in order; kept only when the
+  /// scheduler reuses prompt prefixes (the one reader, at release).
   var evaluatedAnswer: [llama_token] = []
   /// Prompt tokens found in the sequence's cache from an earlier request (not evaluated again).
   var reusedPromptTokens = 0
