@@ -183,17 +183,28 @@ public struct SystemLanguageModel: LanguageModel {
   /// Throws ``OffloadError`` when the configuration asks for what this machine lacks, and
   /// ``OnDeviceModelError`` when the file is missing or not a GGUF model.
   public func placement() throws -> ModelPlacement {
+    try placement(of: modelPath, shape: fileShape())
+  }
+
+  /// The model file's header (cached per file): what its weights look like, without loading them.
+  /// Throws ``OnDeviceModelError`` when the file is missing, not downloaded yet, or not a GGUF model.
+  func fileShape() throws -> GGUFModelShape {
     let modelPath = self.modelPath
+    if modelPath.isEmpty, let source = modelFile { throw OnDeviceModelError.modelNotDownloaded(name: source.name) }
     switch GGUFFileCheck.check(modelPath) {
     case nil: throw OnDeviceModelError.modelFileMissing(path: modelPath)
     case .invalid(let reason): throw OnDeviceModelError.invalidModelFile(path: modelPath, reason: reason)
-    case .valid(let shape): return try placement(of: modelPath, shape: shape)
+    case .valid(let shape): return shape
     }
   }
 
+  /// `configured` tokens, capped at the model's training context when the file states one.
+  static func cappedContextSize(_ configured: Int, trainingContextLength: Int) -> Int {
+    trainingContextLength > 0 ? min(configured, trainingContextLength) : configured
+  }
+
   private func placement(of modelPath: String, shape: GGUFModelShape) throws(OffloadError) -> ModelPlacement {
-    let contextTokens = shape.trainingContextLength > 0
-      ? min(configuration.contextSize, shape.trainingContextLength) : configuration.contextSize
+    let contextTokens = Self.cappedContextSize(configuration.contextSize, trainingContextLength: shape.trainingContextLength)
     return try PlacementCache.shared.placement(
       of: modelPath, shape: shape, contextTokens: contextTokens, request: configuration.gpuLayers,
       deviceName: configuration.device)
@@ -309,11 +320,11 @@ public struct SystemLanguageModel: LanguageModel {
   }
 
   private func effectiveContextSize(_ weights: LlamaModelWeights) -> Int {
-    weights.trainingContextLength > 0 ? min(configuration.contextSize, weights.trainingContextLength) : configuration.contextSize
+    Self.cappedContextSize(configuration.contextSize, trainingContextLength: weights.trainingContextLength)
   }
 
   /// The session's conversation (context + KV cache) for these weights and settings.
-  private func conversation(for weights: LlamaModelWeights, in store: ModelStateStore) -> LlamaConversation {
+  func conversation(for weights: LlamaModelWeights, in store: ModelStateStore) -> LlamaConversation {
     let settings = LlamaConversation.Settings(
       contextSize: effectiveContextSize(weights), batchSize: configuration.batchSize, threads: configuration.threads)
     let key = "llama:\(ObjectIdentifier(weights).hashValue):\(settings.hashValue)"

@@ -38,12 +38,47 @@ public protocol LanguageModel: Sendable {
   /// The stream yields zero or more ``GenerationEvent/textDelta(_:)`` events and ends with exactly
   /// one ``GenerationEvent/completed(_:)`` event, or throws.
   func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error>
+
+  /// Tokens the model's context window holds: the prompt and the answer together. On device the
+  /// configured size (capped at the model's training context); for a cloud model the service's
+  /// input limit. Throws ``GenerationError/unsupportedCapability(_:)`` when the model cannot tell
+  /// (the default).
+  var contextSize: Int { get async throws }
+
+  /// The prompt tokens `request` takes as the model reads it: instructions, tool declarations,
+  /// history and the last prompt — what the answer reports in ``Usage/promptTokens``. A response
+  /// schema adds none on device (it constrains decoding). Throws
+  /// ``GenerationError/unsupportedCapability(_:)`` when the model cannot count (the default).
+  func tokenCount(for request: GenerationRequest) async throws -> Int
+
+  /// Makes the next request that starts like `request` answer sooner: loads the weights and fills
+  /// the cache with `request`'s prompt on device; checks the model and opens the connection in the
+  /// cloud. Throws the typed error a request would (an unavailable model, a missing file, …). The
+  /// default checks ``readiness(for:)`` only.
+  func prewarm(_ request: GenerationRequest) async throws
 }
 
 extension LanguageModel {
   public var availabilityDetail: String? { nil }
 
   public func prepareAssets() {}
+
+  public var contextSize: Int {
+    get async throws { throw GenerationError.unsupportedCapability("\(modelIdentifier) does not report its context size") }
+  }
+
+  public func tokenCount(for request: GenerationRequest) async throws -> Int {
+    throw GenerationError.unsupportedCapability("\(modelIdentifier) cannot count tokens")
+  }
+
+  public func prewarm(_ request: GenerationRequest) async throws {
+    try await checkReadiness(for: request)
+  }
+
+  /// Throws the typed error for a model that is not ready for `request` (see ``readiness(for:)``).
+  public func checkReadiness(for request: GenerationRequest) async throws {
+    if let error = await readiness(for: request).error(modelIdentifier: modelIdentifier) { throw error }
+  }
 
   /// `true` when ``availability`` is ``ModelAvailability/available``.
   public var isAvailable: Bool { availability == .available }

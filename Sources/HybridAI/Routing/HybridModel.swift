@@ -64,6 +64,22 @@ public struct HybridModel: LanguageModel {
     secondary.prepareAssets()
   }
 
+  /// The context size of the model that answers when nothing else decides: the primary when it is
+  /// available, else the secondary.
+  public var contextSize: Int {
+    get async throws { try await (primary.isAvailable ? primary : secondary).contextSize }
+  }
+
+  /// The count of the model that would answer `request` now (see ``supports(_:)``).
+  public func tokenCount(for request: GenerationRequest) async throws -> Int {
+    try await answeringModel(for: request).tokenCount(for: request)
+  }
+
+  /// Warms the model that would answer `request` now.
+  public func prewarm(_ request: GenerationRequest) async throws {
+    try await answeringModel(for: request).prewarm(request)
+  }
+
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
     let task = Task {
@@ -83,6 +99,11 @@ public struct HybridModel: LanguageModel {
   }
 
   // MARK: - Routing
+
+  /// The primary when it is ready for `request`, else the secondary.
+  private func answeringModel(for request: GenerationRequest) async -> any LanguageModel {
+    await primary.readiness(for: request) == .ready ? primary : secondary
+  }
 
   /// Why the primary cannot take this request at all, or `nil` when it can.
   private func reasonToSkipPrimary(for request: GenerationRequest) async -> FallbackReason? {

@@ -8,6 +8,8 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
   case exceededContextWindowSize(promptTokens: Int, contextSize: Int)
   /// The model cannot serve this request.
   case unsupportedRequest(UnsupportedReason)
+  /// The model cannot do what was asked of it at all (count tokens, report its context size, …), in words.
+  case unsupportedCapability(String)
   /// The model's answer stream ended without completing.
   case incompleteResponse(modelVersion: String)
   /// A structured answer did not decode or did not follow the schema; `rawContent` is the model's text.
@@ -38,6 +40,8 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
       "the prompt needs \(prompt) tokens but the model's context window holds \(context)"
     case .unsupportedRequest(let reason):
       "the model cannot serve this request: \(reason)"
+    case .unsupportedCapability(let what):
+      "unsupported: \(what)"
     case .incompleteResponse(let model):
       "\(model) ended its answer without completing it"
     case .invalidStructuredOutput(let raw, let reason):

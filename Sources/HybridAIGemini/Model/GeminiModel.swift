@@ -34,6 +34,7 @@ public struct GeminiModel: LanguageModel {
   public let client: GeminiClient
 
   let logger: Logger
+  let modelInfoCache = GeminiModelInfoCache()
 
   /// A Gemini model.
   ///

@@ -117,19 +117,31 @@ public final class BatchedLanguageModel: LanguageModel {
     return stream
   }
 
-  /// Loads the weights, creates the batched context and runs one one-token answer through it, so
-  /// that the first real request does not pay for any of it (a server calls this before it says
-  /// it is ready). Throws what that request would throw (a missing file, no chat template, …).
-  public func prewarm() async throws {
-    let request = GenerationRequest(transcript: Transcript(entries: [.prompt(Transcript.Prompt(text: "Hi"))]),
-                                    options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 1))
+  /// Loads the weights, creates the batched context and runs a one-token answer to `request`
+  /// through it, so that the first real request does not pay for any of it (a server calls this
+  /// before it says it is ready). With ``Configuration/reusesPromptPrefixes`` the prompt stays
+  /// cached for the requests that start with it. Throws what that request would throw (a missing
+  /// file, no chat template, a prompt that does not fit, …).
+  public func prewarm(_ request: GenerationRequest) async throws {
+    var request = request
+    request.options.sampling = .greedy
+    request.options.maximumResponseTokens = 1
     for try await _ in generate(request) {}
   }
 
-  /// The number of tokens of `transcript` rendered with the chat template: the prompt tokens a
-  /// request with this transcript (and no tools) reports in ``Usage/promptTokens``.
-  public func tokenCount(for transcript: Transcript) async throws -> Int {
-    try await tokenCount(for: GenerationRequest(transcript: transcript, options: GenerationOptions()))
+  /// ``prewarm(_:)`` with a one-word prompt: loads everything a request needs.
+  public func prewarm() async throws {
+    try await prewarm(GenerationRequest(transcript: Transcript(entries: [.prompt(Transcript.Prompt(text: "Hi"))]),
+                                        options: GenerationOptions()))
+  }
+
+  /// Tokens one request may hold, prompt and answer: ``Configuration/contextSizePerSequence``,
+  /// capped at the model's training context.
+  public var contextSize: Int {
+    get async throws {
+      SystemLanguageModel.cappedContextSize(configuration.contextSizePerSequence,
+                                            trainingContextLength: try singleSession.fileShape().trainingContextLength)
+    }
   }
 
   /// The prompt tokens `request` would report in ``Usage/promptTokens``: its transcript rendered
@@ -174,7 +186,7 @@ public final class BatchedLanguageModel: LanguageModel {
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {
-    let configured = configuration.contextSizePerSequence
-    return weights.trainingContextLength > 0 ? min(configured, weights.trainingContextLength) : configured
+    SystemLanguageModel.cappedContextSize(configuration.contextSizePerSequence,
+                                          trainingContextLength: weights.trainingContextLength)
   }
 }

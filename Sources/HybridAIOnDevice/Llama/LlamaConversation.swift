@@ -124,6 +124,25 @@ actor LlamaConversation: LlamaContextOwner {
         generatedTokens: generated))
   }
 
+  /// Evaluates `promptTokens` into the cache without answering (a prewarm): the next turn whose
+  /// prompt starts with them evaluates only the rest. Makes the context when there is none.
+  func prefill(_ promptTokens: [llama_token], cancellation: CancellationFlag) async throws {
+    guard promptTokens.count < settings.contextSize else {
+      throw GenerationError.exceededContextWindowSize(promptTokens: promptTokens.count, contextSize: settings.contextSize)
+    }
+    await beginTurn()
+    defer { endTurn() }
+    if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+    let context = try makeContextIfNeeded()
+    guard !promptTokens.isEmpty else { return }
+    let started = ContinuousClock.now
+    let reused = reuseCachedPrefix(of: promptTokens, in: context)
+    try await evaluate(promptTokens[reused...], in: context, cancellation: cancellation)
+    logger.debug("prefilled the cache", metadata: [
+      "tokens": "\(promptTokens.count)", "reused": "\(reused)", "seconds": "\((ContinuousClock.now - started).seconds)",
+    ])
+  }
+
   // MARK: - Context and cache
 
   private func makeContextIfNeeded() throws -> OpaquePointer {

@@ -70,3 +70,14 @@ public struct OpenAIModel: LanguageModel {
   /// Supported: every transcript HybridAI holds today (text, tools, structured output) can be sent.
   public func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
 }
+
+extension OpenAIModel {
+  /// Checks that the server offers the model (`GET models/{name}`, which also opens the
+  /// connection). Throws ``OpenAIError`` as a request would: an unknown model, a rejected key, an
+  /// unreachable server. (The Chat Completions API has no token counting and states no context
+  /// size: ``HybridAI/LanguageModel/tokenCount(for:)`` and ``HybridAI/LanguageModel/contextSize``
+  /// throw ``HybridAI/GenerationError/unsupportedCapability(_:)``.)
+  public func prewarm(_ request: GenerationRequest) async throws {
+    _ = try await client.model(id: name)
+  }
+}

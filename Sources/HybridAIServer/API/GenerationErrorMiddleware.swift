@@ -29,6 +29,8 @@ extension GoogleAPIError {
       return .invalidArgument("The input token count (\(prompt)) exceeds the maximum number of tokens allowed (\(context)).")
     case GenerationError.unsupportedRequest(let reason):
       return .invalidArgument("Unsupported request: \(reason).")
+    case GenerationError.unsupportedCapability(let what):
+      return .invalidArgument("Unsupported: \(what).")
     case GenerationError.modelUnavailable(let reason, let detail):
       return .unavailable("The model is unavailable: \(reason) (\(detail)).")
     case OnDeviceModelError.shuttingDown:

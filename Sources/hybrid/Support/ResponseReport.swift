@@ -175,6 +175,7 @@ struct ErrorReport: Encodable {
     case .modelUnavailable(let reason, _): "modelUnavailable.\(reason.rawValue)"
     case .exceededContextWindowSize: "exceededContextWindowSize"
     case .unsupportedRequest: "unsupportedRequest"
+    case .unsupportedCapability: "unsupportedCapability"
     case .incompleteResponse: "incompleteResponse"
     case .invalidStructuredOutput: "invalidStructuredOutput"
     case .unknownTool: "unknownTool"

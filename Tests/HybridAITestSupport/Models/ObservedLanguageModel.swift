@@ -32,6 +32,9 @@ public final class ObservedLanguageModel<Base: LanguageModel>: LanguageModel {
   public var availabilityDetail: String? { base.availabilityDetail }
   public func supports(_ request: GenerationRequest) async -> RequestSupport { await base.supports(request) }
   public func prepareAssets() { base.prepareAssets() }
+  public var contextSize: Int { get async throws { try await base.contextSize } }
+  public func tokenCount(for request: GenerationRequest) async throws -> Int { try await base.tokenCount(for: request) }
+  public func prewarm(_ request: GenerationRequest) async throws { try await base.prewarm(request) }
 
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
     let index = observed.withLock {
