@@ -9,6 +9,10 @@ extension GenerativeModelSession {
     var rawResponse: RawResponse
     /// The artifacts the tools stored, with their file URLs.
     var artifacts: [ArtifactReference]
+    /// The history the turn answered from when the context policy compacted it (it replaces the
+    /// session's transcript before ``entries`` are added), and what was done.
+    var compactedHistory: Transcript? = nil
+    var compaction: ContextCompaction? = nil
   }
 
   /// Where a turn reports what happens while it runs. `text` gets each delta and the round's text
@@ -27,6 +31,9 @@ extension GenerativeModelSession {
                events: TurnEvents) async throws -> Turn {
     var transcript = history
     transcript.append(.prompt(promptEntry))
+    let (fitted, compaction) = try await fitToContext(transcript, options: promptEntry.options,
+                                                      format: promptEntry.responseFormat)
+    transcript = fitted
     var entries: [Transcript.Entry] = [.prompt(promptEntry)]
     var totalUsage = Usage(promptTokens: 0, outputTokens: 0)
     var rounds = 0
@@ -52,7 +59,9 @@ extension GenerativeModelSession {
           "outputTokens": "\(totalUsage.outputTokens)", "finishReason": "\(raw.finishReason)",
           "toolRounds": "\(rounds)", "seconds": "\((ContinuousClock.now - started).seconds)",
         ])
-        return Turn(text: round.text, entries: entries, rawResponse: raw, artifacts: artifacts)
+        return Turn(text: round.text, entries: entries, rawResponse: raw, artifacts: artifacts,
+                    compactedHistory: compaction.map { _ in Transcript(entries: fitted.entries.dropLast()) },
+                    compaction: compaction)
       }
 
       rounds += 1

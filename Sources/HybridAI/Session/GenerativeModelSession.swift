@@ -34,6 +34,8 @@ public final class GenerativeModelSession: Sendable {
   public let tools: [any Tool]
   /// How the tool loop runs.
   public let toolPolicy: ToolExecutionPolicy
+  /// What happens when the conversation no longer fits the model's context window.
+  public let contextPolicy: ContextPolicy
 
   struct State {
     var transcript: Transcript
@@ -52,26 +54,32 @@ public final class GenerativeModelSession: Sendable {
   ///   temporary directory (`<temporary directory>/HybridAI-artifacts/<session id>`) when the
   ///   first artifact arrives. That directory is not removed with the session — the file URLs in
   ///   responses stay valid — but the system may clean it up at any time.
+  /// - Parameter contextPolicy: What to do when the conversation outgrows the model's context
+  ///   window: throw (the default), drop the oldest turns, or summarize them (see ``ContextPolicy``).
   public convenience init(model: some LanguageModel, tools: [any Tool] = [], instructions: String? = nil,
-                          toolPolicy: ToolExecutionPolicy = .default, artifactStore: ArtifactStore? = nil) {
+                          toolPolicy: ToolExecutionPolicy = .default, contextPolicy: ContextPolicy = .fail,
+                          artifactStore: ArtifactStore? = nil) {
     var transcript = Transcript()
     let instructions = instructions ?? ""
     if !instructions.isEmpty || !tools.isEmpty {
       transcript.append(.instructions(Transcript.Instructions(text: instructions, toolDefinitions: tools.map(\.definition))))
     }
-    self.init(model: model, tools: tools, transcript: transcript, toolPolicy: toolPolicy, artifactStore: artifactStore)
+    self.init(model: model, tools: tools, transcript: transcript, toolPolicy: toolPolicy, contextPolicy: contextPolicy,
+              artifactStore: artifactStore)
   }
 
   /// A session that continues the conversation recorded in `transcript` (give it the same tools
   /// to continue a conversation that used them, and the store holding its artifacts).
   ///
   /// - Parameter artifactStore: Where tools' artifacts are kept; `nil` (the default) makes a
-  ///   temporary store on the first artifact, as in ``init(model:tools:instructions:toolPolicy:artifactStore:)``.
+  ///   temporary store on the first artifact, as in ``init(model:tools:instructions:toolPolicy:contextPolicy:artifactStore:)``.
   public init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript,
-              toolPolicy: ToolExecutionPolicy = .default, artifactStore: ArtifactStore? = nil) {
+              toolPolicy: ToolExecutionPolicy = .default, contextPolicy: ContextPolicy = .fail,
+              artifactStore: ArtifactStore? = nil) {
     self.model = model
     self.tools = tools
     self.toolPolicy = toolPolicy
+    self.contextPolicy = contextPolicy
     self.state = Mutex(State(transcript: transcript))
     let sessionID = UUID().uuidString.lowercased()
     self.artifactStorage = ArtifactStorage(store: artifactStore, sessionID: sessionID)
@@ -197,9 +205,13 @@ public final class GenerativeModelSession: Sendable {
       let turn = try await runTurn(promptEntry, history: history, artifacts: turnArtifacts, events: events)
       let links = ArtifactLinks(turnArtifacts: turn.artifacts, store: artifactStorage.current)
       let content = try decoding.final(turn.text, links)
-      state.withLock { $0.transcript.append(contentsOf: turn.entries) }
+      state.withLock { state in
+        if let compacted = turn.compactedHistory { state.transcript = compacted }
+        state.transcript.append(contentsOf: turn.entries)
+      }
       outcome = .success(Response(content: content, rawContent: turn.text, transcriptEntries: turn.entries,
-                                  rawResponse: turn.rawResponse, artifacts: turn.artifacts))
+                                  rawResponse: turn.rawResponse, artifacts: turn.artifacts,
+                                  contextCompaction: turn.compaction))
     } catch {
       // The turn's entries are not committed: its artifacts would be referenced by nothing.
       turnArtifacts.removeAll()

@@ -12,6 +12,9 @@ extension GenerativeModelSession {
     /// The artifacts the tools made during this turn, in the order they were made, each with the
     /// local file URL where the session's ``GenerativeModelSession/artifactStore`` keeps it.
     public let artifacts: [ArtifactReference]
+    /// What the session's ``ContextPolicy`` did to fit the conversation before this answer, or
+    /// `nil` when it fitted as it was.
+    public let contextCompaction: ContextCompaction?
 
     /// Token counts of this turn.
     public var usage: Usage { rawResponse.usage }
@@ -19,12 +22,13 @@ extension GenerativeModelSession {
     public var finishReason: FinishReason { rawResponse.finishReason }
 
     public init(content: Content, rawContent: String, transcriptEntries: [Transcript.Entry], rawResponse: RawResponse,
-                artifacts: [ArtifactReference] = []) {
+                artifacts: [ArtifactReference] = [], contextCompaction: ContextCompaction? = nil) {
       self.content = content
       self.rawContent = rawContent
       self.transcriptEntries = transcriptEntries
       self.rawResponse = rawResponse
       self.artifacts = artifacts
+      self.contextCompaction = contextCompaction
     }
   }
 }
