@@ -5,7 +5,7 @@ import Logging
 /// A model the server offers under a name, e.g. `models/smollm2`.
 public struct ServedModel: Sendable {
   /// The name in URLs (`/v1beta/models/{name}:generateContent`), without `models/`.
-  public let name: String
+  public private(set) var name: String
   /// The model that answers.
   public let model: any LanguageModel
   /// Counts the prompt tokens of a request (its transcript and tool declarations), for `:countTokens`.
@@ -15,6 +15,10 @@ public struct ServedModel: Sendable {
   /// The most tokens an answer may have.
   public let outputTokenLimit: Int
 
+  /// The `modelVersion` reported to clients: the served name (an alias reports its model's), so
+  /// answers say which server model replied.
+  public let modelVersion: String
+
   public init(name: String, model: any LanguageModel, inputTokenLimit: Int, outputTokenLimit: Int,
               countTokens: @escaping @Sendable (GenerationRequest) async throws -> Int) {
     self.name = name
@@ -22,6 +26,15 @@ public struct ServedModel: Sendable {
     self.inputTokenLimit = inputTokenLimit
     self.outputTokenLimit = outputTokenLimit
     self.countTokens = countTokens
+    self.modelVersion = name
+  }
+
+  /// This model under another name as well, e.g. `gemini-2.5-flash`, so apps written for that name
+  /// run unchanged; its answers report this model's ``modelVersion``.
+  public func alias(_ alias: String) -> ServedModel {
+    var copy = self
+    copy.name = alias
+    return copy
   }
 
   /// A GGUF model served with continuous batching: concurrent requests decode together.
@@ -31,9 +44,6 @@ public struct ServedModel: Sendable {
               outputTokenLimit: model.configuration.contextSizePerSequence,
               countTokens: { try await model.tokenCount(for: $0) })
   }
-
-  /// The `modelVersion` reported to clients: the served name, so answers say which server model replied.
-  var modelVersion: String { name }
 
   /// The model's whole answer to `request`: its text, its tool calls and its completion (`nil`
   /// when the stream ended without one).

@@ -87,7 +87,7 @@ struct HybridCommandTests {
   @Test("--mode against a `hybrid serve`: the cloud answers; after SIGTERM the server exits cleanly and prefer-cloud falls back")
   func modesAgainstServe() async throws {
     let server = try await ServerProcess(executable: Self.executable, arguments: [
-      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", Self.scratchRegistry()])
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--alias", "gemini-2.5-flash=smollm2", "--data", Self.scratchRegistry()])
     let url = server.baseURL.absoluteString
     let cloudArguments = ["--cloud-url", url, "--cloud-model", "smollm2", "--greedy", "--max-tokens", "6", "--json"]
 
@@ -99,6 +99,22 @@ struct HybridCommandTests {
 
     let onDevice = try await run(["generate", "--prompt", "Hi", "--mode", "prefer-on-device"] + cloudArguments)
     #expect(try json(onDevice.stdout)["source"] as? String == "on-device")
+
+    // Without --cloud-model the server's first model answers; an alias answers as its model.
+    for (api, extra) in [("gemini", [String]()), ("openai", ["--cloud-api", "openai"])] {
+      let base = api == "gemini" ? url : url + "/v1beta/openai"
+      let unnamed = try await run(["generate", "--prompt", "Hi", "--mode", "cloud", "--cloud-url", base, "--greedy",
+                                   "--max-tokens", "6", "--json"] + extra)
+      #expect(unnamed.status == 0, "\(api): \(unnamed.stderr)")
+      let unnamedJSON = try json(unnamed.stdout)
+      #expect(unnamedJSON["modelVersion"] as? String == "smollm2", "\(api)")
+      #expect(unnamedJSON["text"] as? String == cloudJSON["text"] as? String, "\(api)")
+    }
+    let aliased = try await run(["generate", "--prompt", "Hi", "--mode", "cloud", "--cloud-url", url, "--cloud-model",
+                                 "gemini-2.5-flash", "--greedy", "--max-tokens", "6", "--json"])
+    #expect(aliased.status == 0, "\(aliased.stderr)")
+    #expect(try json(aliased.stdout)["modelVersion"] as? String == "smollm2")
+    #expect(try json(aliased.stdout)["text"] as? String == cloudJSON["text"] as? String)
 
     // The same server through its OpenAI API: the same greedy answer.
     let openAIArguments = ["--cloud-api", "openai", "--cloud-url", url + "/v1beta/openai", "--cloud-model", "smollm2",
@@ -141,11 +157,18 @@ struct HybridCommandTests {
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--model", "bad name=/x.gguf"]) }
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--port", "70000"]) }
     #expect((try? ServeCommand.parse(["--model", "/models/My Model.Q4.gguf"]).modelSpecs().first?.0) == "my-model.q4")
+    #expect(throws: (any Error).self) { try ServeCommand.parse(["--alias", "gemini-2.5-flash=nope"]) }
+    #expect(throws: (any Error).self) { try ServeCommand.parse(["--alias", "smollm2=smollm2"]) }
+    #expect(throws: (any Error).self) { try ServeCommand.parse(["--alias", "no equals"]) }
+    let aliases = try? ServeCommand.parse(["--alias", "models/gemini-2.5-flash=smollm2"]).aliasSpecs(servedNames: ["smollm2"])
+    #expect(aliases?.first?.0 == "gemini-2.5-flash" && aliases?.first?.1 == "smollm2")
   }
 
-  @Test("--cloud-api openai needs the served model's name; a bad --cloud-api is rejected")
+  @Test("--cloud-api openai needs the server or the served model's name; a bad --cloud-api is rejected")
   func openAICloudNeedsAModelName() {
     #expect(throws: (any Error).self) { try GenerateCommand.parse(["--prompt", "x", "--mode", "cloud", "--cloud-api", "openai"]) }
+    #expect((try? GenerateCommand.parse(["--prompt", "x", "--mode", "cloud", "--cloud-api", "openai",
+                                         "--cloud-url", "http://127.0.0.1:1/v1"])) != nil)
     #expect(throws: (any Error).self) { try GenerateCommand.parse(["--prompt", "x", "--cloud-api", "grpc"]) }
     #expect((try? GenerateCommand.parse(["--prompt", "x", "--mode", "cloud", "--cloud-api", "openai", "--cloud-model", "m"])) != nil)
   }

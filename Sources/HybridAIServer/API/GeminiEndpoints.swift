@@ -51,7 +51,8 @@ struct GeminiEndpoints: Sendable {
   private func describe(_ model: ServedModel) -> Gemini.ModelInfo {
     Gemini.ModelInfo(
       name: "models/\(model.name)", version: model.modelVersion, displayName: model.name,
-      description: "\(model.model.modelIdentifier), served by hybrid serve",
+      description: model.name == model.modelVersion ? "\(model.model.modelIdentifier), served by hybrid serve"
+        : "an alias of \(model.modelVersion) (\(model.model.modelIdentifier)), served by hybrid serve",
       inputTokenLimit: model.inputTokenLimit, outputTokenLimit: model.outputTokenLimit,
       supportedGenerationMethods: Self.supportedMethods)
   }

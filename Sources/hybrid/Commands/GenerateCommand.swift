@@ -31,7 +31,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
   func run() async throws {
     conversation.logging.bootstrap()
-    let model = conversation.makeSessionModel()
+    let model = await conversation.makeSessionModel()
     let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
                                          instructions: conversation.instructions, toolPolicy: tools.policy)
     let options = tools.applied(to: conversation.sampling.generationOptions)

@@ -32,6 +32,11 @@ struct ServeCommand: AsyncParsableCommand {
           help: "A model to serve as NAME=PATH, or PATH (named after the file). Repeatable. Default: smollm2=<the bootstrap's SmolLM2>.")
   var model: [String] = []
 
+  @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
+    "Another name for a served model, as ALIAS=MODEL (e.g. gemini-2.5-flash=smollm2). Repeatable.",
+    discussion: "Apps written for a Gemini model name then run unchanged against this server; answers report the served model's name as modelVersion."))
+  var alias: [String] = []
+
   @Option(name: .long, parsing: .singleValue,
           help: "An API key clients must send (x-goog-api-key header or ?key=). Repeatable. Default: $HYBRIDAI_SERVER_API_KEY, else none required.")
   var apiKey: [String] = []
@@ -90,7 +95,7 @@ struct ServeCommand: AsyncParsableCommand {
       }
     }
     if registryOnly, !model.isEmpty { throw ValidationError("--registry-only serves no GGUF model; drop --model") }
-    _ = try modelSpecs()
+    _ = try aliasSpecs(servedNames: registryOnly ? [] : modelSpecs().map(\.0))
   }
 
   func run() async throws {
@@ -124,6 +129,9 @@ struct ServeCommand: AsyncParsableCommand {
       models.append(ServedModel(name: name, batched: batched))
       batchedModels.append(batched)
     }
+    for (alias, target) in try aliasSpecs(servedNames: models.map(\.name)) {
+      if let served = models.first(where: { $0.name == target }) { models.append(served.alias(alias)) }
+    }
     let keys = Set(apiKey + (ProcessInfo.processInfo.environment["HYBRIDAI_SERVER_API_KEY"].map { [$0] } ?? []))
     let environment = ProcessInfo.processInfo.environment
     let adminToken = adminToken ?? environment["HYBRIDAI_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
@@ -147,7 +155,8 @@ struct ServeCommand: AsyncParsableCommand {
     let server = HybridServer(
       configuration: ServerConfiguration(host: host, port: port, apiKeys: keys, maxRequestBytes: maxRequestBytes),
       components: components)
-    let names = models.isEmpty ? "none" : models.map(\.name).joined(separator: ", ")
+    let names = models.isEmpty ? "none"
+      : models.map { $0.name == $0.modelVersion ? $0.name : "\($0.name) → \($0.modelVersion)" }.joined(separator: ", ")
     let host = self.host
     let registryState = "registry \(dataDirectory.path), admin API \(adminToken == nil ? "off" : "on")"
     let shutdownTimeout = self.shutdownTimeout
@@ -189,6 +198,24 @@ struct ServeCommand: AsyncParsableCommand {
       var name = URL(fileURLWithPath: spec).deletingPathExtension().lastPathComponent.lowercased()
       name = String(name.map { Self.isValidName(String($0)) ? $0 : "-" })
       return (name, spec)
+    }
+  }
+
+  /// `(alias, model)` for each `--alias`, checked against the served names.
+  func aliasSpecs(servedNames: [String]) throws -> [(String, String)] {
+    var taken = Set(servedNames)
+    return try alias.map { spec in
+      let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+      let name = parts.first.map { $0.hasPrefix("models/") ? String($0.dropFirst(7)) : $0 } ?? ""
+      guard parts.count == 2, Self.isValidName(name) else {
+        throw ValidationError("--alias \(spec): expected ALIAS=MODEL with ALIAS made of letters, digits, '-', '_' and '.'")
+      }
+      guard servedNames.contains(parts[1]) else {
+        let served = servedNames.isEmpty ? "none" : servedNames.joined(separator: ", ")
+        throw ValidationError("--alias \(spec): no served model is named \(parts[1]) (served: \(served))")
+      }
+      guard taken.insert(name).inserted else { throw ValidationError("--alias \(spec): \(name) is already a served name") }
+      return (name, parts[1])
     }
   }
 

@@ -57,7 +57,7 @@ struct ConversationOptions: ParsableArguments {
   @OptionGroup var logging: LoggingOptions
 
   /// The session's model: the on-device model, the cloud model, or a hybrid of both, per `--mode`.
-  func makeSessionModel() -> any LanguageModel {
-    routing.makeModel(onDevice: model.makeModel())
+  func makeSessionModel() async -> any LanguageModel {
+    await routing.makeModel(onDevice: model.makeModel())
   }
 }

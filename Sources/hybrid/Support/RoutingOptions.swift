@@ -52,7 +52,9 @@ struct RoutingOptions: ParsableArguments {
   @Option(name: .long, help: "Cloud API base URL, e.g. a `hybrid serve` (default: $GEMINI_BASE_URL or $OPENAI_BASE_URL, else Google's or OpenAI's).")
   var cloudURL: String?
 
-  @Option(name: .long, help: "Cloud model name (default: $HYBRIDAI_CLOUD_MODEL, else gemini-3.1-flash-lite for Gemini; required for openai).")
+  @Option(name: .long, help: ArgumentHelp(
+    "Cloud model name (default: $HYBRIDAI_CLOUD_MODEL).",
+    discussion: "Without one, a cloud at --cloud-url (or the base URL variable) is asked for its models and the first is used (hybrid serve's first --model); Google's Gemini uses gemini-3.1-flash-lite; openai without a URL needs a name."))
   var cloudModel: String?
 
   @Option(name: .long, help: "Cloud API key (default: $GEMINI_API_KEY or $OPENAI_API_KEY).")
@@ -67,8 +69,9 @@ struct RoutingOptions: ParsableArguments {
     if ProcessInfo.processInfo.environment["HYBRIDAI_CLOUD_API"].map({ CloudAPI(rawValue: $0) == nil }) == true, cloudAPI == nil {
       throw ValidationError("$HYBRIDAI_CLOUD_API must be gemini or openai")
     }
-    if effectiveCloudAPI == .openai, effectiveMode != .onDevice, cloudModelName == nil {
-      throw ValidationError("--cloud-api openai needs the model's name on the server: --cloud-model NAME (or $HYBRIDAI_CLOUD_MODEL)")
+    if effectiveCloudAPI == .openai, effectiveMode != .onDevice, cloudModelName == nil, cloudBaseURL == nil {
+      throw ValidationError("--cloud-api openai needs the server (--cloud-url or $OPENAI_BASE_URL) or the model's name "
+        + "(--cloud-model NAME or $HYBRIDAI_CLOUD_MODEL)")
     }
   }
 
@@ -92,20 +95,38 @@ struct RoutingOptions: ParsableArguments {
     cloudModel ?? ProcessInfo.processInfo.environment["HYBRIDAI_CLOUD_MODEL"]
   }
 
-  func makeCloudModel() -> any LanguageModel {
+  /// `--cloud-url`, else the cloud API's base URL variable.
+  private var cloudBaseURL: URL? {
+    (cloudURL ?? ProcessInfo.processInfo.environment[effectiveCloudAPI.baseURLVariable]).flatMap(URL.init(string:))
+  }
+
+  /// The cloud model: named by `--cloud-model` / `$HYBRIDAI_CLOUD_MODEL`, else the first model the
+  /// server at ``cloudBaseURL`` lists, else Gemini's default. A server that cannot be asked leaves
+  /// the default name (Gemini) or an empty one (OpenAI): the request then fails or falls back as
+  /// the mode says.
+  func makeCloudModel() async -> any LanguageModel {
     let environment = ProcessInfo.processInfo.environment
     let api = effectiveCloudAPI
     let key = apiKey ?? environment[api.keyVariable]
     let url = cloudURL.flatMap(URL.init(string:))
     switch api {
     case .gemini:
-      return GeminiModel(name: cloudModelName ?? "gemini-3.1-flash-lite", apiKey: key, baseURL: url)
+      let named = { (name: String) in GeminiModel(name: name, apiKey: key, baseURL: url) }
+      if let name = cloudModelName { return named(name) }
+      let fallback = "gemini-3.1-flash-lite"
+      guard cloudBaseURL != nil else { return named(fallback) }
+      let first = try? await named(fallback).listModels(pageSize: 1).models.first?.name
+      return named(first.map { $0.hasPrefix("models/") ? String($0.dropFirst(7)) : $0 } ?? fallback)
     case .openai:
-      return OpenAIModel(name: cloudModelName ?? "", apiKey: key, baseURL: url)
+      let named = { (name: String) in OpenAIModel(name: name, apiKey: key, baseURL: url) }
+      if let name = cloudModelName { return named(name) }
+      return named((try? await named("").client.listModels().data.first?.id) ?? "")
     }
   }
 
-  func makeModel(onDevice: SystemLanguageModel) -> any LanguageModel {
-    effectiveMode.model(onDevice: onDevice, cloud: makeCloudModel())
+  /// The session's model for the mode in effect (on-device only asks no server anything).
+  func makeModel(onDevice: SystemLanguageModel) async -> any LanguageModel {
+    if effectiveMode == .onDevice { return onDevice }
+    return effectiveMode.model(onDevice: onDevice, cloud: await makeCloudModel())
   }
 }
