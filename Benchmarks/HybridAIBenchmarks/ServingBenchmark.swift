@@ -6,7 +6,7 @@ import HybridAIProcess
 /// generator speaking OpenAI Chat Completions (``OpenAIStreamLoad``) at 1, 2, 4 and 8 concurrent
 /// streaming requests. Aggregate decode tokens/s (target ≥ 1.0× llama-server at every width), TTFT
 /// p50/p99 and inter-token latency p99; with `llama-batched-bench`, also the share of the engine's
-/// in-process limit (target ≥ 0.95×).
+/// in-process limit (target ≥ 0.95×); and first-request TTFT after start ÷ steady TTFT (``ColdStartBenchmark``).
 ///
 /// Both servers run as child processes for the whole benchmark; each round measures them one after
 /// the other at the same width, and the ratio shown is the median of the per-round ratios.
@@ -44,6 +44,7 @@ public struct ServingBenchmark: Sendable {
   }
 
   public func run() async throws -> BenchmarkReport {
+    let coldStart = try await ColdStartBenchmark(settings: settings, progress: progress).run()
     let slots = settings.widths.max() ?? 8
     let data = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bench-serve-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: data) }
@@ -115,6 +116,7 @@ public struct ServingBenchmark: Sendable {
                                  ours: oursRate.median, reference: limit, target: .atLeast(0.95)))
       }
     }
+    report.rows += coldStart
     let tokens = measured.values.flatMap { $0.ours.map(\.tokens) + $0.reference.map(\.tokens) }
     report.notes.append("one load generator (Swift, OpenAI Chat Completions streaming with include_usage) for both: "
       + "\(settings.requestsPerStream) requests per stream back to back, up to \(settings.outputTokens) greedy tokens each, "
@@ -127,6 +129,9 @@ public struct ServingBenchmark: Sendable {
       report.notes.append("requests sent again after the connection closed before any answer: hybrid serve "
         + "\(ours.retries.count), llama-server \(reference.retries.count)")
     }
+    report.notes.append("cold start: each server started afresh with one slot (hybrid serve with --no-prompt-cache), "
+      + "one request as soon as it is ready, then 6 sequential requests with different prompts whose median TTFT is "
+      + "the steady state; ratio = first ÷ steady")
     report.notes.append("the two servers apply different chat templates (llama-server: the GGUF's Jinja template with its "
       + "default system prompt), so their prompts and answers differ slightly; tokens/s is per token either way")
     return report
