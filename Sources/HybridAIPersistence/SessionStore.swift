@@ -186,10 +186,11 @@ public final class SessionStore: Sendable {
   /// tools the conversation used) and the shared ``artifactStore``.
   /// - Throws: As ``load(id:)``.
   public func makeSession(id: String, model: some LanguageModel, tools: [any Tool] = [],
-                          toolPolicy: ToolExecutionPolicy = .default) throws(SessionStoreError) -> GenerativeModelSession {
+                          toolPolicy: ToolExecutionPolicy = .default,
+                          contextPolicy: ContextPolicy = .fail) throws(SessionStoreError) -> GenerativeModelSession {
     let saved = try load(id: id)
     return GenerativeModelSession(model: model, tools: tools, transcript: saved.transcript, toolPolicy: toolPolicy,
-                                  artifactStore: artifactStore)
+                                  contextPolicy: contextPolicy, artifactStore: artifactStore)
   }
 
   // MARK: - Deleting

@@ -89,11 +89,20 @@ struct ConversionTests {
   @Test("usage and finish reasons convert both ways")
   func responseConversions() {
     let usage = Usage(gemini: UsageMetadata(promptTokenCount: 10, cachedContentTokenCount: 4, candidatesTokenCount: 20,
-                                            thoughtsTokenCount: 5))
-    #expect(usage == Usage(promptTokens: 10, cachedPromptTokens: 4, outputTokens: 25))
+                                            toolUsePromptTokenCount: 6, thoughtsTokenCount: 5))
+    #expect(usage == Usage(promptTokens: 10, cachedPromptTokens: 4, outputTokens: 25, reasoningTokens: 5,
+                           toolUsePromptTokens: 6))
+    #expect(usage.totalTokens == 41)
     let back = UsageMetadata(Usage(promptTokens: 7, outputTokens: 3))
     #expect(back.promptTokenCount == 7 && back.candidatesTokenCount == 3 && back.totalTokenCount == 10)
-    #expect(back.cachedContentTokenCount == nil)
+    #expect(back.cachedContentTokenCount == nil && back.thoughtsTokenCount == nil && back.toolUsePromptTokenCount == nil)
+    // A reasoning answer served by a Gemini-compatible server: thoughts apart from the candidates, and back again.
+    let served = UsageMetadata(usage)
+    #expect(served.candidatesTokenCount == 20 && served.thoughtsTokenCount == 5 && served.toolUsePromptTokenCount == 6)
+    #expect(Usage(gemini: served) == usage)
+    // Usage saved before reasoning and tool-use counts existed still reads.
+    let old = try? JSONDecoder().decode(Usage.self, from: Data(#"{"promptTokens": 3, "cachedPromptTokens": 1, "outputTokens": 2}"#.utf8))
+    #expect(old == Usage(promptTokens: 3, cachedPromptTokens: 1, outputTokens: 2))
     #expect(FinishReason(gemini: .stop) == .stop)
     #expect(FinishReason(gemini: .maxTokens) == .maxTokens)
     #expect(FinishReason(gemini: .safety) == .other("SAFETY"))

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 import HybridAIOpenAI
 import Testing
 
@@ -44,6 +45,12 @@ struct ChunkAccumulationTests {
     #expect(bare.choices.first?.index == 0 && bare.choices.first?.delta.content == "hi" && bare.model.isEmpty)
     let usage = try JSONDecoder().decode(ChatUsage.self, from: Data(#"{"prompt_tokens": 3, "completion_tokens": 4}"#.utf8))
     #expect(usage.totalTokens == 7)
+    let reasoning = try JSONDecoder().decode(ChatUsage.self, from: Data(
+      #"{"prompt_tokens": 3, "completion_tokens": 9, "completion_tokens_details": {"reasoning_tokens": 5}}"#.utf8))
+    #expect(reasoning.completionTokensDetails?.reasoningTokens == 5)
+    let served = ChatUsage(Usage(promptTokens: 3, outputTokens: 9, reasoningTokens: 5))
+    #expect(served.completionTokens == 9 && served.completionTokensDetails?.reasoningTokens == 5)
+    #expect(ChatUsage(Usage(promptTokens: 3, outputTokens: 9)).completionTokensDetails == nil)
     let models = try JSONDecoder().decode(ChatModelList.self, from: Data(#"{"data": [{"id": "m"}]}"#.utf8))
     #expect(models.data.map(\.id) == ["m"])
     let completion = try JSONDecoder().decode(ChatCompletion.self, from: Data(

@@ -24,6 +24,17 @@ struct GenerativeModelSessionTests {
     #expect(response.transcriptEntries.map(\.id) == [entries[1].id, entries[2].id])
   }
 
+  @Test("the session's usage sums its answers")
+  func sessionUsage() async throws {
+    let model = ScriptedLanguageModel(usage: Usage(promptTokens: 10, cachedPromptTokens: 4, outputTokens: 6, reasoningTokens: 2))
+    let session = GenerativeModelSession(model: model)
+    #expect(session.usage == .zero)
+    try await session.respond(to: "One")
+    try await session.respond(to: "Two")
+    #expect(session.usage == Usage(promptTokens: 20, cachedPromptTokens: 8, outputTokens: 12, reasoningTokens: 4))
+    #expect(session.usage.totalTokens == 32)
+  }
+
   @Test("the model receives the whole conversation, ending with the new prompt")
   func modelSeesHistory() async throws {
     let model = ScriptedLanguageModel()

@@ -77,11 +77,38 @@ struct HybridCommandTests {
     #expect(result.stderr.contains("not downloaded yet") && result.stderr.contains("/nonexistent/m.gguf"))
   }
 
-  @Test("chat answers lines from standard input and exits at end of input")
+  @Test("chat answers lines from standard input and exits at end of input; /usage sums the answers")
   func chatSession() async throws {
-    let result = try await run(["chat", "--greedy", "--max-tokens", "8"], input: "Hello\nWhat is 2+2?\n/exit\n")
+    let result = try await run(["chat", "--greedy", "--max-tokens", "8"], input: "Hello\nWhat is 2+2?\n/usage\n/exit\n")
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.components(separatedBy: "ai> ").count == 3)
+    // Each answer's line, then the session's sum and how full the context is.
+    let answerLines = result.stderr.split(separator: "\n").filter { $0.contains("output ") && $0.contains("finish:") }
+    #expect(answerLines.count == 2)
+    let session = try #require(result.stderr.split(separator: "\n").first { $0.contains("[session: prompt") },
+                               "\(result.stderr)")
+    let outputs = answerLines.compactMap { Self.number(after: "output ", in: String($0)) }
+    #expect(Self.number(after: "· output ", in: String(session)) == outputs.reduce(0, +))
+    #expect(session.contains("of 4096 tokens"))
+  }
+
+  @Test("chat --context-policy rolling keeps a conversation going past a small window and says what it dropped")
+  func chatContextPolicy() async throws {
+    let long = "Tell me about the sea. " + String(repeating: "The sea is deep and blue and wide. ", count: 6)
+    let input = Array(repeating: long, count: 4).joined(separator: "\n") + "\n/exit\n"
+    let failing = try await run(["chat", "--greedy", "--max-tokens", "8", "--context-size", "160"], input: input)
+    #expect(failing.stderr.contains("error: the prompt needs"), "\(failing.stderr)")
+    let rolling = try await run(["chat", "--greedy", "--max-tokens", "8", "--context-size", "160",
+                                 "--context-policy", "rolling"], input: input)
+    #expect(rolling.status == 0, "\(rolling.stderr)")
+    #expect(!rolling.stderr.contains("error:"), "\(rolling.stderr)")
+    #expect(rolling.stderr.contains("context: dropped the"), "\(rolling.stderr)")
+  }
+
+  /// The integer after `label` in `text`.
+  static func number(after label: String, in text: String) -> Int? {
+    guard let range = text.range(of: label) else { return nil }
+    return Int(text[range.upperBound...].prefix { $0.isNumber })
   }
 
   @Test("--mode against a `hybrid serve`: the cloud answers; after SIGTERM the server exits cleanly and prefer-cloud falls back")

@@ -27,24 +27,58 @@ public struct RawResponse: Sendable, Hashable, Codable {
   }
 }
 
-/// Token counts of one turn.
+/// Token counts of one turn (or, summed, of a session: ``GenerativeModelSession/usage``).
 public struct Usage: Sendable, Hashable, Codable {
   /// Tokens in the whole prompt (instructions, history and the new prompt).
   public var promptTokens: Int
   /// Prompt tokens that were not evaluated again because a cache already held them.
   public var cachedPromptTokens: Int
-  /// Tokens generated for the answer.
+  /// Tokens generated: the answer and, for a thinking model, its reasoning.
   public var outputTokens: Int
+  /// The part of ``outputTokens`` the model spent reasoning (Gemini's thoughts, OpenAI's reasoning tokens).
+  public var reasoningTokens: Int
+  /// Tokens of what the service's own tools added to the prompt (Gemini's search results, fetched
+  /// pages, code output), besides ``promptTokens``.
+  public var toolUsePromptTokens: Int
 
   /// Prompt plus output tokens.
-  public var totalTokens: Int { promptTokens + outputTokens }
+  public var totalTokens: Int { promptTokens + toolUsePromptTokens + outputTokens }
   /// Prompt tokens that had to be evaluated this turn.
   public var evaluatedPromptTokens: Int { promptTokens - cachedPromptTokens }
 
-  public init(promptTokens: Int, cachedPromptTokens: Int = 0, outputTokens: Int) {
+  public init(promptTokens: Int, cachedPromptTokens: Int = 0, outputTokens: Int, reasoningTokens: Int = 0,
+              toolUsePromptTokens: Int = 0) {
     self.promptTokens = promptTokens
     self.cachedPromptTokens = cachedPromptTokens
     self.outputTokens = outputTokens
+    self.reasoningTokens = reasoningTokens
+    self.toolUsePromptTokens = toolUsePromptTokens
+  }
+
+  /// Nothing used.
+  public static let zero = Usage(promptTokens: 0, outputTokens: 0)
+
+  /// Adds another answer's counts.
+  public mutating func add(_ other: Usage) {
+    promptTokens += other.promptTokens
+    cachedPromptTokens += other.cachedPromptTokens
+    outputTokens += other.outputTokens
+    reasoningTokens += other.reasoningTokens
+    toolUsePromptTokens += other.toolUsePromptTokens
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case promptTokens, cachedPromptTokens, outputTokens, reasoningTokens, toolUsePromptTokens
+  }
+
+  /// Reads counts written before ``reasoningTokens`` and ``toolUsePromptTokens`` existed as 0.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    promptTokens = try container.decode(Int.self, forKey: .promptTokens)
+    cachedPromptTokens = try container.decodeIfPresent(Int.self, forKey: .cachedPromptTokens) ?? 0
+    outputTokens = try container.decode(Int.self, forKey: .outputTokens)
+    reasoningTokens = try container.decodeIfPresent(Int.self, forKey: .reasoningTokens) ?? 0
+    toolUsePromptTokens = try container.decodeIfPresent(Int.self, forKey: .toolUsePromptTokens) ?? 0
   }
 }
 

@@ -188,7 +188,7 @@ struct ContextFitting {
   {
     var pending = entries.compactMap(Self.line(for:))
     var summary = earlierSummary ?? ""
-    var usage = Usage(promptTokens: 0, outputTokens: 0)
+    var usage = Usage.zero
     let state = ModelStateStore()
     let budget = Self.summaryTokens(limit: limit)
     parts: while !pending.isEmpty {

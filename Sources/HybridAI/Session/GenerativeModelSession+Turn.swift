@@ -35,7 +35,7 @@ extension GenerativeModelSession {
                                                       format: promptEntry.responseFormat)
     transcript = fitted
     var entries: [Transcript.Entry] = [.prompt(promptEntry)]
-    var totalUsage = Usage(promptTokens: 0, outputTokens: 0)
+    var totalUsage = Usage.zero
     var rounds = 0
     let started = ContinuousClock.now
     var options = promptEntry.options
@@ -217,11 +217,4 @@ extension GenerativeModelSession {
   }
 }
 
-extension Usage {
-  /// Adds another round's counts.
-  mutating func add(_ other: Usage) {
-    promptTokens += other.promptTokens
-    cachedPromptTokens += other.cachedPromptTokens
-    outputTokens += other.outputTokens
-  }
-}
+

@@ -40,6 +40,7 @@ public final class GenerativeModelSession: Sendable {
   struct State {
     var transcript: Transcript
     var isResponding = false
+    var usage = Usage.zero
   }
   let state: Mutex<State>
   let modelState = ModelStateStore()
@@ -94,6 +95,11 @@ public final class GenerativeModelSession: Sendable {
 
   /// Whether the session is answering a request right now.
   public var isResponding: Bool { state.withLock { $0.isResponding } }
+
+  /// The token counts of every answer this session object has received, summed (tool rounds and
+  /// the summaries its ``contextPolicy`` had written included). A session made from a saved
+  /// transcript starts at zero.
+  public var usage: Usage { state.withLock { $0.usage } }
 
   /// What the session's tools are doing, as it happens: each access returns a new stream that
   /// receives every ``ToolActivity`` from then on (calls started and finished, progress reports,
@@ -208,6 +214,8 @@ public final class GenerativeModelSession: Sendable {
       state.withLock { state in
         if let compacted = turn.compactedHistory { state.transcript = compacted }
         state.transcript.append(contentsOf: turn.entries)
+        state.usage.add(turn.rawResponse.usage)
+        if let summaryUsage = turn.compaction?.summaryUsage { state.usage.add(summaryUsage) }
       }
       outcome = .success(Response(content: content, rawContent: turn.text, transcriptEntries: turn.entries,
                                   rawResponse: turn.rawResponse, artifacts: turn.artifacts,

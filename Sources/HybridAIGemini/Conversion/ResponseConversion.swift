@@ -6,12 +6,13 @@ extension Usage {
   /// HybridAI's usage for Gemini's token counts.
   ///
   /// `outputTokens` counts the answer's tokens *and* the thinking tokens (`candidatesTokenCount +
-  /// thoughtsTokenCount`): both were generated (and are billed as output); `promptTokens` is
-  /// `promptTokenCount` (tool-use prompt tokens are not included) and `cachedPromptTokens` is
-  /// `cachedContentTokenCount`.
+  /// thoughtsTokenCount`): both were generated (and are billed as output); `reasoningTokens` is
+  /// `thoughtsTokenCount`; `promptTokens` is `promptTokenCount`, `toolUsePromptTokens`
+  /// `toolUsePromptTokenCount` and `cachedPromptTokens` `cachedContentTokenCount`.
   public init(gemini usage: UsageMetadata?) {
     self.init(promptTokens: usage?.promptTokenCount ?? 0, cachedPromptTokens: usage?.cachedContentTokenCount ?? 0,
-              outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0))
+              outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+              reasoningTokens: usage?.thoughtsTokenCount ?? 0, toolUsePromptTokens: usage?.toolUsePromptTokenCount ?? 0)
   }
 }
 
@@ -20,7 +21,10 @@ extension UsageMetadata {
   public init(_ usage: Usage) {
     self.init(promptTokenCount: usage.promptTokens,
               cachedContentTokenCount: usage.cachedPromptTokens > 0 ? usage.cachedPromptTokens : nil,
-              candidatesTokenCount: usage.outputTokens, totalTokenCount: usage.totalTokens)
+              candidatesTokenCount: usage.outputTokens - usage.reasoningTokens,
+              toolUsePromptTokenCount: usage.toolUsePromptTokens > 0 ? usage.toolUsePromptTokens : nil,
+              thoughtsTokenCount: usage.reasoningTokens > 0 ? usage.reasoningTokens : nil,
+              totalTokenCount: usage.totalTokens)
   }
 }
 

@@ -14,7 +14,7 @@ extension ChatUsage {
   /// The usage of a HybridAI answer.
   public init(_ usage: Usage) {
     self.init(promptTokens: usage.promptTokens, completionTokens: usage.outputTokens,
-              cachedTokens: usage.cachedPromptTokens)
+              cachedTokens: usage.cachedPromptTokens, reasoningTokens: usage.reasoningTokens > 0 ? usage.reasoningTokens : nil)
   }
 }
 

@@ -50,7 +50,8 @@ extension OpenAIModel {
     }
     let usage = Usage(promptTokens: accumulator.usage?.promptTokens ?? 0,
                       cachedPromptTokens: accumulator.usage?.promptTokensDetails?.cachedTokens ?? 0,
-                      outputTokens: accumulator.usage?.completionTokens ?? 0)
+                      outputTokens: accumulator.usage?.completionTokens ?? 0,
+                      reasoningTokens: accumulator.usage?.completionTokensDetails?.reasoningTokens ?? 0)
     let timings = GenerationTimings(
       promptEvaluation: (firstToken ?? end) - start, timeToFirstToken: firstToken.map { $0 - start },
       generation: firstToken.map { end - $0 } ?? .zero, evaluatedPromptTokens: usage.evaluatedPromptTokens,

@@ -62,12 +62,14 @@ public struct ChatUsage: Sendable, Hashable, Codable {
   public var completionTokens: Int
   public var totalTokens: Int
   public var promptTokensDetails: PromptTokensDetails?
+  public var completionTokensDetails: CompletionTokensDetails?
 
-  public init(promptTokens: Int, completionTokens: Int, cachedTokens: Int? = nil) {
+  public init(promptTokens: Int, completionTokens: Int, cachedTokens: Int? = nil, reasoningTokens: Int? = nil) {
     self.promptTokens = promptTokens
     self.completionTokens = completionTokens
     self.totalTokens = promptTokens + completionTokens
     self.promptTokensDetails = cachedTokens.map { PromptTokensDetails(cachedTokens: $0) }
+    self.completionTokensDetails = reasoningTokens.map { CompletionTokensDetails(reasoningTokens: $0) }
   }
 
   /// Decodes leniently: a missing count is 0, a missing total the sum.
@@ -77,11 +79,22 @@ public struct ChatUsage: Sendable, Hashable, Codable {
     completionTokens = try container.decodeIfPresent(Int.self, forKey: .completionTokens) ?? 0
     totalTokens = try container.decodeIfPresent(Int.self, forKey: .totalTokens) ?? promptTokens + completionTokens
     promptTokensDetails = try? container.decodeIfPresent(PromptTokensDetails.self, forKey: .promptTokensDetails)
+    completionTokensDetails = try? container.decodeIfPresent(CompletionTokensDetails.self,
+                                                             forKey: .completionTokensDetails)
   }
 
   enum CodingKeys: String, CodingKey {
     case promptTokens = "prompt_tokens", completionTokens = "completion_tokens", totalTokens = "total_tokens"
-    case promptTokensDetails = "prompt_tokens_details"
+    case promptTokensDetails = "prompt_tokens_details", completionTokensDetails = "completion_tokens_details"
+  }
+
+  /// `completion_tokens_details`.
+  public struct CompletionTokensDetails: Sendable, Hashable, Codable {
+    public var reasoningTokens: Int?
+
+    public init(reasoningTokens: Int?) { self.reasoningTokens = reasoningTokens }
+
+    enum CodingKeys: String, CodingKey { case reasoningTokens = "reasoning_tokens" }
   }
 
   /// `prompt_tokens_details`.

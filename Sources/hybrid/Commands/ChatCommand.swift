@@ -13,7 +13,9 @@ struct ChatCommand: AsyncParsableCommand {
     commandName: "chat",
     abstract: "Chat on-device, in the cloud, or hybrid (--mode).",
     discussion: """
-      Type a message and press Enter. /reset starts over, /exit (or Ctrl-D) quits; Ctrl-C stops an answer. \
+      Type a message and press Enter. /reset starts over, /usage shows the conversation's token counts so far, \
+      /exit (or Ctrl-D) quits; Ctrl-C stops an answer. After each answer a line shows the model, its usage \
+      (prompt, cached, output, reasoning) and what the context policy did. \
       --session ID saves the conversation (and the files tools make) after every answer and resumes it next time. \
       --required-tool NAME (with --tools) makes the model call that tool before it answers, e.g. \
       `hybrid chat --tools --required-tool speak --max-tool-rounds 1`.
@@ -35,18 +37,20 @@ struct ChatCommand: AsyncParsableCommand {
       Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure
     }
-    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /reset starts over, /exit quits, Ctrl-C stops an answer.")
+    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /reset starts over, /usage shows token counts, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
     let sessionTools = tools.sessionTools
     if tools.tools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
     let sessionStore = try session.map { _ in try store.open() }
     var session: GenerativeModelSession
     if let id = self.session, let sessionStore, (try? sessionStore.record(id: id)) != nil {
-      session = try sessionStore.makeSession(id: id, model: model, tools: sessionTools, toolPolicy: tools.policy)
+      session = try sessionStore.makeSession(id: id, model: model, tools: sessionTools, toolPolicy: tools.policy,
+                                             contextPolicy: conversation.contextPolicy.policy)
       Terminal.status("(resumed session \(id): \(session.transcript.count) entries)")
     } else {
       session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
-                                       toolPolicy: tools.policy, artifactStore: sessionStore?.artifactStore)
+                                       toolPolicy: tools.policy, contextPolicy: conversation.contextPolicy.policy,
+                                       artifactStore: sessionStore?.artifactStore)
     }
     var activity = ToolActivityDisplay.watch(session)
     defer { activity.cancel() }
@@ -57,9 +61,16 @@ struct ChatCommand: AsyncParsableCommand {
       switch prompt {
       case "": continue
       case "/exit", "/quit": return
+      case "/usage":
+        let usage = session.usage
+        Terminal.status("  [session: prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached) · output "
+          + "\(usage.outputTokens) (\(usage.reasoningTokens) reasoning) · total \(usage.totalTokens) · context now "
+          + "\((try? await session.tokenCount()).map(String.init) ?? "?") of \((try? await session.contextSize).map(String.init) ?? "?") tokens]")
+        continue
       case "/reset":
         session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
-                                         toolPolicy: tools.policy, artifactStore: sessionStore?.artifactStore)
+                                         toolPolicy: tools.policy, contextPolicy: conversation.contextPolicy.policy,
+                                       artifactStore: sessionStore?.artifactStore)
         activity.cancel()
         activity = ToolActivityDisplay.watch(session)
         Terminal.status("(new conversation)")

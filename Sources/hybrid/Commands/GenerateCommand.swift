@@ -33,7 +33,8 @@ struct GenerateCommand: AsyncParsableCommand {
     conversation.logging.bootstrap()
     let model = await conversation.makeSessionModel()
     let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
-                                         instructions: conversation.instructions, toolPolicy: tools.policy)
+                                         instructions: conversation.instructions, toolPolicy: tools.policy,
+                                         contextPolicy: conversation.contextPolicy.policy)
     let options = tools.applied(to: conversation.sampling.generationOptions)
     do {
       if let schemaPath = schema {

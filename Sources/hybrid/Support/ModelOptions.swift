@@ -46,10 +46,30 @@ struct SamplingOptions: ParsableArguments {
   }
 }
 
+/// `--context-policy`: what a conversation does when it outgrows the model's context window.
+enum ContextPolicyOption: String, ExpressibleByArgument, CaseIterable, Sendable {
+  case fail
+  case rolling
+  case summarize
+
+  var policy: ContextPolicy {
+    switch self {
+    case .fail: .fail
+    case .rolling: .rollingWindow
+    case .summarize: .summarizing()
+    }
+  }
+}
+
 /// Everything that sets up a conversation: instructions, models and mode, sampling, logging.
 struct ConversationOptions: ParsableArguments {
   @Option(name: .long, help: "Instructions (system prompt) for the model.")
   var instructions: String?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "When the conversation outgrows the context window: fail, rolling (drop the oldest turns) or summarize.",
+    discussion: "summarize has the model fold the oldest turns into a summary kept in the instructions."))
+  var contextPolicy: ContextPolicyOption = .fail
 
   @OptionGroup var model: ModelOptions
   @OptionGroup var routing: RoutingOptions

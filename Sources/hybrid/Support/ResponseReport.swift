@@ -17,6 +17,8 @@ struct ResponseReport: Encodable {
     var promptTokens: Int
     var cachedPromptTokens: Int
     var outputTokens: Int
+    var reasoningTokens: Int
+    var toolUsePromptTokens: Int
     var totalTokens: Int
   }
 
@@ -59,7 +61,8 @@ struct ResponseReport: Encodable {
     source = raw.source.rawValue
     fallbackReason = raw.fallback?.description
     usage = UsageReport(promptTokens: raw.usage.promptTokens, cachedPromptTokens: raw.usage.cachedPromptTokens,
-                        outputTokens: raw.usage.outputTokens, totalTokens: raw.usage.totalTokens)
+                        outputTokens: raw.usage.outputTokens, reasoningTokens: raw.usage.reasoningTokens,
+                        toolUsePromptTokens: raw.usage.toolUsePromptTokens, totalTokens: raw.usage.totalTokens)
     finishReason = raw.finishReason.description
     timings = raw.timings.map {
       Timings(promptEvaluationMs: $0.promptEvaluation.seconds * 1000,
@@ -93,11 +96,14 @@ struct ResponseReport: Encodable {
     let usage = response.usage
     var parts = ["\(response.rawResponse.modelVersion) (\(response.rawResponse.source))",
                  "prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached)",
-                 "output \(usage.outputTokens) tokens", "finish: \(response.finishReason)"]
+                 "output \(usage.outputTokens) tokens" + (usage.reasoningTokens > 0 ? " (\(usage.reasoningTokens) reasoning)" : "")]
+    if usage.toolUsePromptTokens > 0 { parts.append("tool-use prompt \(usage.toolUsePromptTokens) tokens") }
+    parts.append("finish: \(response.finishReason)")
     if let rate = response.rawResponse.timings?.generationTokensPerSecond {
       parts.append(String(format: "%.0f tok/s", rate))
     }
     if let fallback = response.rawResponse.fallback { parts.append("fallback: \(fallback)") }
+    if let compaction = response.contextCompaction { parts.append("context: \(compaction)") }
     return parts.joined(separator: " · ")
   }
 }
