@@ -21,38 +21,29 @@ struct ColdStartBenchmark: Sendable {
       "--model", "bench=\(settings.modelPath)", "--max-concurrent-requests", "1", "--no-prompt-cache",
       "--context-size", "\(settings.contextPerSlot)", "--threads", "\(settings.threads)", "--data", data.path,
       "--log-level", "error"])
-    let ours = OpenAIStreamLoad(apiRoot: hybrid.baseURL.appendingPathComponent("v1beta/openai"), model: "bench",
-                                outputTokens: 4)
-    let oursTTFT: (first: Double, steady: Double)
-    do {
-      oursTTFT = try await measure(ours)
-    } catch {
-      await hybrid.stop()
-      await ours.shutdown()
-      throw error
-    }
-    await hybrid.stop()
-    await ours.shutdown()
-
+    let oursTTFT = try await measure(OpenAIStreamLoad(apiRoot: hybrid.baseURL.appendingPathComponent("v1beta/openai"),
+                                                      model: "bench", outputTokens: 4)) { await hybrid.stop() }
     let llama = try await LlamaServerReference(executable: settings.llamaServerPath)
       .start(model: settings.modelPath, threads: settings.threads, slots: 1, contextPerSlot: settings.contextPerSlot)
-    let reference = OpenAIStreamLoad(apiRoot: llama.apiRoot, model: "bench", outputTokens: 4)
-    let theirTTFT: (first: Double, steady: Double)
-    do {
-      theirTTFT = try await measure(reference)
-    } catch {
+    let theirTTFT = try await measure(OpenAIStreamLoad(apiRoot: llama.apiRoot, model: "bench", outputTokens: 4)) {
       await llama.stop()
-      await reference.shutdown()
-      throw error
     }
-    await llama.stop()
-    await reference.shutdown()
     return [
       .init(metric: "first-request TTFT (ms) ÷ steady TTFT (ms), hybrid serve", ours: oursTTFT.first,
             reference: oursTTFT.steady, target: .atMost(1.2)),
       .init(metric: "first-request TTFT (ms) ÷ steady TTFT (ms), llama-server", ours: theirTTFT.first,
             reference: theirTTFT.steady, target: .informational),
     ]
+  }
+
+  /// ``measure(_:)``, then `stop` (the server) and the load's client shut down, on success and failure.
+  private func measure(_ load: OpenAIStreamLoad, thenStop stop: () async -> Void) async throws
+    -> (first: Double, steady: Double) {
+    let result: Result<(first: Double, steady: Double), any Error>
+    do { result = .success(try await measure(load)) } catch { result = .failure(error) }
+    await stop()
+    await load.shutdown()
+    return try result.get()
   }
 
   /// The first request's TTFT and the median of the next ones', in milliseconds; each request asks

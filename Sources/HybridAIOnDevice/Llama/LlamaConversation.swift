@@ -65,13 +65,8 @@ actor LlamaConversation: LlamaContextOwner {
     requestStarted: ContinuousClock.Instant, cancellation: CancellationFlag,
     onEvent emit: @Sendable (GenerationEvent) -> Void
   ) async throws -> RawResponse {
-    guard promptTokens.count < settings.contextSize else {
-      throw GenerationError.exceededContextWindowSize(promptTokens: promptTokens.count, contextSize: settings.contextSize)
-    }
-    await beginTurn()
+    let context = try await takeTurn(for: promptTokens, cancellation: cancellation)
     defer { endTurn() }
-    if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
-    let context = try makeContextIfNeeded()
     llama_set_abort_callback(context, { data in
       guard let data else { return false }
       return Unmanaged<CancellationFlag>.fromOpaque(data).takeUnretainedValue().isCancelled
@@ -127,13 +122,8 @@ actor LlamaConversation: LlamaContextOwner {
   /// Evaluates `promptTokens` into the cache without answering (a prewarm): the next turn whose
   /// prompt starts with them evaluates only the rest. Makes the context when there is none.
   func prefill(_ promptTokens: [llama_token], cancellation: CancellationFlag) async throws {
-    guard promptTokens.count < settings.contextSize else {
-      throw GenerationError.exceededContextWindowSize(promptTokens: promptTokens.count, contextSize: settings.contextSize)
-    }
-    await beginTurn()
+    let context = try await takeTurn(for: promptTokens, cancellation: cancellation)
     defer { endTurn() }
-    if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
-    let context = try makeContextIfNeeded()
     guard !promptTokens.isEmpty else { return }
     let started = ContinuousClock.now
     let reused = reuseCachedPrefix(of: promptTokens, in: context)
@@ -180,6 +170,22 @@ actor LlamaConversation: LlamaContextOwner {
       cachedTokens.removeSubrange(shared...)
     }
     return shared
+  }
+
+  /// Checks that `promptTokens` fit, waits for this conversation's turn and returns its context
+  /// (made when there is none). The caller ends the turn (``endTurn()``) once this returned.
+  private func takeTurn(for promptTokens: [llama_token], cancellation: CancellationFlag) async throws -> OpaquePointer {
+    guard promptTokens.count < settings.contextSize else {
+      throw GenerationError.exceededContextWindowSize(promptTokens: promptTokens.count, contextSize: settings.contextSize)
+    }
+    await beginTurn()
+    do {
+      if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+      return try makeContextIfNeeded()
+    } catch {
+      endTurn()
+      throw error
+    }
   }
 
   /// Waits until no other turn of this conversation is under way.
