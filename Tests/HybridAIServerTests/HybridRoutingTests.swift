@@ -85,10 +85,12 @@ struct HybridRoutingTests {
     defer { Task { await scripted.stop() } }
     let device = Self.onDevice()
     let session = GenerativeModelSession(model: .hybrid(primary: Self.cloud(scripted.baseURL), secondary: device))
-    let error = await #expect(throws: GeminiError.self) { try await session.respond(to: "hi", options: Self.options) }
-    #expect(error?.offlineReason == nil)
+    // Failures with a Foundation Models meaning reach the caller as GenerationError; the rest as GeminiError.
+    let error = await #expect(throws: (any Error).self) { try await session.respond(to: "hi", options: Self.options) }
+    #expect((error as? GeminiError)?.offlineReason == nil)
     switch (status, error) {
-    case (400, .invalidArgument?), (403, .permissionDenied?), (429, .quotaExceeded?), (200, .responseStopped?), (200, .promptBlocked?): break
+    case (400, GeminiError.invalidArgument?), (403, GeminiError.permissionDenied?), (429, GenerationError.rateLimited?),
+         (200, GenerationError.guardrailViolation?): break
     default: Issue.record("unexpected error for HTTP \(status): \(String(describing: error))")
     }
     #expect(device.calls == 0)

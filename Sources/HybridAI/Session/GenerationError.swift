@@ -1,4 +1,12 @@
-/// Errors a ``GenerativeModelSession`` throws.
+/// Errors a ``GenerativeModelSession`` throws, named after Foundation Models' where it has one
+/// (`exceededContextWindowSize`, `rateLimited`, `guardrailViolation`, `refusal`,
+/// `concurrentRequests`; its `assetsUnavailable` is ``modelUnavailable(_:detail:)``, its
+/// `decodingFailure` ``invalidStructuredOutput(rawContent:reason:)``).
+///
+/// A session throws these for every model: a backend's own error that has one of these meanings
+/// (``GenerationErrorConvertible``, e.g. Gemini's 429 or safety block, an OpenAI-compatible
+/// server's content filter) reaches the caller as the ``GenerationError``; other backend errors
+/// (an unknown model, an unreachable service) keep their own type.
 public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The session is already answering; wait for it (see ``GenerativeModelSession/isResponding``).
   case concurrentRequests
@@ -20,6 +28,14 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
   case invalidToolArguments(toolName: String, arguments: String, reason: String)
   /// The model kept asking for tools beyond ``ToolExecutionPolicy/maximumRounds``.
   case toolCallLimitExceeded(rounds: Int)
+  /// The service refused for now: rate limit or quota (HTTP 429, after the retries allowed).
+  /// `retryAfter` is when it said to try again (Gemini's `RetryInfo`, `Retry-After`), if it did.
+  case rateLimited(retryAfter: Duration?, detail: String)
+  /// A safety system blocked the prompt or stopped the answer; `detail` names the reason and
+  /// the ratings the service gave.
+  case guardrailViolation(String)
+  /// The model declined to answer; `explanation` is what it said.
+  case refusal(explanation: String)
 
   /// The error for a request the model does not support: ``exceededContextWindowSize(promptTokens:contextSize:)``
   /// when the prompt is too long, ``unsupportedRequest(_:)`` otherwise.
@@ -52,6 +68,35 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
       "the model's arguments for \(tool) are not valid (\(reason)): \(arguments)"
     case .toolCallLimitExceeded(let rounds):
       "the model was still calling tools after \(rounds) rounds"
+    case .rateLimited(let retryAfter, let detail):
+      "rate limited" + (retryAfter.map { " (retry after \($0))" } ?? "") + ": \(detail)"
+    case .guardrailViolation(let detail):
+      "blocked by a safety guardrail: \(detail)"
+    case .refusal(let explanation):
+      "the model refused: \(explanation)"
     }
+  }
+}
+
+/// A backend's error that can mean one of the ``GenerationError``s (a rate limit, a safety block,
+/// a context overflow reported by a server): a ``GenerativeModelSession`` throws that instead.
+public protocol GenerationErrorConvertible: Error {
+  /// The ``GenerationError`` this failure means, or `nil` when it has no such meaning.
+  var generationError: GenerationError? { get }
+}
+
+extension GenerationError {
+  /// `error` as the ``GenerationError`` it means, when it is one or converts to one; else `error`.
+  public static func translating(_ error: any Error) -> any Error {
+    (error as? any GenerationErrorConvertible)?.generationError ?? error
+  }
+
+  /// The prompt and context sizes in a server's "input token count (N) exceeds the maximum number
+  /// of tokens allowed (M)" message (Gemini's wording, also `hybrid serve`'s on both APIs).
+  public static func contextOverflow(inMessage message: String) -> GenerationError? {
+    let pattern = /input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/
+    guard let match = message.firstMatch(of: pattern.ignoresCase()), let used = Int(match.1), let limit = Int(match.2)
+    else { return nil }
+    return .exceededContextWindowSize(promptTokens: used, contextSize: limit)
   }
 }

@@ -223,7 +223,7 @@ public final class GenerativeModelSession: Sendable {
     } catch {
       // The turn's entries are not committed: its artifacts would be referenced by nothing.
       turnArtifacts.removeAll()
-      outcome = .failure(error)
+      outcome = .failure(GenerationError.translating(error))
     }
     // Free the session before the caller hears the outcome, so it can send the next request at once.
     endResponding()

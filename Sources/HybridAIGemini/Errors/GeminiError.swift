@@ -129,3 +129,45 @@ extension GeminiError: ReachabilityError {
     return nil
   }
 }
+
+extension GeminiError: GenerationErrorConvertible {
+  /// 429 → ``HybridAI/GenerationError/rateLimited(retryAfter:detail:)``; a blocked prompt or an
+  /// answer stopped for safety (`SAFETY`, `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`,
+  /// `IMAGE_SAFETY`, `RECITATION`) → ``HybridAI/GenerationError/guardrailViolation(_:)`` with the
+  /// ratings; a 400 about the input token count → ``HybridAI/GenerationError/exceededContextWindowSize(promptTokens:contextSize:)``.
+  public var generationError: GenerationError? {
+    switch self {
+    case .quotaExceeded(let error, let retryAfter):
+      return .rateLimited(retryAfter: retryAfter, detail: error.description)
+    case .promptBlocked(let reason, let message, let response):
+      let ratings = response.promptFeedback?.safetyRatings ?? []
+      return .guardrailViolation("the prompt was blocked (\(reason?.rawValue ?? "no reason given"))"
+        + (message.map { ": \($0)" } ?? "") + Self.describe(ratings))
+    case .responseStopped(let reason, let message, let response) where Gemini.FinishReason.guardrailReasons.contains(reason):
+      let ratings = response.candidates.first?.safetyRatings ?? []
+      return .guardrailViolation("the answer was stopped (\(reason.rawValue))" + (message.map { ": \($0)" } ?? "")
+        + Self.describe(ratings))
+    case .invalidArgument(let error):
+      return GenerationError.contextOverflow(inMessage: error.description)
+    default:
+      return nil
+    }
+  }
+
+  /// "; ratings: HARM_CATEGORY_… HIGH, …" for the ratings above LOW or marked blocked.
+  private static func describe(_ ratings: [SafetyRating]) -> String {
+    let flagged = ratings.filter { rating in
+      rating.blocked == true || rating.probability.map { !["NEGLIGIBLE", "LOW"].contains($0.rawValue) } == true
+    }
+    guard !flagged.isEmpty else { return "" }
+    return "; ratings: " + flagged.map { "\($0.category.rawValue) \($0.probability?.rawValue ?? "?")" }
+      .joined(separator: ", ")
+  }
+}
+
+extension Gemini.FinishReason {
+  /// The finish reasons that mean a safety system stopped the answer.
+  public static let guardrailReasons: Set<Gemini.FinishReason> = [
+    .safety, .blocklist, .prohibitedContent, .spii, .imageSafety, .recitation,
+  ]
+}

@@ -161,3 +161,22 @@ extension OpenAIErrorEnvelope {
     }
   }
 }
+
+extension OpenAIError: GenerationErrorConvertible {
+  /// 429 → ``HybridAI/GenerationError/rateLimited(retryAfter:detail:)``; `content_filter` →
+  /// ``HybridAI/GenerationError/guardrailViolation(_:)``; a 400 about the input token count (the
+  /// wording of `hybrid serve`) → ``HybridAI/GenerationError/exceededContextWindowSize(promptTokens:contextSize:)``.
+  public var generationError: GenerationError? {
+    switch self {
+    case .rateLimited(let error, let retryAfter):
+      .rateLimited(retryAfter: retryAfter, detail: error.description)
+    case .contentFiltered(let partialText):
+      .guardrailViolation("the server's content filter stopped the answer"
+        + (partialText.isEmpty ? "" : " after \(partialText.count) characters"))
+    case .invalidRequest(let error):
+      GenerationError.contextOverflow(inMessage: error.message)
+    default:
+      nil
+    }
+  }
+}

@@ -1,3 +1,4 @@
+import HTTPTypes
 import HybridAI
 import HybridAIOnDevice
 import HybridAIServing
@@ -29,6 +30,15 @@ extension GoogleAPIError {
       return .invalidArgument("The input token count (\(prompt)) exceeds the maximum number of tokens allowed (\(context)).")
     case GenerationError.unsupportedRequest(let reason):
       return .invalidArgument("Unsupported request: \(reason).")
+    case GenerationError.rateLimited(let retryAfter, let detail):
+      var headers = HTTPFields()
+      if let retryAfter { headers[.retryAfter] = "\(max(1, Int(retryAfter.seconds.rounded(.up))))" }
+      return GoogleAPIError(status: .tooManyRequests, statusName: "RESOURCE_EXHAUSTED",
+                            message: "Rate limited: \(detail)", reason: nil, headers: headers)
+    case GenerationError.guardrailViolation(let detail):
+      return .invalidArgument("Blocked by a safety guardrail: \(detail).")
+    case GenerationError.refusal(let explanation):
+      return .invalidArgument("The model refused: \(explanation)")
     case GenerationError.unsupportedCapability(let what):
       return .invalidArgument("Unsupported: \(what).")
     case GenerationError.modelUnavailable(let reason, let detail):

@@ -187,6 +187,9 @@ struct ErrorReport: Encodable {
     case .unknownTool: "unknownTool"
     case .invalidToolArguments: "invalidToolArguments"
     case .toolCallLimitExceeded: "toolCallLimitExceeded"
+    case .rateLimited: "rateLimited"
+    case .guardrailViolation: "guardrailViolation"
+    case .refusal: "refusal"
     }
   }
 }
