@@ -220,3 +220,19 @@ struct HybridCommandTests {
 enum ModelLocatorPath {
   static var path: String { HybridAIOnDevice.ModelLocator.defaultModelPath() }
 }
+
+@Suite("Repetition measure")
+struct RepetitionMeasureTests {
+  @Test("a loop repeats its trigrams; prose does not; short texts count nothing")
+  func measures() {
+    let loop = RepetitionMeasure("The cat sat on the mat. The cat sat on the mat.")
+    #expect(loop.trigrams == 10 && loop.repeatedTrigrams == 4)
+    #expect(RepetitionMeasure("Swift is a language for apps on Apple platforms and Linux.").ratio == 0)
+    #expect(RepetitionMeasure("Hi there").trigrams == 0 && RepetitionMeasure("Hi there").ratio == 0)
+    let tally = RepetitionTally()
+    #expect(tally.summary == nil)
+    tally.record("The cat sat on the mat. The cat sat on the mat.")
+    tally.record("Swift is a language for apps.")
+    #expect(tally.summary == "2 answers · 28.6% of word trigrams repeated · worst answer 40.0%")
+  }
+}

@@ -17,6 +17,9 @@ struct DemoCommand: AsyncParsableCommand {
   @OptionGroup var modelOptions: ModelOptions
   @OptionGroup var logging: LoggingOptions
 
+  /// The free-text answers of the tour, for the repetition report at its end.
+  static let answers = RepetitionTally()
+
   static let script = [
     "Hi! In one sentence, what is Swift?",
     "Thanks! Say goodbye in French.",
@@ -39,6 +42,7 @@ struct DemoCommand: AsyncParsableCommand {
     for prompt in Self.script {
       Terminal.write("\n  you> \(prompt)\n  \(model.modelIdentifier)> ")
       let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
+      Self.answers.record(response.content)
       let usage = response.usage
       Terminal.write("\n    ↳ modelVersion \(response.rawResponse.modelVersion) · prompt \(usage.promptTokens) tokens "
         + "(\(usage.cachedPromptTokens) reused from the cache, \(usage.evaluatedPromptTokens) evaluated) · "
@@ -154,6 +158,10 @@ struct DemoCommand: AsyncParsableCommand {
     allAsExpected = await ask(prompt, mode: "only cloud (no fallback: a typed offline error)", model: cloud,
                               options: options, expectsError: true) && allAsExpected
     allAsExpected = await tourArtifacts(onDevice) && allAsExpected
+    if let summary = Self.answers.summary {
+      heading("Answer quality: how much the free-text answers repeat themselves (a looping small model scores high)")
+      Terminal.write("  \(summary)\n")
+    }
     guard allAsExpected else {
       Terminal.status("error: some step of the tour did not go as described above")
       throw ExitCode.failure
@@ -168,6 +176,7 @@ struct DemoCommand: AsyncParsableCommand {
     let session = GenerativeModelSession(model: model, transcript: history)
     do {
       let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options), prefix: "  ai> ")
+      Self.answers.record(response.content)
       let raw = response.rawResponse
       Terminal.write("\n    ↳ answered \(raw.source) by \(raw.modelVersion)"
         + (raw.fallback.map { " · fallback: \($0)" } ?? " · no fallback") + "\n")
