@@ -172,7 +172,8 @@ struct RecordedResponseTests {
       #expect(outcome.toolCalls.map(\.toolName) == (facts.dataKinds.contains("functionCall") ? ["now"] : []))
       #expect(raw.usage == Usage(
         promptTokens: facts.usage("promptTokenCount"), cachedPromptTokens: facts.usage("cachedContentTokenCount"),
-        outputTokens: facts.usage("candidatesTokenCount") + facts.usage("thoughtsTokenCount")))
+        outputTokens: facts.usage("candidatesTokenCount") + facts.usage("thoughtsTokenCount"),
+        reasoningTokens: facts.usage("thoughtsTokenCount"), toolUsePromptTokens: facts.usage("toolUsePromptTokenCount")))
       let provided = try #require(raw.providerContent)
       #expect(provided.provider == "gemini")
       let content = try provided.content.decode(as: Gemini.Content.self)
