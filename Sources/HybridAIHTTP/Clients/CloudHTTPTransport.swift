@@ -46,6 +46,7 @@ public struct CloudHTTPTransport<Failure: CloudServiceError>: Sendable {
     logger[metadataKey: "operation"] = "\(operation)"
     let host = URL(string: url)?.host ?? ""
     var attempt = 1
+    var resentAfterClose = false
     while true {
       try Task.checkCancellation()
       var request = HTTPClientRequest(url: url)
@@ -61,6 +62,12 @@ public struct CloudHTTPTransport<Failure: CloudServiceError>: Sendable {
       do {
         logger.debug("sending \(serviceName) request", metadata: ["url": "\(url)", "attempt": "\(attempt)"])
         response = try await httpClient.execute(request, deadline: deadline, logger: logger)
+      } catch let error as HTTPClientError where error == .remoteConnectionClosed && !resentAfterClose {
+        // A kept-alive connection the server closed just as it was reused (llama-server closes idle
+        // ones after 5 s): the request was not answered; send it once more on a new connection.
+        resentAfterClose = true
+        logger.debug("the server closed the connection before answering; sending again", metadata: ["url": "\(url)"])
+        continue
       } catch {
         throw transportError(error, host: host, logger: logger)
       }
