@@ -35,6 +35,14 @@ public struct CloudHTTPTransport<Failure: CloudServiceError>: Sendable {
     self.logger = logger
   }
 
+  /// Whether `error` says the connection was already closed when the request went out (no
+  /// response head came back).
+  static func isClosedPooledConnection(_ error: any Error) -> Bool {
+    if let error = error as? HTTPClientError, error == .remoteConnectionClosed { return true }
+    if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .alreadyClosed { return true }
+    return false
+  }
+
   /// Sends a request and returns the response once its head arrived with a 2xx status.
   ///
   /// - Parameters:
@@ -62,9 +70,10 @@ public struct CloudHTTPTransport<Failure: CloudServiceError>: Sendable {
       do {
         logger.debug("sending \(serviceName) request", metadata: ["url": "\(url)", "attempt": "\(attempt)"])
         response = try await httpClient.execute(request, deadline: deadline, logger: logger)
-      } catch let error as HTTPClientError where error == .remoteConnectionClosed && !resentAfterClose {
-        // A kept-alive connection the server closed just as it was reused (llama-server closes idle
-        // ones after 5 s): the request was not answered; send it once more on a new connection.
+      } catch where Self.isClosedPooledConnection(error) && !resentAfterClose {
+        // A kept-alive connection the server closed just as it was reused (llama-server closes a
+        // connection after a streamed answer, and idle ones after 5 s): the request was not
+        // answered; send it once more on a new connection.
         resentAfterClose = true
         logger.debug("the server closed the connection before answering; sending again", metadata: ["url": "\(url)"])
         continue
