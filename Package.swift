@@ -8,6 +8,7 @@
 //   HybridAIMacros    compiler plugin providing @Generable and @Guide (swift-syntax).
 //   HybridAIMacroExpansions  the macros' implementation (a library, so tests can expand them).
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
+//   CLlamaChatTemplates  C API over llama.cpp's `common` chat templates (Jinja rendering, tool-call parsing).
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
 //   HybridAIHTTP      what HybridAI's HTTP clients share: which transport errors mean "offline",
 //                     the pooled clients, server-sent events.
@@ -42,7 +43,8 @@ let strictSwift: [SwiftSetting] = [
 
 /// Where scripts/bootstrap installs llama.cpp's shared libraries; linked executables and tests find
 /// them through this rpath (`make bundle` rewrites it to `$ORIGIN/../lib`).
-let llamaLibraryFolder = (Context.environment["HYBRIDAI_DEPS_DIR"] ?? Context.packageDirectory + "/.deps") + "/llama/lib"
+let llamaPrefix = (Context.environment["HYBRIDAI_DEPS_DIR"] ?? Context.packageDirectory + "/.deps") + "/llama"
+let llamaLibraryFolder = llamaPrefix + "/lib"
 
 let package = Package(
   name: "HybridAI",
@@ -109,9 +111,20 @@ let package = Package(
       providers: [.apt(["(run scripts/bootstrap: it builds llama.cpp into .deps/llama)"])]),
     .target(
       name: "HybridAIOnDevice",
-      dependencies: ["HybridAI", "CLlama", "CLinuxExtras", .product(name: "Logging", package: "swift-log")],
+      dependencies: [
+        "HybridAI", "CLlama", "CLlamaChatTemplates", "CLinuxExtras", .product(name: "Logging", package: "swift-log"),
+      ],
       swiftSettings: strictSwift,
       linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder])]),
+    // llama.cpp's `common` chat templates (Jinja, tool-call formats) behind a C API; C++ inside,
+    // compiled against the headers scripts/bootstrap installs into .deps/llama/include/llama-common.
+    .target(
+      name: "CLlamaChatTemplates",
+      cxxSettings: [.unsafeFlags(["-I", llamaPrefix + "/include/llama-common", "-I", llamaPrefix + "/include"])],
+      linkerSettings: [
+        .linkedLibrary("llama-common"), .linkedLibrary("llama"),
+        .unsafeFlags(["-L", llamaLibraryFolder, "-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder]),
+      ]),
     .target(
       name: "HybridAIHTTP",
       dependencies: [
@@ -381,5 +394,6 @@ let package = Package(
       name: "hybridTests",
       dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage", "HybridCommandLine", "HybridAIProcess", "HybridAITestSupport"],
       swiftSettings: strictSwift),
-  ]
+  ],
+  cxxLanguageStandard: .cxx17
 )

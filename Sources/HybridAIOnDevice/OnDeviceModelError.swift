@@ -6,10 +6,14 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
   case modelNotDownloaded(name: String)
   /// The file is not a loadable GGUF model (wrong format, corrupt or truncated).
   case invalidModelFile(path: String, reason: String)
-  /// The model has no chat template and none was named in ``SystemLanguageModel/Configuration``.
-  case missingChatTemplate(model: String)
-  /// llama.cpp does not know this chat template.
+  /// llama.cpp does not know this built-in chat template name.
   case unsupportedChatTemplate(String, known: [String])
+  /// The Jinja chat template (the GGUF's own or the configured one) does not load: a syntax error,
+  /// with Jinja's message.
+  case invalidChatTemplate(model: String, reason: String)
+  /// The chat template failed while rendering this conversation (it raised an exception, or
+  /// rejects a role or an order of messages).
+  case chatTemplateFailed(String)
   /// llama.cpp could not create an inference context (usually: not enough memory).
   case contextCreationFailed(contextSize: Int)
   /// The text could not be turned into tokens.
@@ -32,8 +36,10 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
       "the model \(name) is not downloaded yet (its download has started; check availability)"
     case .invalidModelFile(let path, let reason):
       "\(path) is not a loadable GGUF model: \(reason)"
-    case .missingChatTemplate(let model):
-      "\(model) has no chat template; name one with Configuration(chatTemplate: .named(\"chatml\"))"
+    case .invalidChatTemplate(let model, let reason):
+      "the chat template of \(model) does not load (name another with --chat-template): \(reason)"
+    case .chatTemplateFailed(let reason):
+      "the chat template could not render this conversation: \(reason)"
     case .unsupportedChatTemplate(let name, let known):
       "unknown chat template '\(name)'; llama.cpp knows: \(known.joined(separator: ", "))"
     case .contextCreationFailed(let size):

@@ -41,7 +41,7 @@ public struct SystemLanguageModel: LanguageModel {
   /// How the model runs.
   public let configuration: Configuration
 
-  private let logger: Logger
+  let logger: Logger
 
   /// A model from any GGUF file.
   public init(modelPath: String, configuration: Configuration = Configuration()) {
@@ -275,33 +275,37 @@ public struct SystemLanguageModel: LanguageModel {
     let guidance: DecodingGuidance?
   }
 
-  /// Loads the weights (once per process), renders the transcript with the chat template and
-  /// tokenizes it (once per request: cached in the session's state). Shared with ``BatchedLanguageModel``.
-  func prepare(_ request: GenerationRequest) async throws -> PreparedPrompt {
+  /// The weights (loaded once per process). Throws for an undelivered or unloadable model.
+  func loadedWeights() async throws -> LlamaModelWeights {
     let modelPath = self.modelPath
     if modelPath.isEmpty, let source = modelFile {
       source.prepareFile()
       throw OnDeviceModelError.modelNotDownloaded(name: source.name)
     }
-    let weights = try await LlamaWeightsCache.shared.weights(at: modelPath, placement: placement())
-    let template: ChatTemplate
-    if let named = configuration.chatTemplate {
-      template = named
-    } else if let builtIn = weights.builtInChatTemplate {
-      template = ChatTemplate(source: builtIn)
-    } else {
-      throw OnDeviceModelError.missingChatTemplate(model: modelIdentifier)
+    return try await LlamaWeightsCache.shared.weights(at: modelPath, placement: placement())
+  }
+
+  /// Loads the weights (once per process), renders the transcript with the chat template and
+  /// tokenizes it (once per request: cached in the session's state). Shared with ``BatchedLanguageModel``.
+  func prepare(_ request: GenerationRequest) async throws -> PreparedPrompt {
+    let weights = try await loadedWeights()
+    let template = try resolvedChatTemplate(for: weights)
+    let cache = request.sessionState.state(for: "llama.prompt:\(modelPath)") { RenderedPromptCache() }
+    let prompt = try cache.prompt(for: request, template: configuration.chatTemplate, weights: weights) {
+      try template.render(request, weights: weights)
     }
     let guidance: DecodingGuidance?
-    do {
-      guidance = try DecodingGuidance.cached(for: request)
-    } catch {
-      throw GenerationError.unsupportedRequest(.unsupportedSchema(error.description))
+    if let rendering = prompt.nativeToolCalls {
+      let callsRequired = if case .required = request.options.toolChoice { true } else { false }
+      guidance = .native(rendering, callsRequired: callsRequired)
+    } else {
+      do {
+        guidance = try DecodingGuidance.cached(for: request)
+      } catch {
+        throw GenerationError.unsupportedRequest(.unsupportedSchema(error.description))
+      }
     }
-    let cache = request.sessionState.state(for: "llama.prompt:\(modelPath)") { RenderedPromptCache() }
-    let tokens = try cache.tokens(for: request.transcript, tools: request.tools, template: template, weights: weights) {
-      try weights.tokenize(template.render(TranscriptRendering.messages(for: request.transcript, tools: request.tools)))
-    }
+    let tokens = prompt.tokens
     return PreparedPrompt(weights: weights, tokens: tokens, guidance: guidance)
   }
 
@@ -309,7 +313,7 @@ public struct SystemLanguageModel: LanguageModel {
   /// tests and debugging; special tokens included).
   func promptText(for request: GenerationRequest) async throws -> String {
     let prepared = try await prepare(request)
-    return String(decoding: prepared.tokens.flatMap { prepared.weights.bytes(of: $0) }, as: UTF8.self)
+    return String(decoding: prepared.tokens.flatMap { prepared.weights.bytes(of: $0, special: true) }, as: UTF8.self)
   }
 
   /// "12.5 of 256.0 MB (5%)", or "12.5 MB" while the total is unknown.

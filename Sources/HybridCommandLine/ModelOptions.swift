@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HybridAI
 import HybridAIOnDevice
 
@@ -13,7 +14,9 @@ public struct ModelOptions: ParsableArguments {
   @Option(name: .long, help: "CPU threads (default: all cores).")
   public var threads: Int?
 
-  @Option(name: .long, help: "Chat template name for models without one (e.g. chatml).")
+  @Option(name: .long, help: ArgumentHelp(
+    "Chat template: a .jinja file, chatml, or a llama.cpp built-in name (default: the model's own).",
+    valueName: "file|name"))
   public var chatTemplate: String?
 
   @OptionGroup public var offload: OffloadOptions
@@ -24,7 +27,10 @@ public struct ModelOptions: ParsableArguments {
   public func makeModel() -> SystemLanguageModel {
     var configuration = SystemLanguageModel.Configuration(contextSize: contextSize)
     if let threads { configuration.threads = threads }
-    configuration.chatTemplate = chatTemplate.map(ChatTemplate.named)
+    configuration.chatTemplate = chatTemplate.map { value in
+      FileManager.default.fileExists(atPath: value)
+        ? (try? ChatTemplate(contentsOf: URL(fileURLWithPath: value))) ?? .named(value) : .named(value)
+    }
     configuration.gpuLayers = offload.gpuLayers
     configuration.device = offload.device
     return SystemLanguageModel(modelPath: model ?? ModelLocator.defaultModelPath(), configuration: configuration)

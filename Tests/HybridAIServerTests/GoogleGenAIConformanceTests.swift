@@ -40,7 +40,7 @@ struct GoogleGenAIConformanceTests {
     // countTokens counts the same rendered prompt as generate's usage.
     #expect(try object("count_tokens")["total_tokens"] as? Int == usage["prompt"])
 
-    // The system instruction reaches the model: the prompt grows by its tokens.
+    // The system instruction reaches the model: the prompt grows (it replaces SmolLM2's shorter default one).
     let system = try object("system_instruction")
     #expect(((system["usage"] as? [String: Int])?["prompt"] ?? 0) > usage["prompt"]!)
 

@@ -94,7 +94,8 @@ struct ServerAPITests {
                                     json: ["contents": [["role": "user", "parts": [["text": "Hello"]]]]])
     let withSystem = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody(
       "Hello", maxOutputTokens: 3, extra: [
-        "systemInstruction": ["parts": [["text": "You are a pirate."]]],
+        // Longer than SmolLM2's own default system prompt, which it replaces.
+        "systemInstruction": ["parts": [["text": "You are a pirate on a ship at sea. Answer every question like an old pirate would, and end with Arr!"]]],
       ]))
     let plainCount = try #require(try plain.json["totalTokens"] as? Int)
     let usage = try #require(try withSystem.json["usageMetadata"] as? [String: Any])

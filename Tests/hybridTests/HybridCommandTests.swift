@@ -70,6 +70,25 @@ struct HybridCommandTests {
     #expect(error["kind"] as? String == "modelUnavailable.disabled")
   }
 
+  @Test("--chat-template FILE.jinja: a syntax error is the typed onDevice.invalidChatTemplate with Jinja's message")
+  func brokenChatTemplateFile() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-template-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let file = directory.appendingPathComponent("broken.jinja")
+    try "{% for message in messages %}{{ message.content }".write(to: file, atomically: true, encoding: .utf8)
+    let result = try await run(["generate", "--prompt", "Hi", "--json", "--chat-template", file.path])
+    #expect(result.status == 1)
+    let error = try #require(try json(result.stdout)["error"] as? [String: Any])
+    #expect(error["kind"] as? String == "onDevice.invalidChatTemplate")
+    #expect((error["message"] as? String)?.contains("Expected }}") == true, "\(error)")
+
+    try "{% for message in messages %}<{{ message.role }}>{{ message.content }}{% endfor %}<assistant>"
+      .write(to: file, atomically: true, encoding: .utf8)
+    let working = try await run(["generate", "--prompt", "Hi", "--greedy", "--max-tokens", "4", "--chat-template", file.path])
+    #expect(working.status == 0, "\(working.stderr)")
+  }
+
   @Test("a missing model file: modelNotReady with the path in the message")
   func missingModel() async throws {
     let result = try await run(["generate", "--prompt", "Hi", "--model", "/nonexistent/m.gguf"])

@@ -41,7 +41,7 @@ final class BatchedSequence {
     self.request = request
     selector = try TokenSelector(options: request.options, guidance: request.guidance, weights: weights)
     text = GeneratedTextEmitter(stopSequences: request.options.stopSequences)
-    output = GuidedOutput(offersTools: request.guidance?.offersTools ?? false)
+    output = GuidedOutput(guidance: request.guidance)
     limit = request.options.maximumResponseTokens ?? Int.max
     admitted = .now
   }

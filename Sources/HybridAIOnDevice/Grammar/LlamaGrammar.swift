@@ -1,4 +1,5 @@
 import CLlama
+import Foundation
 
 /// A GBNF grammar for one generation: which tokens may come next, and the state after each
 /// accepted token. Wraps llama.cpp's grammar sampler (`llama_sampler_init_grammar`).
@@ -33,10 +34,24 @@ final class LlamaGrammar {
   /// Parses `gbnf`, starting at the rule `root`. Throws ``OnDeviceModelError/invalidGrammar(_:)``
   /// when llama.cpp rejects it (syntax errors, undefined rules, left recursion; llama.cpp logs
   /// the details).
-  init(gbnf: String, vocab: OpaquePointer, root: String = "root") throws(OnDeviceModelError) {
+  ///
+  /// With `triggers` the grammar is lazy: it allows anything until the generated text matches
+  /// one of the trigger patterns (regular expressions, from the start of the output) or a trigger
+  /// token appears, and constrains what follows (a model's own tool-call syntax, see ``ChatRendering``).
+  init(gbnf: String, vocab: OpaquePointer, root: String = "root", triggers: LazyGrammarTriggers? = nil) throws(OnDeviceModelError) {
     LlamaRuntime.ensureInitialised()
     guard !gbnf.isEmpty else { throw .invalidGrammar("the grammar is empty") }
-    guard let sampler = llama_sampler_init_grammar(vocab, gbnf, root) else {
+    let made: UnsafeMutablePointer<llama_sampler>?
+    if let triggers {
+      let patterns = triggers.patterns.map { strdup($0) }
+      defer { patterns.forEach { free($0) } }
+      var constPatterns = patterns.map { UnsafePointer<CChar>($0) }
+      made = llama_sampler_init_grammar_lazy_patterns(
+        vocab, gbnf, root, &constPatterns, constPatterns.count, triggers.tokens, triggers.tokens.count)
+    } else {
+      made = llama_sampler_init_grammar(vocab, gbnf, root)
+    }
+    guard let sampler = made else {
       throw .invalidGrammar("llama.cpp could not parse the grammar or found no rule '\(root)' (see the HybridAI.llama log and standard error)")
     }
     self.sampler = sampler
@@ -129,4 +144,11 @@ final class LlamaGrammar {
       llama_sampler_apply(sampler, &array)
     }
   }
+}
+
+/// When a lazy ``LlamaGrammar`` starts to constrain: regular expressions over the generated text
+/// (matched from its start; the grammar reads from the first group) and tokens.
+struct LazyGrammarTriggers: Sendable, Hashable {
+  var patterns: [String]
+  var tokens: [llama_token]
 }

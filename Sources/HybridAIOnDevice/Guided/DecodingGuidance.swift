@@ -1,3 +1,4 @@
+import Foundation
 import HybridAI
 import Synchronization
 
@@ -10,14 +11,55 @@ import Synchronization
 ///   JSON for the schema when there is one, otherwise free text that does not start with `<` or
 ///   whitespace. With ``ToolChoice/required(tools:)`` only calls (of the named tools) are allowed;
 ///   with ``ToolChoice/none`` only the answer is (free text still may not start with `<`).
+///
+/// When the model's own template writes the tools (``TranscriptRendering/ToolStyle/native``), the
+/// guidance comes from its rendering instead (``native(_:weights:)``): common's grammar for the
+/// model's tool-call syntax, usually lazy (free text until a call starts), and its parser.
 struct DecodingGuidance: Sendable, Hashable {
-  /// GBNF text whose start rule is `root`.
+  /// GBNF text whose start rule is `root`; empty for no grammar.
   let grammar: String
   /// Whether the answer may be tool calls.
   let offersTools: Bool
   /// Whether the answer branch is free text, so the grammar can be dropped once the answer has
   /// started (it accepts any text from there).
   let answerIsFreeText: Bool
+  /// The model's own tool-call format: its rendering parses the answer. `nil`: ``ToolCallFormat``.
+  var nativeToolCalls: ChatRendering? = nil
+  /// Set for a lazy grammar: what makes it start to constrain.
+  var lazyTriggers: LazyGrammarTriggers? = nil
+  /// Text the grammar reads before the first generated token (the generation prompt a model's
+  /// tool-call grammar begins with).
+  var grammarPrefill: String? = nil
+
+  /// The guidance of a request rendered with tools in the model's own format. With
+  /// `callsRequired` (``ToolChoice/required(tools:)``) the answer starts with the calls: common's
+  /// grammar lets text come first (`root ::= … until-N? tool-calls`), which a small model fills
+  /// until its token limit, so that optional preamble is taken out of the start rule.
+  static func native(_ rendering: ChatRendering, callsRequired: Bool = false) -> DecodingGuidance {
+    let details = rendering.details
+    var grammar = details.grammar
+    if callsRequired, !details.grammar_lazy {
+      grammar = grammar.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+        guard line.hasPrefix("root ::= ") else { return String(line) }
+        return String(line.replacing(#/\s+until-[0-9]+\?/#, with: ""))
+      }.joined(separator: "\n")
+    }
+    var triggers = LazyGrammarTriggers(patterns: [], tokens: [])
+    for trigger in details.grammar_triggers {
+      switch trigger.type {
+      case "token": triggers.tokens.append(trigger.token)
+      case "word": triggers.patterns.append(NSRegularExpression.escapedPattern(for: trigger.value))
+      case "pattern_full":
+        let pattern = trigger.value
+        triggers.patterns.append((pattern.hasPrefix("^") ? "" : "^") + pattern + (pattern.hasSuffix("$") ? "" : "$"))
+      default: triggers.patterns.append(trigger.value)
+      }
+    }
+    return DecodingGuidance(
+      grammar: grammar, offersTools: true, answerIsFreeText: false, nativeToolCalls: rendering,
+      lazyTriggers: details.grammar_lazy ? triggers : nil,
+      grammarPrefill: details.grammar_lazy || details.grammar.isEmpty ? nil : details.generation_prompt)
+  }
 
   static func make(for request: GenerationRequest) throws(SchemaGrammarError) -> DecodingGuidance? {
     let toolChoice = request.options.toolChoice ?? .automatic

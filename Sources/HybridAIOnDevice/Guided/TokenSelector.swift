@@ -22,8 +22,13 @@ final class TokenSelector {
   init(options: GenerationOptions, guidance: DecodingGuidance?, weights: LlamaModelWeights) throws(OnDeviceModelError) {
     self.weights = weights
     sampler = LlamaSampler(options: options, vocabularySize: weights.vocabularySize)
-    grammar = try guidance.map { guidance throws(OnDeviceModelError) in
-      try LlamaGrammar(gbnf: guidance.grammar, vocab: weights.vocab)
+    if let guidance, !guidance.grammar.isEmpty {
+      let grammar = try LlamaGrammar(gbnf: guidance.grammar, vocab: weights.vocab, triggers: guidance.lazyTriggers)
+      if let prefill = guidance.grammarPrefill, !prefill.isEmpty {
+        // Tokens the grammar may not expect are refused, not fed (an optional prefix).
+        for token in (try? weights.tokenize(prefill, addSpecial: false)) ?? [] { grammar.accept(token) }
+      }
+      self.grammar = grammar
     }
     releasesGrammarAfterFirstToken = guidance?.answerIsFreeText ?? false
   }

@@ -82,7 +82,7 @@ actor LlamaConversation: LlamaContextOwner {
     // 2. Sample until the model ends its turn, a stop sequence, the token limit, or a full context.
     let selector = try TokenSelector(options: options, guidance: guidance, weights: weights)
     var text = GeneratedTextEmitter(stopSequences: options.stopSequences)
-    var output = GuidedOutput(offersTools: guidance?.offersTools ?? false)
+    var output = GuidedOutput(guidance: guidance)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?

@@ -10,8 +10,6 @@ final class LlamaModelWeights: @unchecked Sendable {
   let path: String
   private let model: OpaquePointer
   let vocab: OpaquePointer
-  /// The chat template stored in the GGUF (`tokenizer.chat_template`), if any.
-  let builtInChatTemplate: String?
   /// The context length the model was trained with.
   let trainingContextLength: Int
   /// Tokens in the vocabulary (the length of a logits row).
@@ -23,10 +21,13 @@ final class LlamaModelWeights: @unchecked Sendable {
 
   /// Loads the weights (memory-mapped), with `placement.gpuLayers` layers on its GPU. Throws
   /// ``OnDeviceModelError/invalidModelFile(path:reason:)`` when llama.cpp rejects the file.
-  init(path: String, placement: ModelPlacement) throws(OnDeviceModelError) {
+  /// `vocabularyOnly` loads the tokenizer and metadata (chat template) alone: for tools and tests
+  /// that render and tokenize without generating (llama.cpp's `ggml-vocab-*.gguf` files).
+  init(path: String, placement: ModelPlacement, vocabularyOnly: Bool = false) throws(OnDeviceModelError) {
     LlamaRuntime.ensureInitialised()
     guard FileManager.default.fileExists(atPath: path) else { throw .modelFileMissing(path: path) }
     var params = llama_model_default_params()
+    params.vocab_only = vocabularyOnly
     params.n_gpu_layers = Int32(placement.gpuLayers)
     // Only the placement's device (NULL-terminated list); the CPU holds the rest.
     var devices: [ggml_backend_dev_t?] = [placement.usesGPU ? ComputeBackends.handle(named: placement.device.name) : nil, nil]
@@ -45,15 +46,30 @@ final class LlamaModelWeights: @unchecked Sendable {
     self.path = path
     self.model = model
     self.vocab = vocab
-    self.builtInChatTemplate = llama_model_chat_template(model, nil).map { String(cString: $0) }
     self.trainingContextLength = Int(llama_model_n_ctx_train(model))
     self.vocabularySize = Int(llama_vocab_n_tokens(vocab))
   }
 
+  /// Jinja templates made for these weights, by override source ("" for the GGUF's own).
+  private let jinjaTemplates = Mutex<[String: JinjaChatTemplate]>([:])
+
+  /// The Jinja chat template `override` (`nil`: the GGUF's own, or ChatML when it has none), made
+  /// once. A template that fails to load is not kept, so each request reports it.
+  func jinjaTemplate(_ override: String?, modelName: String) throws(OnDeviceModelError) -> JinjaChatTemplate {
+    let key = override ?? ""
+    if let known = jinjaTemplates.withLock({ $0[key] }) { return known }
+    let template = try JinjaChatTemplate(model: model, override: override, modelName: modelName)
+    return jinjaTemplates.withLock { templates in
+      if let raced = templates[key] { return raced }
+      templates[key] = template
+      return template
+    }
+  }
+
   /// Loads the weights on the CPU only (for tools and tests that need no placement).
-  convenience init(path: String) throws(OnDeviceModelError) {
+  convenience init(path: String, vocabularyOnly: Bool = false) throws(OnDeviceModelError) {
     try self.init(path: path, placement: ModelPlacement(device: .cpu, gpuLayers: 0, totalLayers: 0, requiredBytes: 0,
-                                                        reason: "loaded on the CPU only"))
+                                                        reason: "loaded on the CPU only"), vocabularyOnly: vocabularyOnly)
   }
 
   private let isReleased = Atomic(false)
@@ -87,13 +103,14 @@ final class LlamaModelWeights: @unchecked Sendable {
     }
   }
 
-  /// The bytes a token stands for (possibly part of a UTF-8 character).
-  func bytes(of token: llama_token) -> [UInt8] {
+  /// The bytes a token stands for (possibly part of a UTF-8 character). Control tokens such as
+  /// `<|im_end|>` are empty unless `special`.
+  func bytes(of token: llama_token, special: Bool = false) -> [UInt8] {
     var buffer = [CChar](repeating: 0, count: 32)
-    var length = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+    var length = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, special)
     if length < 0 {
       buffer = [CChar](repeating: 0, count: Int(-length))
-      length = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+      length = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, special)
     }
     return buffer.prefix(max(0, Int(length))).map { UInt8(bitPattern: $0) }
   }

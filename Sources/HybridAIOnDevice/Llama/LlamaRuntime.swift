@@ -1,4 +1,5 @@
 import CLlama
+import CLlamaChatTemplates
 import Foundation
 import Logging
 import Synchronization
@@ -20,6 +21,7 @@ enum LlamaRuntime {
       default: LlamaRuntime.logger.trace("\(message)")
       }
     }, nil)
+    hybridai_chat_set_log_verbosity(-1)   // common's logger; its errors come back as typed errors
     _ = ComputeBackends.report
     llama_backend_init()
     isInitialised.store(true, ordering: .sequentiallyConsistent)

@@ -1,4 +1,3 @@
-import CLlama
 import HybridAI
 import Synchronization
 
@@ -8,22 +7,30 @@ final class RenderedPromptCache: Sendable {
   private struct Entry {
     let transcript: Transcript
     let tools: [ToolDefinition]
-    let template: ChatTemplate
+    let toolChoice: ToolChoice?
+    let hasResponseFormat: Bool
+    let template: ChatTemplate?
     let weights: ObjectIdentifier
-    let tokens: [llama_token]
+    let prompt: RenderedPrompt
   }
   private let last = Mutex<Entry?>(nil)
 
-  /// The tokens of `transcript` rendered with `template`, from the cache or made by `render`.
-  func tokens(for transcript: Transcript, tools: [ToolDefinition], template: ChatTemplate, weights: LlamaModelWeights,
-              render: () throws -> [llama_token]) rethrows -> [llama_token] {
+  /// The prompt of `request` rendered with `template`, from the cache or made by `render`.
+  func prompt(for request: GenerationRequest, template: ChatTemplate?, weights: LlamaModelWeights,
+              render: () throws -> RenderedPrompt) rethrows -> RenderedPrompt {
     let weightsID = ObjectIdentifier(weights)
+    let toolChoice = request.options.toolChoice
+    let hasResponseFormat = request.responseFormat != nil
     if let cached = last.withLock({ $0 }), cached.weights == weightsID, cached.template == template,
-       cached.transcript == transcript, cached.tools == tools {
-      return cached.tokens
+       cached.transcript == request.transcript, cached.tools == request.tools, cached.toolChoice == toolChoice,
+       cached.hasResponseFormat == hasResponseFormat {
+      return cached.prompt
     }
-    let tokens = try render()
-    last.withLock { $0 = Entry(transcript: transcript, tools: tools, template: template, weights: weightsID, tokens: tokens) }
-    return tokens
+    let prompt = try render()
+    last.withLock {
+      $0 = Entry(transcript: request.transcript, tools: request.tools, toolChoice: toolChoice,
+                 hasResponseFormat: hasResponseFormat, template: template, weights: weightsID, prompt: prompt)
+    }
+    return prompt
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridAIOnDevice
 import HybridAIOpenAI
 import HybridCommandLine
 
@@ -121,6 +122,7 @@ struct ErrorReport: Encodable {
     case let error as GenerationError: Self.caseName(error)
     case let error as GeminiError: "gemini." + Self.caseName(error)
     case let error as OpenAIError: "openai." + Self.caseName(error)
+    case let error as OnDeviceModelError: "onDevice." + Self.caseName(error)
     case is CancellationError: "cancelled"
     default: String(describing: type(of: error))
     }
@@ -152,6 +154,23 @@ struct ErrorReport: Encodable {
     case .invalidResponse: "invalidResponse"
     case .connectionLost: "connectionLost"
     case .transportFailure: "transportFailure"
+    }
+  }
+
+  private static func caseName(_ error: OnDeviceModelError) -> String {
+    switch error {
+    case .modelFileMissing: "modelFileMissing"
+    case .modelNotDownloaded: "modelNotDownloaded"
+    case .invalidModelFile: "invalidModelFile"
+    case .unsupportedChatTemplate: "unsupportedChatTemplate"
+    case .invalidChatTemplate: "invalidChatTemplate"
+    case .chatTemplateFailed: "chatTemplateFailed"
+    case .contextCreationFailed: "contextCreationFailed"
+    case .tokenizationFailed: "tokenizationFailed"
+    case .decodeFailed: "decodeFailed"
+    case .invalidGrammar: "invalidGrammar"
+    case .invalidToolCall: "invalidToolCall"
+    case .shuttingDown: "shuttingDown"
     }
   }
 

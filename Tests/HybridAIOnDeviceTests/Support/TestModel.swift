@@ -21,4 +21,33 @@ enum TestModel {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
   }
+
+  /// A copy of the test model in `directory` with the first occurrence of `original` in its
+  /// metadata replaced by `replacement` (same length, so the file's layout stays valid): a GGUF
+  /// whose key or template text differs, without a GGUF writer.
+  static func patchedCopy(in directory: URL, replacing original: String, with replacement: String) throws -> URL {
+    precondition(original.utf8.count == replacement.utf8.count, "a patch must keep the length")
+    var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+    let range = try #require(bytes.range(of: Data(original.utf8)), "\(original) is not in \(path)")
+    bytes.replaceSubrange(range, with: Data(replacement.utf8))
+    let copy = directory.appendingPathComponent("patched.gguf")
+    try bytes.write(to: copy)
+    return copy
+  }
+
+  /// llama.cpp's source tree from the pinned sdist that scripts/bootstrap unpacks next to the
+  /// models (`.deps/src/llama-cpp-python-*/vendor/llama.cpp`): its vocabulary-only GGUFs and
+  /// model templates are test data.
+  static func llamaCppSource() throws -> URL {
+    let sources = URL(fileURLWithPath: path).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("src")
+    let sdist = try #require(
+      (try? FileManager.default.contentsOfDirectory(atPath: sources.path))?.sorted().last { $0.hasPrefix("llama-cpp-python-") },
+      "llama.cpp's source is missing under \(sources.path): run scripts/bootstrap")
+    return sources.appendingPathComponent(sdist).appendingPathComponent("vendor/llama.cpp")
+  }
+
+  /// A model family's chat template from llama.cpp's `models/templates`.
+  static func llamaCppTemplate(_ name: String) throws -> URL {
+    try llamaCppSource().appendingPathComponent("models/templates").appendingPathComponent(name)
+  }
 }

@@ -58,7 +58,8 @@ def stream():
 
 def system_instruction():
     config = types.GenerateContentConfig(temperature=0, top_k=1, max_output_tokens=12,
-                                         system_instruction="You are a pirate. Answer like a pirate.")
+                                         system_instruction="You are a pirate on a ship at sea. Answer every question like an old pirate would, "
+                                                            "in two short sentences, and end each answer with Arr!")
     response = good.models.generate_content(model=model, contents=prompt, config=config)
     return {"text": response.text, "usage": usage(response)}
 

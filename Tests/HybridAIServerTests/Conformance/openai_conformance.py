@@ -124,8 +124,8 @@ def structured():
 
 
 def json_object():
-    answer = ok.chat.completions.create(model=model, temperature=0, max_tokens=40, response_format={"type": "json_object"},
-                                        messages=[{"role": "user", "content": "Describe a cat as JSON."}])
+    answer = ok.chat.completions.create(model=model, temperature=0, max_tokens=120, response_format={"type": "json_object"},
+                                        messages=[{"role": "user", "content": 'A cat as a JSON object with the keys "name" and "color".'}])
     return {"object": json.loads(answer.choices[0].message.content)}
 
 

@@ -1,0 +1,66 @@
+import CLlamaChatTemplates
+import Foundation
+import Synchronization
+
+/// A model's Jinja chat template, run by llama.cpp's `common` library (its Jinja engine and its
+/// knowledge of each model family's tool-call format).
+///
+/// Made once per weights and template (``LlamaModelWeights/jinjaTemplate(_:)``); renders are
+/// serialised by a lock (each takes about a millisecond).
+final class JinjaChatTemplate: @unchecked Sendable {
+  private let handle: OpaquePointer
+  private let lock = Mutex(())
+  /// Whether the template is the GGUF's own or the configured one; `false` when the model has
+  /// none and ChatML stands in (see ``ChatTemplateDescription/Origin/fallback``).
+  let isExplicit: Bool
+  /// The Jinja source in use.
+  let source: String
+  /// Whether the template declares tools and renders tool calls and tool results itself.
+  let supportsToolCalls: Bool
+  /// Whether the template has a system role (otherwise common folds instructions into the first
+  /// user message).
+  let supportsSystemRole: Bool
+
+  /// The template of `model` (`override` nil or empty: the GGUF's own). Throws
+  /// ``OnDeviceModelError/invalidChatTemplate(model:reason:)`` with Jinja's message.
+  init(model: OpaquePointer, override: String?, modelName: String) throws(OnDeviceModelError) {
+    LlamaRuntime.ensureInitialised()
+    var error: UnsafeMutablePointer<CChar>?
+    guard let handle = hybridai_chat_templates_init(model, override, &error) else {
+      throw .invalidChatTemplate(model: modelName, reason: Self.take(error) ?? "common could not load it")
+    }
+    self.handle = handle
+    isExplicit = hybridai_chat_templates_is_explicit(handle)
+    source = Self.take(hybridai_chat_templates_source(handle)) ?? ""
+    let capabilities = Self.take(hybridai_chat_templates_capabilities(handle))
+      .flatMap { try? JSONDecoder().decode([String: Bool].self, from: Data($0.utf8)) } ?? [:]
+    supportsToolCalls = capabilities["supports_tool_calls"] == true && capabilities["supports_tools"] == true
+    supportsSystemRole = capabilities["supports_system_role"] ?? true
+  }
+
+  deinit { hybridai_chat_templates_free(handle) }
+
+  /// Renders `request` (OpenAI Chat Completions shape, see ``ChatTemplateRequest``). Throws
+  /// ``OnDeviceModelError/chatTemplateFailed(_:)`` with the template's error.
+  func render(_ request: ChatTemplateRequest) throws(OnDeviceModelError) -> ChatRendering {
+    let json: String
+    do { json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self) } catch {
+      throw .chatTemplateFailed("the request could not be encoded: \(error)")
+    }
+    let result = lock.withLock { _ -> Result<ChatRendering, OnDeviceModelError> in
+      var error: UnsafeMutablePointer<CChar>?
+      guard let rendering = hybridai_chat_render(handle, json, &error) else {
+        return .failure(.chatTemplateFailed(Self.take(error) ?? "the template could not be rendered"))
+      }
+      do throws(OnDeviceModelError) { return .success(try ChatRendering(handle: rendering)) } catch { return .failure(error) }
+    }
+    return try result.get()
+  }
+
+  /// The Swift string of a string the C API allocated, which it then frees.
+  static func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+    guard let pointer else { return nil }
+    defer { hybridai_chat_string_free(pointer) }
+    return String(cString: pointer)
+  }
+}

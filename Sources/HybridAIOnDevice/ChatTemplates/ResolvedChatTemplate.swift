@@ -1,0 +1,68 @@
+import CLlama
+import HybridAI
+
+/// The chat template a request runs with: the model's (or configured) Jinja template, or one of
+/// llama.cpp's built-in ones.
+enum ResolvedChatTemplate {
+  case jinja(JinjaChatTemplate, origin: ChatTemplateDescription.Origin)
+  case builtIn(ChatTemplate)
+
+  /// The template for `configured` (`nil`: the GGUF's own) on these weights.
+  init(configured: ChatTemplate?, weights: LlamaModelWeights, modelName: String) throws(OnDeviceModelError) {
+    switch configured?.kind {
+    case .builtIn?:
+      self = .builtIn(configured!)
+    case .jinja(let source)?:
+      self = .jinja(try weights.jinjaTemplate(source, modelName: modelName), origin: .configured)
+    case nil:
+      let template = try weights.jinjaTemplate(nil, modelName: modelName)
+      self = .jinja(template, origin: template.isExplicit ? .model : .fallback)
+    }
+  }
+
+  var description: ChatTemplateDescription {
+    switch self {
+    case .jinja(let template, let origin):
+      ChatTemplateDescription(origin: origin, source: template.source, usesNativeToolFormat: template.supportsToolCalls)
+    case .builtIn(let template):
+      ChatTemplateDescription(origin: .configured, source: template.source, usesNativeToolFormat: false)
+    }
+  }
+
+  /// The prompt tokens of `request` and, when its tools are in the model's own format, the
+  /// rendering that reads the answer's calls back.
+  func render(_ request: GenerationRequest, weights: LlamaModelWeights) throws(OnDeviceModelError) -> RenderedPrompt {
+    switch self {
+    case .builtIn(let template):
+      let messages = TranscriptRendering.messages(for: request.transcript, tools: request.tools, style: .documented)
+      return RenderedPrompt(tokens: try weights.tokenize(template.renderBuiltIn(messages)), nativeToolCalls: nil)
+    case .jinja(let template, _):
+      let native = template.supportsToolCalls && request.responseFormat == nil
+        && (!request.tools.isEmpty || request.transcript.contains { if case .toolCalls = $0 { true } else { false } })
+      var chat = ChatTemplateRequest(messages: TranscriptRendering.messages(
+        for: request.transcript, tools: request.tools, style: native ? .native : .documented))
+      if native { (chat.tools, chat.tool_choice) = Self.nativeTools(for: request) }
+      let rendering = try template.render(chat)
+      return RenderedPrompt(tokens: try weights.tokenize(rendering.prompt), nativeToolCalls: native ? rendering : nil)
+    }
+  }
+
+  /// The tools a native template declares and its `tool_choice`, from the request's tool choice.
+  private static func nativeTools(for request: GenerationRequest) -> ([ChatTemplateRequest.Tool]?, String?) {
+    guard !request.tools.isEmpty else { return (nil, nil) }
+    switch request.options.toolChoice ?? .automatic {
+    case .automatic: return (request.tools.map(ChatTemplateRequest.Tool.init), "auto")
+    case .none: return (request.tools.map(ChatTemplateRequest.Tool.init), "none")
+    case .required(let names):
+      let offered = request.tools.filter { names?.contains($0.name) ?? true }
+      return (offered.map(ChatTemplateRequest.Tool.init), "required")
+    }
+  }
+}
+
+/// A request's prompt as tokens, and the rendering that parses tool calls in the model's own
+/// format (`nil`: HybridAI's documented format, or no tools).
+struct RenderedPrompt: Sendable {
+  let tokens: [llama_token]
+  let nativeToolCalls: ChatRendering?
+}

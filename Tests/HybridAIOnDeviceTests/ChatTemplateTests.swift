@@ -1,0 +1,205 @@
+import Foundation
+import HybridAI
+@testable import HybridAIOnDevice
+import Synchronization
+import Testing
+
+/// The GGUF's own Jinja chat template through llama.cpp's `common`: SmolLM2's own template (its
+/// default system prompt), a model without a template (ChatML fallback, said so), templates
+/// that do not load or fail to render (typed errors), and tools in a model's own format: Qwen 2.5's
+/// template on SmolLM2 for a real tool round, Gemma 4's (vocabulary-only GGUF from the pinned
+/// llama.cpp source) for its declarations and its call syntax.
+@Suite("Chat templates (Jinja)", .serialized)
+struct ChatTemplateTests {
+  static let noInstructions = Transcript(entries: [.prompt(.init(text: "Hi!"))])
+
+  static func request(_ entries: [Transcript.Entry], tools: [ToolDefinition] = []) -> GenerationRequest {
+    GenerationRequest(transcript: Transcript(entries: entries), options: GenerationOptions(), tools: tools)
+  }
+
+  @Test("SmolLM2's own template runs: its default system prompt appears only without instructions")
+  func modelsOwnTemplate() async throws {
+    let model = try TestModel.requireModel()
+    let description = try await model.chatTemplateDescription()
+    #expect(description.origin == .model)
+    #expect(!description.usesNativeToolFormat, "SmolLM2's template has no tool support")
+    // The default system prompt is what the GGUF's template says (llama.cpp's pattern matcher left it out).
+    let defaultSystemPrompt = try #require(Self.defaultSystemPrompt(in: description.source))
+
+    let bare = try await model.promptText(for: Self.request(Self.noInstructions.entries))
+    #expect(bare.contains(defaultSystemPrompt))
+    #expect(bare.hasSuffix("<|im_start|>user\nHi!<|im_end|>\n<|im_start|>assistant\n"))
+
+    let withInstructions = try await model.promptText(for: Self.request([
+      .instructions(.init(text: "Answer in one word.")), .prompt(.init(text: "Hi!")),
+    ]))
+    #expect(withInstructions.contains("<|im_start|>system\nAnswer in one word.<|im_end|>"))
+    #expect(!withInstructions.contains(defaultSystemPrompt))
+
+    let session = GenerativeModelSession(model: model, instructions: "Answer in one word.")
+    let answer = try await session.respond(to: "Say hello.", options: TestModel.greedy)
+    #expect(!answer.content.isEmpty)
+  }
+
+  @Test("a model without a template falls back to ChatML, says so, and answers")
+  func modelWithoutTemplate() async throws {
+    _ = try TestModel.requireModel()
+    let directory = try TestModel.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // The same weights with the template's key renamed: to llama.cpp, a base model without one.
+    let copy = try TestModel.patchedCopy(in: directory, replacing: "tokenizer.chat_template", with: "tokenizer.chat_templatX")
+    let model = SystemLanguageModel(modelPath: copy.path, configuration: .init(contextSize: 1024))
+
+    let description = try await model.chatTemplateDescription()
+    #expect(description.origin == .fallback)
+    #expect(description.source.contains("<|im_start|>"))
+    let prompt = try await model.promptText(for: Self.request(Self.noInstructions.entries))
+    #expect(prompt == "<|im_start|>user\nHi!<|im_end|>\n<|im_start|>assistant\n")
+
+    let answer = try await GenerativeModelSession(model: model).respond(to: "Say hello.", options: TestModel.greedy)
+    #expect(!answer.content.isEmpty)
+  }
+
+  @Test("a Jinja syntax error in the GGUF or in a configured template is invalidChatTemplate with Jinja's message")
+  func syntaxErrors() async throws {
+    _ = try TestModel.requireModel()
+    let directory = try TestModel.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let broken = try TestModel.patchedCopy(in: directory, replacing: "{% endfor %}", with: "{% endfxr %}")
+    let model = SystemLanguageModel(modelPath: broken.path, configuration: .init(contextSize: 1024))
+    await #expect {
+      _ = try await GenerativeModelSession(model: model).respond(to: "Hi", options: TestModel.greedy)
+    } throws: { error in
+      guard case OnDeviceModelError.invalidChatTemplate(_, let reason) = error else { return false }
+      return reason.contains("endfxr") || reason.lowercased().contains("unknown") || reason.lowercased().contains("expected")
+    }
+
+    let configured = SystemLanguageModel(modelPath: TestModel.path, configuration: .init(
+      contextSize: 1024, chatTemplate: .jinja("{% for message in messages %}{{ message.content }")))
+    await #expect {
+      _ = try await configured.chatTemplateDescription()
+    } throws: { error in
+      if case OnDeviceModelError.invalidChatTemplate = error { return true }
+      return false
+    }
+  }
+
+  @Test("a template that raises while rendering is chatTemplateFailed with its message; the session keeps its transcript")
+  func renderFailure() async throws {
+    _ = try TestModel.requireModel()
+    let template = ChatTemplate.jinja("""
+      {% for message in messages %}{% if 'forbidden' in message.content %}{{ raise_exception('no forbidden words here') }}\
+      {% endif %}{{ message.content }}{% endfor %}
+      """)
+    let model = SystemLanguageModel(modelPath: TestModel.path, configuration: .init(contextSize: 1024, chatTemplate: template))
+    let session = GenerativeModelSession(model: model, instructions: "Be brief.")
+    await #expect {
+      _ = try await session.respond(to: "Say a forbidden word.", options: TestModel.greedy)
+    } throws: { error in
+      guard case OnDeviceModelError.chatTemplateFailed(let reason) = error else { return false }
+      return reason.contains("no forbidden words here")
+    }
+    #expect(session.transcript.count == 1, "only the instructions: the failed turn left nothing behind")
+  }
+
+  @Test("Qwen 2.5's template on SmolLM2: tools declared and called in Qwen's own format, the call parsed, the round finished")
+  func nativeToolRound() async throws {
+    _ = try TestModel.requireModel()
+    let source = try String(contentsOf: try TestModel.llamaCppTemplate("Qwen-Qwen2.5-7B-Instruct.jinja"), encoding: .utf8)
+    let model = SystemLanguageModel(modelPath: TestModel.path, configuration: .init(contextSize: 2048, chatTemplate: .jinja(source)))
+    #expect(try await model.chatTemplateDescription().usesNativeToolFormat)
+
+    let weather = WeatherTool()
+    let instructions = Transcript.Entry.instructions(.init(text: "You answer questions about the weather."))
+    let prompt = try await model.promptText(for: Self.request(
+      [instructions, .prompt(.init(text: "What is the weather in Paris?"))], tools: [weather.definition]))
+    #expect(prompt.contains("<tools>"), "Qwen's template declares the tools itself")
+    #expect(prompt.contains("get_weather"))
+    #expect(!prompt.contains("You can call tools."), "HybridAI's documented tool prompt is not used")
+
+    let session = GenerativeModelSession(model: model, tools: [weather], instructions: "You answer questions about the weather.",
+                                         toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools))
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 64, toolChoice: .required())
+    let response = try await session.respond(to: "What is the weather in Paris?", options: options)
+    let call = try #require(response.transcriptEntries.lazy.compactMap { entry -> Transcript.ToolCall? in
+      if case .toolCalls(let calls) = entry { return calls.calls.first }
+      return nil
+    }.first, "the model called the tool in Qwen's <tool_call> format")
+    #expect(call.toolName == "get_weather")
+    let violations = JSONSchemaValidator(schema: weather.parameters.jsonSchema).validate(call.arguments.jsonValue)
+    #expect(violations.isEmpty, "\(call.arguments.jsonString): \(violations)")
+    #expect(weather.calls.withLock { $0 } == 1)
+    guard case .response = response.transcriptEntries.last else {
+      Issue.record("the turn should end with the model's answer")
+      return
+    }
+    #expect(!response.content.contains("<tool_call>"), "the call's markup is not part of the answer")
+
+    // The conversation so far renders the call and its result in Qwen's format.
+    let followUp = try await model.promptText(for: Self.request(session.transcript.entries + [.prompt(.init(text: "Thanks!"))],
+                                                                 tools: [weather.definition]))
+    #expect(followUp.contains("<tool_call>"))
+    #expect(followUp.contains("<tool_response>"))
+  }
+
+  @Test("Gemma 4's template (vocabulary-only GGUF): tools declared in Gemma's format, a Gemma call parsed into a ToolCall")
+  func gemmaToolFormat() throws {
+    let path = try TestModel.llamaCppSource().appendingPathComponent("models/ggml-vocab-gemma-4.gguf").path
+    let weights = try LlamaModelWeights(path: path, vocabularyOnly: true)
+    let template = try weights.jinjaTemplate(nil, modelName: "gemma-4-vocab")
+    #expect(template.isExplicit)
+    #expect(template.supportsToolCalls)
+
+    let tool = WeatherTool().definition
+    let request = ChatTemplateRequest(
+      messages: [.init(role: "user", content: "Weather in Paris?")], tools: [.init(tool)], tool_choice: "auto")
+    let rendering = try template.render(request)
+    #expect(rendering.prompt.contains("get_weather"))
+    #expect(rendering.prompt.contains("<|turn>"), "Gemma's turn markers")
+    #expect(!rendering.prompt.contains("<tools>"), "not Qwen's or HybridAI's declaration")
+
+    // What Gemma 4 generates for a call (its own syntax), read back by the template's parser.
+    let guidance = DecodingGuidance.native(rendering)
+    #expect(guidance.offersTools)
+    var output = GuidedOutput(guidance: guidance)
+    var events: [GenerationEvent] = []
+    let generated = #"<|tool_call>call:get_weather{city:<|"|>Paris<|"|>}<tool_call|>"#
+    for piece in generated.map(String.init) { output.route(piece, to: { events.append($0) }) }
+    try output.finish(to: { events.append($0) })
+    let calls = events.compactMap { event -> [Transcript.ToolCall]? in
+      if case .toolCalls(let calls) = event { return calls }
+      return nil
+    }
+    let call = try #require(calls.first?.first)
+    #expect(call.toolName == "get_weather")
+    #expect(try call.arguments.value(String.self, forProperty: "city") == "Paris")
+    let text = events.compactMap { event -> String? in
+      if case .textDelta(let delta) = event { return delta }
+      return nil
+    }.joined()
+    #expect(text.isEmpty, "a call's markup is not streamed as text, got \(text)")
+  }
+
+  /// The default system prompt in SmolLM2's template (the text after `<|im_start|>system\n`).
+  static func defaultSystemPrompt(in source: String) -> String? {
+    guard let start = source.range(of: "<|im_start|>system\n"),
+          let end = source.range(of: "<|im_end|>", range: start.upperBound..<source.endIndex) else { return nil }
+    return String(source[start.upperBound..<end.lowerBound])
+  }
+}
+
+/// A tool with one string argument that counts its calls.
+private final class WeatherTool: Tool {
+  typealias Arguments = GeneratedContent
+  let name = "get_weather"
+  let description = "The current weather in a city."
+  let parameters = GenerationSchema(jsonSchema: [
+    "type": "object", "properties": ["city": ["type": "string", "maxLength": 24]], "required": ["city"],
+  ])
+  let calls = Mutex(0)
+
+  func call(arguments: GeneratedContent, context: ToolContext) async throws -> ToolOutput {
+    calls.withLock { $0 += 1 }
+    return "Sunny, 21 °C."
+  }
+}
