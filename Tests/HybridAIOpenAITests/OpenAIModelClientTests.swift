@@ -171,6 +171,8 @@ struct OpenAIModelClientTests {
        { if case .serverError(let api) = $0 { api.message == "KV cache full" } else { false } }, "error event"),
       (.sse([chunk(content: "Hel"), chunk(finish: "content_filter"), "[DONE]"]),
        { if case .contentFiltered(let text) = $0 { text == "Hel" } else { false } }, "content filter"),
+      (.sse([chunk(role: "assistant"), chunk(refusal: "I can't "), chunk(refusal: "help with that."), chunk(finish: "stop"), "[DONE]"]),
+       { if case .refused(let explanation) = $0 { explanation == "I can't help with that." } else { false } }, "refusal"),
       (.json(#"{"choices": []}"#), { if case .invalidResponse = $0 { true } else { false } }, "JSON instead of a stream"),
     ]
     for (reply, matches, name) in cases {
@@ -203,6 +205,22 @@ struct OpenAIModelClientTests {
     let response = try await session.respond(to: "Hi")
     #expect(response.content == "from the device")
     #expect(response.rawResponse.fallback?.reason == .offline(.connectionRefused))
+  }
+
+  @Test("a session turns a refusal into GenerationError.refusal with the model's explanation, and keeps no turn")
+  func refusalInASession() async throws {
+    let server = try await TestHTTPServer.start(replying: .sse([
+      chunk(role: "assistant"), chunk(refusal: "I cannot help with that."), chunk(finish: "stop"), "[DONE]",
+    ]))
+    defer { Task { await server.stop() } }
+    let session = GenerativeModelSession(model: openAIModel(server, retryPolicy: .none))
+    await #expect {
+      try await session.respond(to: "Something forbidden")
+    } throws: { error in
+      guard case GenerationError.refusal(let explanation) = error else { return false }
+      return explanation == "I cannot help with that."
+    }
+    #expect(session.transcript.isEmpty)
   }
 
   @Test("a server error is not a reason to fall back: prefer cloud throws it")

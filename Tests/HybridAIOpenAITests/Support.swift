@@ -24,10 +24,11 @@ func request(_ prompt: String = "Hello", options: GenerationOptions = Generation
 
 /// One `chat.completion.chunk` as a server sends it.
 func chunk(content: String? = nil, role: String? = nil, toolCalls: String? = nil, finish: String? = nil,
-           model: String = "served-model") -> String {
+           refusal: String? = nil, model: String = "served-model") -> String {
   var delta: [String] = []
   if let role { delta.append(#""role": "\#(role)""#) }
   if let content { delta.append(#""content": \#(jsonString(content))"#) }
+  if let refusal { delta.append(#""refusal": \#(jsonString(refusal))"#) }
   if let toolCalls { delta.append(#""tool_calls": \#(toolCalls)"#) }
   let reason = finish.map { #""\#($0)""# } ?? "null"
   return #"{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "\#(model)", "choices": [{"index": 0, "delta": {\#(delta.joined(separator: ", "))}, "finish_reason": \#(reason)}]}"#

@@ -30,6 +30,8 @@ public enum OpenAIError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The server ended the answer with `finish_reason` `content_filter`: what came back is in
   /// `partialText`.
   case contentFiltered(partialText: String)
+  /// The model refused to answer (the message's `refusal` instead of content).
+  case refused(explanation: String)
   /// The request could not be encoded (e.g. a non-finite number).
   case unencodableRequest(String)
   /// The response could not be understood (invalid JSON, an unexpected shape, no choice).
@@ -119,6 +121,7 @@ public enum OpenAIError: Error, Sendable, Hashable, CustomStringConvertible {
     case .httpError(let error): "HTTP error: \(error)"
     case .contentFiltered(let partialText):
       "the server's content filter stopped the answer" + (partialText.isEmpty ? "" : " after \(partialText.count) characters")
+    case .refused(let explanation): "the model refused to answer: \(explanation)"
     case .unencodableRequest(let detail): "the request could not be encoded: \(detail)"
     case .invalidResponse(let detail): "invalid response from the OpenAI-compatible server: \(detail)"
     case .connectionLost(let detail): "the connection was lost mid-answer: \(detail)"
@@ -164,7 +167,8 @@ extension OpenAIErrorEnvelope {
 
 extension OpenAIError: GenerationErrorConvertible {
   /// 429 → ``HybridAI/GenerationError/rateLimited(retryAfter:detail:)``; `content_filter` →
-  /// ``HybridAI/GenerationError/guardrailViolation(_:)``; a 400 about the input token count (the
+  /// ``HybridAI/GenerationError/guardrailViolation(_:)``; a refusal →
+  /// ``HybridAI/GenerationError/refusal(explanation:)``; a 400 about the input token count (the
   /// wording of `hybrid serve`) → ``HybridAI/GenerationError/exceededContextWindowSize(promptTokens:contextSize:)``.
   public var generationError: GenerationError? {
     switch self {
@@ -173,6 +177,8 @@ extension OpenAIError: GenerationErrorConvertible {
     case .contentFiltered(let partialText):
       .guardrailViolation("the server's content filter stopped the answer"
         + (partialText.isEmpty ? "" : " after \(partialText.count) characters"))
+    case .refused(let explanation):
+      .refusal(explanation: explanation)
     case .invalidRequest(let error):
       GenerationError.contextOverflow(inMessage: error.message)
     default:

@@ -19,7 +19,7 @@ extension OpenAIModel {
   /// for arguments that are not a JSON object following the tool's schema (or were cut off by the
   /// token limit); with a response format, ``HybridAI/GenerationError/invalidStructuredOutput(rawContent:reason:)``
   /// for an answer that is not JSON following the schema; ``OpenAIError/contentFiltered(partialText:)``
-  /// when the server's filter stopped the answer.
+  /// when the server's filter stopped the answer; ``OpenAIError/refused(explanation:)`` when the model refused.
   ///
   /// Cancelling the consuming task cancels the HTTP request.
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
@@ -42,6 +42,7 @@ extension OpenAIModel {
     if accumulator.finishReason == "content_filter" {
       throw OpenAIError.contentFiltered(partialText: accumulator.text)
     }
+    if !accumulator.refusal.isEmpty { throw OpenAIError.refused(explanation: accumulator.refusal) }
     let finishReason = Self.finishReason(accumulator.finishReason)
     let toolCalls = try checkedToolCalls(accumulator.toolCalls, for: request, finishReason: finishReason)
     if toolCalls.isEmpty { try request.checkStructuredAnswer(accumulator.text) }

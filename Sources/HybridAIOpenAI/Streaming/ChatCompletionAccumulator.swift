@@ -18,6 +18,8 @@ public struct ChatCompletionAccumulator: Sendable {
   public private(set) var text = ""
   /// The calls so far, in the order they began; arguments may still be partial before the end.
   public private(set) var toolCalls: [ChatToolCall] = []
+  /// The model's refusal, when it refused instead of answering (empty otherwise).
+  public private(set) var refusal = ""
   /// The finish reason, once a chunk gave one.
   public private(set) var finishReason: String?
   /// The model the server named (the last non-empty one).
@@ -44,6 +46,7 @@ public struct ChatCompletionAccumulator: Sendable {
         text += content
         added += content
       }
+      if let refused = choice.delta.refusal { refusal += refused }
       for piece in choice.delta.toolCalls ?? [] { add(piece) }
       if let reason = choice.finishReason { finishReason = reason }
     }

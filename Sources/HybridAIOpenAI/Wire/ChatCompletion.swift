@@ -173,14 +173,17 @@ public struct ChatCompletionChunk: Sendable, Hashable, Codable {
     public var role: String?
     public var content: String?
     public var toolCalls: [ToolCallDelta]?
+    /// The model's refusal to answer (OpenAI's `refusal`), instead of content.
+    public var refusal: String?
 
-    public init(role: String? = nil, content: String? = nil, toolCalls: [ToolCallDelta]? = nil) {
+    public init(role: String? = nil, content: String? = nil, toolCalls: [ToolCallDelta]? = nil, refusal: String? = nil) {
       self.role = role
       self.content = content
       self.toolCalls = toolCalls
+      self.refusal = refusal
     }
 
-    enum CodingKeys: String, CodingKey { case role, content, toolCalls = "tool_calls" }
+    enum CodingKeys: String, CodingKey { case role, content, refusal, toolCalls = "tool_calls" }
   }
 
   /// A piece of a tool call: the first for a call has its `id`, `type` and name.

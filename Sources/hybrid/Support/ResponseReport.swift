@@ -150,6 +150,7 @@ struct ErrorReport: Encodable {
     case .serverError: "serverError"
     case .httpError: "httpError"
     case .contentFiltered: "contentFiltered"
+    case .refused: "refused"
     case .unencodableRequest: "unencodableRequest"
     case .invalidResponse: "invalidResponse"
     case .connectionLost: "connectionLost"
