@@ -303,7 +303,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",
-      dependencies: ["HybridAI", "HybridAITestSupport", "HybridAIProcess"],
+      dependencies: ["HybridAI", "HybridAITestSupport", "HybridAIProcess", "TFLiteImage"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIProcessTests",

@@ -196,7 +196,7 @@ struct ToolConversionTests {
       .toolCalls(calls),
       .toolOutput(Transcript.ToolOutput(callID: "c1", toolName: "get_weather", text: "Sunny")),
     ])
-    let request = GenerateContentRequest(GenerationRequest(
+    let request = try GenerateContentRequest(GenerationRequest(
       transcript: transcript, options: GenerationOptions(toolChoice: .required(tools: ["get_weather"])), tools: [.weather]))
     let back = try request.generationRequest()
     #expect(back.transcript.map(\.text) == transcript.map(\.text))

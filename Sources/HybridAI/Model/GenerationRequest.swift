@@ -12,14 +12,18 @@ public struct GenerationRequest: Sendable {
   public var tools: [ToolDefinition]
   /// The shape the answer must have (JSON following the schema), or `nil` for free text.
   public var responseFormat: ResponseFormat?
+  /// Where the bytes of the transcript's attachments are (the session's store); `nil` when the
+  /// transcript has none.
+  public var artifactStore: ArtifactStore?
 
   public init(transcript: Transcript, options: GenerationOptions, sessionState: ModelStateStore = ModelStateStore(),
-              tools: [ToolDefinition] = [], responseFormat: ResponseFormat? = nil) {
+              tools: [ToolDefinition] = [], responseFormat: ResponseFormat? = nil, artifactStore: ArtifactStore? = nil) {
     self.transcript = transcript
     self.options = options
     self.sessionState = sessionState
     self.tools = tools
     self.responseFormat = responseFormat
+    self.artifactStore = artifactStore
   }
 }
 

@@ -22,6 +22,9 @@ public protocol LanguageModel: Sendable {
   /// Whether the model can be used at all right now. Reading it starts nothing.
   var availability: ModelAvailability { get }
 
+  /// What the model can take and give (default: ``ModelCapabilities/text``).
+  var capabilities: ModelCapabilities { get }
+
   /// Why the model is unavailable, in words (a path, a limit, a setting), or `nil`.
   var availabilityDetail: String? { get }
 
@@ -60,6 +63,8 @@ public protocol LanguageModel: Sendable {
 
 extension LanguageModel {
   public var availabilityDetail: String? { nil }
+
+  public var capabilities: ModelCapabilities { .text }
 
   public func prepareAssets() {}
 
@@ -113,6 +118,7 @@ extension LanguageModel {
       if reason == .modelNotReady { prepareAssets() }
       return .unavailable(reason, detail: availabilityDetail)
     }
+    if let reason = request.unsupportedInput(for: capabilities) { return .unsupported(reason) }
     if case .unsupported(let reason) = await supports(request) { return .unsupported(reason) }
     return .ready
   }

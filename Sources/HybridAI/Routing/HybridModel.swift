@@ -52,9 +52,13 @@ public struct HybridModel: LanguageModel {
       + "\(secondary.modelIdentifier): \(secondary.availabilityDetail ?? "\(secondary.availability)")"
   }
 
+  /// What either model can take and give.
+  public var capabilities: ModelCapabilities { primary.capabilities.union(secondary.capabilities) }
+
   /// Supported when the primary can serve the request, or else the secondary can.
   public func supports(_ request: GenerationRequest) async -> RequestSupport {
     if await primary.readiness(for: request) == .ready { return .supported }
+    if let reason = request.unsupportedInput(for: secondary.capabilities) { return .unsupported(reason) }
     return await secondary.supports(request)
   }
 

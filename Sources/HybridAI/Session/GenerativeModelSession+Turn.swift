@@ -44,7 +44,7 @@ extension GenerativeModelSession {
     while true {
       let request = GenerationRequest(
         transcript: transcript, options: options, sessionState: modelState,
-        tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat)
+        tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat, artifactStore: artifactStorage.current)
       let round = try await generateRound(request, events: events)
       totalUsage.add(round.completion.usage)
 

@@ -124,7 +124,7 @@ public final class GenerativeModelSession: Sendable {
   /// Answers `prompt` as a stream of growing snapshots. Generation starts when iteration starts;
   /// use ``ResponseStream/collect()`` for the final ``Response``.
   public func streamResponse(to prompt: String, options: GenerationOptions = GenerationOptions()) -> ResponseStream<String> {
-    stream(prompt, options: options, format: nil, decoding: .text)
+    stream(Prompt(prompt), options: options, format: nil, decoding: .text)
   }
 
   // MARK: - Structured answers
@@ -148,7 +148,7 @@ public final class GenerativeModelSession: Sendable {
     options: GenerationOptions = GenerationOptions()
   ) -> ResponseStream<Content> {
     let format = ResponseFormat(type: Content.self, includeSchemaInPrompt: includeSchemaInPrompt)
-    return stream(prompt, options: options, format: format, decoding: .structured(Content.self))
+    return stream(Prompt(prompt), options: options, format: format, decoding: .structured(Content.self))
   }
 
   /// Answers `prompt` with JSON following `schema` (a schema known only at run time).
@@ -165,13 +165,13 @@ public final class GenerativeModelSession: Sendable {
     options: GenerationOptions = GenerationOptions()
   ) -> ResponseStream<GeneratedContent> {
     let format = ResponseFormat(schema: schema, includeSchemaInPrompt: includeSchemaInPrompt)
-    return stream(prompt, options: options, format: format, decoding: .structured(GeneratedContent.self))
+    return stream(Prompt(prompt), options: options, format: format, decoding: .structured(GeneratedContent.self))
   }
 
   // MARK: - Running a request
 
-  private func stream<Content: Generable>(
-    _ prompt: String, options: GenerationOptions, format: ResponseFormat?, decoding: AnswerDecoding<Content>
+  func stream<Content: Generable>(
+    _ prompt: Prompt, options: GenerationOptions, format: ResponseFormat?, decoding: AnswerDecoding<Content>
   ) -> ResponseStream<Content> {
     ResponseStream { continuation in
       let task = Task { await self.answer(prompt, options: options, format: format, decoding: decoding, into: continuation) }
@@ -181,7 +181,7 @@ public final class GenerativeModelSession: Sendable {
   }
 
   private func answer<Content: Generable>(
-    _ prompt: String, options: GenerationOptions, format: ResponseFormat?, decoding: AnswerDecoding<Content>,
+    _ prompt: Prompt, options: GenerationOptions, format: ResponseFormat?, decoding: AnswerDecoding<Content>,
     into continuation: ResponseStream<Content>.Continuation
   ) async {
     let history: Transcript
@@ -207,7 +207,8 @@ public final class GenerativeModelSession: Sendable {
         continuation.yield(.event(.init(activity)))
       })
     do {
-      let promptEntry = Transcript.Prompt(text: prompt, options: options, responseFormat: format)
+      let segments = try storeAttachments(of: prompt, turn: turnArtifacts)
+      let promptEntry = Transcript.Prompt(segments: segments, options: options, responseFormat: format)
       let turn = try await runTurn(promptEntry, history: history, artifacts: turnArtifacts, events: events)
       let links = ArtifactLinks(turnArtifacts: turn.artifacts, store: artifactStorage.current)
       let content = try decoding.final(turn.text, links)

@@ -155,20 +155,25 @@ extension Transcript {
   /// A piece of an entry's content.
   public enum Segment: Sendable, Hashable, Identifiable, Codable {
     case text(TextSegment)
+    /// A file given with a prompt (or a tool output, or a response): a reference to its bytes in
+    /// the session's ``ArtifactStore``.
+    case attachment(AttachmentSegment)
 
     public var id: String {
       switch self {
       case .text(let segment): segment.id
+      case .attachment(let segment): segment.id
       }
     }
 
     private enum CodingKeys: String, CodingKey { case type }
-    private enum Kind: String, Codable { case text }
+    private enum Kind: String, Codable { case text, attachment }
 
     public init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
       switch try container.decode(Kind.self, forKey: .type) {
       case .text: self = .text(try TextSegment(from: decoder))
+      case .attachment: self = .attachment(try AttachmentSegment(from: decoder))
       }
     }
 
@@ -178,8 +183,32 @@ extension Transcript {
       case .text(let segment):
         try container.encode(Kind.text, forKey: .type)
         try segment.encode(to: encoder)
+      case .attachment(let segment):
+        try container.encode(Kind.attachment, forKey: .type)
+        try segment.encode(to: encoder)
       }
     }
+  }
+
+  /// A file in the conversation: what the transcript keeps of an ``Attachment`` once stored (the
+  /// reference, without a local path).
+  public struct AttachmentSegment: Sendable, Hashable, Identifiable, Codable {
+    public var id: String
+    /// The stored bytes: id, name, MIME type and size (``ArtifactReference/fileURL`` is `nil`;
+    /// resolve it with ``ArtifactStore/reference(id:)``).
+    public var reference: ArtifactReference
+
+    public init(id: String = UUID().uuidString, reference: ArtifactReference) {
+      self.id = id
+      var reference = reference
+      reference.fileURL = nil
+      self.reference = reference
+    }
+
+    /// The kind of content, from its MIME type.
+    public var modality: Modality { MediaType.named(reference.mimeType)?.modality ?? .document }
+    /// Its MIME type.
+    public var mimeType: String { reference.mimeType }
   }
 
   /// Plain text.
@@ -195,12 +224,24 @@ extension Transcript {
 }
 
 extension [Transcript.Segment] {
-  /// The text segments' contents, joined.
+  /// The text segments' contents, joined (attachments left out).
   public var text: String {
-    map { segment in
-      switch segment {
-      case .text(let text): text.content
-      }
+    compactMap { segment in
+      if case .text(let text) = segment { text.content } else { nil }
     }.joined()
+  }
+
+  /// The attachment segments, in order.
+  public var attachments: [Transcript.AttachmentSegment] {
+    compactMap { segment in
+      if case .attachment(let attachment) = segment { attachment } else { nil }
+    }
+  }
+
+  /// The text, with one ``ArtifactReference/modelDescription`` line per attachment after it: what
+  /// a model that cannot take an attachment's kind reads in its place.
+  public var textWithAttachmentReferences: String {
+    let references = attachments.map { "[attachment] " + $0.reference.modelDescription }
+    return ([text] + references).filter { !$0.isEmpty }.joined(separator: "\n")
   }
 }

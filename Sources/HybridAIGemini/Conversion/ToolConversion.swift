@@ -114,11 +114,7 @@ extension Gemini.FunctionResponse {
   /// The function response for a tool's output: `{"result": text}`, or `{"error": text}` when
   /// the tool failed; `id` is the call's id when given.
   public init(_ output: Transcript.ToolOutput, id: String?) {
-    let text = output.segments.map { segment in
-      switch segment {
-      case .text(let text): text.content
-      }
-    }.joined()
+    let text = output.segments.textWithAttachmentReferences
     self.init(id: id, name: output.toolName, response: .object([output.isError ? "error" : "result": .string(text)]))
   }
 }

@@ -17,8 +17,20 @@ extension GenerateContentRequest {
   /// - `responseFormat` becomes `generationConfig.responseMimeType` `application/json` and
   ///   `responseJsonSchema`, unless the attached ``GenerationConfig`` already sets
   ///   `responseSchema` or `responseJsonSchema`.
-  public init(_ request: GenerationRequest) {
-    self.init(transcript: request.transcript, options: request.options)
+  ///
+  /// Attachments are sent as `inlineData` (their bytes from the request's artifact store);
+  /// throws ``HybridAI/AttachmentError`` for an attachment that cannot be read, or when they add
+  /// up to more than ``Gemini/inlineDataLimit`` bytes (Gemini's request limit).
+  public init(_ request: GenerationRequest) throws(AttachmentError) {
+    var inlineBytes = 0
+    try self.init(transcript: request.transcript, options: request.options) { attachment throws(AttachmentError) in
+      let bytes = try request.contents(of: attachment)
+      inlineBytes += bytes.count
+      guard inlineBytes <= Gemini.inlineDataLimit else {
+        throw .tooLarge(name: attachment.reference.name, size: Int64(inlineBytes), limit: Int64(Gemini.inlineDataLimit))
+      }
+      return .inlineData(Gemini.Blob(mimeType: attachment.mimeType, bytes: bytes))
+    }
     let configuredTools = request.options[Gemini.ToolConfig.self]
     if !request.tools.isEmpty {
       tools = [Gemini.Tool(functionDeclarations: request.tools.map(Gemini.FunctionDeclaration.init))]
@@ -50,7 +62,15 @@ extension GenerateContentRequest {
   ///   a `user` content, consecutive outputs in one content. A response carries its call's id
   ///   when that call was sent with one.
   /// - `options` become `generationConfig` (see ``GenerationConfig/forRequest(_:)``).
+  ///
+  /// Attachments become a text part naming each (``HybridAI/ArtifactReference/modelDescription``);
+  /// ``init(_:)`` sends their bytes.
   public init(transcript: Transcript, options: GenerationOptions) {
+    self.init(transcript: transcript, options: options) { .text("[attachment] " + $0.reference.modelDescription) }
+  }
+
+  private init<Failure: Error>(transcript: Transcript, options: GenerationOptions,
+                               attachment: (Transcript.AttachmentSegment) throws(Failure) -> Gemini.Part) throws(Failure) {
     var system: [Gemini.Part] = []
     var contents: [Gemini.Content] = []
     var sentCallIDs: Set<String> = []
@@ -59,9 +79,9 @@ extension GenerateContentRequest {
       var isToolOutput = false
       switch entry {
       case .instructions(let instructions):
-        system.append(contentsOf: Self.parts(instructions.segments))
+        system.append(contentsOf: try Self.parts(instructions.segments, attachment: attachment))
       case .prompt(let prompt):
-        contents.append(Gemini.Content(role: Gemini.Content.userRole, parts: Self.parts(prompt.segments)))
+        contents.append(Gemini.Content(role: Gemini.Content.userRole, parts: try Self.parts(prompt.segments, attachment: attachment)))
       case .response(let response):
         contents.append(Self.modelContent(response))
       case .toolCalls(let calls):
@@ -82,10 +102,13 @@ extension GenerateContentRequest {
               generationConfig: GenerationConfig.forRequest(options))
   }
 
-  private static func parts(_ segments: [Transcript.Segment]) -> [Gemini.Part] {
-    segments.map { segment in
+  private static func parts<Failure: Error>(_ segments: [Transcript.Segment],
+                                           attachment: (Transcript.AttachmentSegment) throws(Failure) -> Gemini.Part)
+    throws(Failure) -> [Gemini.Part] {
+    try segments.map { segment throws(Failure) in
       switch segment {
       case .text(let text): .text(text.content)
+      case .attachment(let segment): try attachment(segment)
       }
     }
   }
@@ -101,7 +124,8 @@ extension GenerateContentRequest {
 
   private static func modelContent(_ response: Transcript.Response) -> Gemini.Content {
     providedContent(response.providerContent)
-      ?? Gemini.Content(role: Gemini.Content.modelRole, parts: parts(response.segments))
+      ?? Gemini.Content(role: Gemini.Content.modelRole,
+                        parts: parts(response.segments) { .text("[attachment] " + $0.reference.modelDescription) })
   }
 
   private static func modelContent(_ entry: Transcript.ToolCalls, sentCallIDs: inout Set<String>) -> Gemini.Content {

@@ -28,7 +28,7 @@ extension GeminiModel {
   }
 
   private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws -> CloudGeneration.Answer {
-    let wire = GenerateContentRequest(request)
+    let wire = try GenerateContentRequest(request)
     let clock = ContinuousClock()
     let start = clock.now
     var firstToken: ContinuousClock.Instant?

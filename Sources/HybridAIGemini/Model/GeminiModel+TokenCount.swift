@@ -19,7 +19,7 @@ extension GeminiModel {
   /// `generateContentRequest` (system instruction, tools and contents). Throws ``GeminiError``
   /// (``GeminiError/offline(_:detail:)`` when the service cannot be reached).
   public func tokenCount(for request: GenerationRequest) async throws -> Int {
-    try await countTokens(CountTokensRequest(generateContentRequest: GenerateContentRequest(request))).totalTokens
+    try await countTokens(CountTokensRequest(generateContentRequest: try GenerateContentRequest(request))).totalTokens
   }
 
   /// Checks that the service knows the model (`GET models/{name}`, which also opens the connection

@@ -76,6 +76,12 @@ public struct GeminiModel: LanguageModel {
   /// Always ``HybridAI/ModelSource/cloud``.
   public var source: ModelSource { .cloud }
 
+  /// Gemini reads text, images, audio, video and PDFs (sent inline), and can answer with images
+  /// and audio (``HybridAIGemini/GenerationConfig`` `responseModalities`).
+  public var capabilities: ModelCapabilities {
+    ModelCapabilities(inputModalities: [.text, .image, .audio, .video, .document], outputModalities: [.text, .image, .audio])
+  }
+
   /// Always available: whether the service can be reached shows when a request is made (an
   /// unreachable service fails with ``GeminiError/offline(_:detail:)``). No network I/O happens here.
   public var availability: ModelAvailability { .available }

@@ -10,3 +10,9 @@
 /// encoding and unknown fields are ignored when decoding, so the same types serve the client
 /// (``GeminiModel``) and a Gemini-compatible server.
 public enum Gemini {}
+
+extension Gemini {
+  /// The most attachment bytes one request carries inline (Gemini's request limit is 20 MB; larger
+  /// files go through its Files API, which HybridAI does not use).
+  public static let inlineDataLimit = 20_000_000
+}

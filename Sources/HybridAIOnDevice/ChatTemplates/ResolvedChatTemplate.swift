@@ -34,13 +34,12 @@ enum ResolvedChatTemplate {
   func render(_ request: GenerationRequest, weights: LlamaModelWeights) throws(OnDeviceModelError) -> RenderedPrompt {
     switch self {
     case .builtIn(let template):
-      let messages = TranscriptRendering.messages(for: request.transcript, tools: request.tools, style: .documented)
+      let messages = TranscriptRendering.messages(for: request, style: .documented)
       return RenderedPrompt(tokens: try weights.tokenize(template.renderBuiltIn(messages)), nativeToolCalls: nil)
     case .jinja(let template, _):
       let native = template.supportsToolCalls && request.responseFormat == nil
         && (!request.tools.isEmpty || request.transcript.contains { if case .toolCalls = $0 { true } else { false } })
-      var chat = ChatTemplateRequest(messages: TranscriptRendering.messages(
-        for: request.transcript, tools: request.tools, style: native ? .native : .documented))
+      var chat = ChatTemplateRequest(messages: TranscriptRendering.messages(for: request, style: native ? .native : .documented))
       if native { (chat.tools, chat.tool_choice) = Self.nativeTools(for: request) }
       let rendering = try template.render(chat)
       return RenderedPrompt(tokens: try weights.tokenize(rendering.prompt), nativeToolCalls: native ? rendering : nil)

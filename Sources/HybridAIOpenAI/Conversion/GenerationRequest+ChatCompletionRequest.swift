@@ -71,7 +71,7 @@ extension ChatCompletionRequest {
       case .instructions(let entry):
         instructions.append(entry.segments.text)
       case .prompt(let prompt):
-        messages.append(ChatMessage(role: "user", text: prompt.segments.text))
+        messages.append(ChatMessage(role: "user", text: prompt.segments.textWithAttachmentReferences))
       case .response(let response):
         messages.append(ChatMessage(role: "assistant", text: response.segments.text))
         isResponse = true

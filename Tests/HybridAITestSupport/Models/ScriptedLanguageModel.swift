@@ -31,6 +31,7 @@ public final class ScriptedLanguageModel: LanguageModel {
   public let source: ModelSource
   public let availability: ModelAvailability
   public let availabilityDetail: String?
+  public let capabilities: ModelCapabilities
   private let support: @Sendable (GenerationRequest) -> RequestSupport
   private let script: Script
   private let modelVersion: String
@@ -50,6 +51,7 @@ public final class ScriptedLanguageModel: LanguageModel {
   ///   - completes: `false` ends each answer without a completion (a truncated stream).
   public init(identifier: String = "scripted", source: ModelSource = .onDevice,
               availability: ModelAvailability = .available, availabilityDetail: String? = nil,
+              capabilities: ModelCapabilities = .text,
               support: @escaping @Sendable (GenerationRequest) -> RequestSupport = { _ in .supported },
               modelVersion: String? = nil, usage: Usage? = nil, delay: Duration = .zero,
               failure: (any Error & Sendable)? = nil, failAfterEvents: Int = 0, completes: Bool = true,
@@ -58,6 +60,7 @@ public final class ScriptedLanguageModel: LanguageModel {
     self.source = source
     self.availability = availability
     self.availabilityDetail = availabilityDetail
+    self.capabilities = capabilities
     self.support = support
     self.modelVersion = modelVersion ?? "\(identifier)-1"
     self.usage = usage
@@ -72,11 +75,12 @@ public final class ScriptedLanguageModel: LanguageModel {
   public convenience init(identifier: String = "scripted", source: ModelSource = .onDevice,
                           deltas: [String] = ["Hello", ", ", "world", "!"],
                           availability: ModelAvailability = .available, availabilityDetail: String? = nil,
+                          capabilities: ModelCapabilities = .text,
                           support: RequestSupport = .supported, modelVersion: String? = nil, usage: Usage? = nil,
                           delay: Duration = .zero, failure: (any Error & Sendable)? = nil, failAfterDeltas: Int = 0,
                           completes: Bool = true) {
     self.init(identifier: identifier, source: source, availability: availability, availabilityDetail: availabilityDetail,
-              support: { _ in support }, modelVersion: modelVersion, usage: usage, delay: delay, failure: failure,
+              capabilities: capabilities, support: { _ in support }, modelVersion: modelVersion, usage: usage, delay: delay, failure: failure,
               failAfterEvents: failAfterDeltas, completes: completes) { _, _ in deltas.map(GenerationEvent.textDelta) }
   }
 

@@ -1,0 +1,11 @@
+/// A kind of content a model can take or give: text, or one of the kinds of ``Attachment``.
+public enum Modality: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+  case text
+  case image
+  case audio
+  case video
+  /// PDF documents.
+  case document
+
+  public var description: String { rawValue }
+}
