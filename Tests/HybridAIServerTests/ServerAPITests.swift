@@ -86,6 +86,19 @@ struct ServerAPITests {
             == (try unary.json["usageMetadata"] as? [String: Any])?["candidatesTokenCount"] as? Int)
   }
 
+  @Test("an inlineData image to a text-only served model: 400 INVALID_ARGUMENT naming the MIME type, never 500 or a silent drop")
+  func inlineDataToTextOnlyModel() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let reply = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
+      "contents": [["role": "user", "parts": [["text": "What is this?"], ["inlineData": ["mimeType": "image/png", "data": "iVBORw0KGgo="]]]]],
+    ])
+    #expect(reply.status == 400)
+    let error = try #require(try reply.json["error"] as? [String: Any])
+    #expect(error["status"] as? String == "INVALID_ARGUMENT")
+    #expect((error["message"] as? String)?.contains("image/png") == true, "\(error)")
+  }
+
   @Test("systemInstruction, multi-turn contents and generationConfig are honoured")
   func requestFieldsAreHonoured() async throws {
     let server = try await RunningTestServer.start()

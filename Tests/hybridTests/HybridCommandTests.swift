@@ -1,8 +1,10 @@
 import Foundation
 import HybridAIOnDevice
 import HybridAIProcess
+import HybridAITestSupport
 @testable import hybrid
 import Testing
+import TFLiteImage
 
 /// Runs the built `hybrid` executable as a user would, and parses its arguments in process.
 @Suite("hybrid command line", .serialized)
@@ -87,6 +89,41 @@ struct HybridCommandTests {
       .write(to: file, atomically: true, encoding: .utf8)
     let working = try await run(["generate", "--prompt", "Hi", "--greedy", "--max-tokens", "4", "--chat-template", file.path])
     #expect(working.status == 0, "\(working.stderr)")
+  }
+
+  @Test("--attach with prefer-on-device: the cloud answers with the reason, the photo's exact bytes sent inline, --json lists it")
+  func attachGoesToTheCloud() async throws {
+    let answer = #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "A portrait."}]}, "finishReason": "STOP"}], "modelVersion": "gemini-test"}"#
+    let server = try await TestHTTPServer.start(replying: .sse([answer]))
+    defer { Task { await server.stop() } }
+    let directory = try TemporaryDirectory("attach")
+    defer { directory.remove() }
+    let png = try Bitmap.samplePortrait(width: 32, height: 24).pngData()
+    let file = directory.appending("photo.png")
+    try png.write(to: file)
+
+    let result = try await run(["generate", "--prompt", "What is in this photo?", "--attach", file.path, "--mode", "prefer-on-device",
+                                "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "gemini-test", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let object = try json(result.stdout)
+    #expect(object["source"] as? String == "cloud")
+    #expect(object["text"] as? String == "A portrait.")
+    #expect((object["fallbackReason"] as? String)?.contains("image/png") == true, "\(object)")
+    let listed = try #require((object["attachments"] as? [[String: Any]])?.first)
+    #expect(listed["mimeType"] as? String == "image/png" && listed["name"] as? String == "photo.png")
+    let storedPath = try #require(listed["path"] as? String)
+    #expect(FileManager.default.contents(atPath: storedPath) == png)
+
+    let body = try #require(server.requests.first?.body)
+    let sent = try #require(JSONSerialization.jsonObject(with: body) as? [String: Any])
+    let parts = try #require(((sent["contents"] as? [[String: Any]])?.last)?["parts"] as? [[String: Any]])
+    let inline = try #require(parts.compactMap { $0["inlineData"] as? [String: Any] }.first)
+    #expect(inline["mimeType"] as? String == "image/png")
+    #expect(Data(base64Encoded: inline["data"] as? String ?? "") == png, "the exact bytes")
+
+    let refused = try await run(["generate", "--prompt", "And this?", "--attach", directory.appending("missing.png").path, "--json"])
+    #expect(refused.status == 1)
+    #expect((try json(refused.stdout)["error"] as? [String: Any])?["kind"] as? String == "attachment.unreadable")
   }
 
   @Test("a missing model file: modelNotReady with the path in the message")

@@ -25,6 +25,15 @@ extension GenerativeModelSession {
     return try await stream(prompt, options: options, format: format, decoding: .structured(Content.self)).collect()
   }
 
+  /// Answers `prompt` (text and attachments) with JSON following `schema`.
+  public func respond(
+    to prompt: Prompt, schema: GenerationSchema, includeSchemaInPrompt: Bool = true,
+    options: GenerationOptions = GenerationOptions()
+  ) async throws -> Response<GeneratedContent> {
+    let format = ResponseFormat(schema: schema, includeSchemaInPrompt: includeSchemaInPrompt)
+    return try await stream(prompt, options: options, format: format, decoding: .structured(GeneratedContent.self)).collect()
+  }
+
   /// The prompt's segments with its attachments stored: consecutive texts become one text
   /// segment (joined with new lines), each attachment a reference. Attachments stored here are
   /// recorded on the turn, so a failed turn removes them again.

@@ -19,6 +19,10 @@ struct GenerateCommand: AsyncParsableCommand {
   @Option(name: .long, help: "The prompt.")
   var prompt: String
 
+  @Option(name: .long, help: ArgumentHelp(
+    "Attach a file: an image, audio, video, PDF or text file, its kind read from its bytes (repeatable).", valueName: "file"))
+  var attach: [String] = []
+
   @Option(name: .long, help: "A JSON Schema file: answer with a JSON instance of it.")
   var schema: String?
 
@@ -37,19 +41,20 @@ struct GenerateCommand: AsyncParsableCommand {
                                          contextPolicy: conversation.contextPolicy.policy)
     let options = tools.applied(to: conversation.sampling.generationOptions)
     do {
+      let prompt = try makePrompt()
       if let schemaPath = schema {
         let schema = try Self.loadSchema(at: schemaPath)
         let response = try await session.respond(to: prompt, schema: schema, options: options)
         printToolCalls(of: response.transcriptEntries)
         if json {
-          JSONOutput.print(ResponseReport(response, structured: response.content))
+          JSONOutput.print(ResponseReport(response, structured: response.content, store: session.artifactStore))
         } else {
           Terminal.write(response.content.jsonString + "\n")
         }
       } else if json {
         let response = try await session.respond(to: prompt, options: options)
         printToolCalls(of: response.transcriptEntries)
-        JSONOutput.print(ResponseReport(response))
+        JSONOutput.print(ResponseReport(response, store: session.artifactStore))
       } else {
         let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
         Terminal.write("\n")
@@ -59,6 +64,16 @@ struct GenerateCommand: AsyncParsableCommand {
       if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
       throw ExitCode.failure
     }
+  }
+
+  /// The prompt with `--attach` files (paths resolved against the current directory).
+  private func makePrompt() throws -> Prompt {
+    var parts: [Prompt.Part] = [.text(prompt)]
+    for path in attach {
+      let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+      parts.append(.attachment(try Attachment(contentsOf: url.standardizedFileURL)))
+    }
+    return Prompt(parts: parts)
   }
 
   private func printToolCalls(of entries: [Transcript.Entry]) {

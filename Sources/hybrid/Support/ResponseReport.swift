@@ -30,7 +30,17 @@ struct ResponseReport: Encodable {
     var isError: Bool
   }
 
+  /// A file of the turn: an attachment of the prompt, with where the session's store keeps it.
+  struct FileReport: Encodable {
+    var name: String
+    var mimeType: String
+    var size: Int64
+    var path: String?
+  }
+
   var text: String
+  /// The prompt's attachments (`--attach`), stored.
+  var attachments: [FileReport]
   /// The structured answer (`--schema`); `nil` for text answers.
   var json: JSONValue?
   /// The tools called while answering, in order.
@@ -44,9 +54,18 @@ struct ResponseReport: Encodable {
   var finishReason: String
   var timings: Timings?
 
-  init<Content>(_ response: GenerativeModelSession.Response<Content>, structured: GeneratedContent? = nil) {
+  init<Content>(_ response: GenerativeModelSession.Response<Content>, structured: GeneratedContent? = nil,
+                 store: ArtifactStore? = nil) {
     let raw = response.rawResponse
     text = response.rawContent
+    attachments = response.transcriptEntries.flatMap { entry -> [FileReport] in
+      guard case .prompt(let prompt) = entry else { return [] }
+      return prompt.segments.attachments.map { attachment in
+        let reference = attachment.reference
+        return FileReport(name: reference.name, mimeType: reference.mimeType, size: reference.size,
+                          path: store?.reference(id: reference.id)?.fileURL?.path)
+      }
+    }
     json = structured?.jsonValue
     var outputs: [String: Transcript.ToolOutput] = [:]
     for case .toolOutput(let output) in response.transcriptEntries { outputs[output.callID] = output }
@@ -75,13 +94,14 @@ struct ResponseReport: Encodable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case text, json, toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings
+    case text, attachments, json, toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings
   }
 
   /// Like the synthesized encoding, but `fallbackReason` is always present (`null` when none).
   func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(text, forKey: .text)
+    try container.encode(attachments, forKey: .attachments)
     try container.encodeIfPresent(json, forKey: .json)
     try container.encode(toolCalls, forKey: .toolCalls)
     try container.encode(modelVersion, forKey: .modelVersion)
@@ -123,6 +143,7 @@ struct ErrorReport: Encodable {
     case let error as GeminiError: "gemini." + Self.caseName(error)
     case let error as OpenAIError: "openai." + Self.caseName(error)
     case let error as OnDeviceModelError: "onDevice." + Self.caseName(error)
+    case let error as AttachmentError: "attachment." + Self.caseName(error)
     case is CancellationError: "cancelled"
     default: String(describing: type(of: error))
     }
@@ -155,6 +176,20 @@ struct ErrorReport: Encodable {
     case .invalidResponse: "invalidResponse"
     case .connectionLost: "connectionLost"
     case .transportFailure: "transportFailure"
+    }
+  }
+
+  private static func caseName(_ error: AttachmentError) -> String {
+    switch error {
+    case .empty: "empty"
+    case .unreadable: "unreadable"
+    case .unsafePath: "unsafePath"
+    case .unsupportedContent: "unsupportedContent"
+    case .mismatch: "mismatch"
+    case .truncated: "truncated"
+    case .tooLarge: "tooLarge"
+    case .unknownArtifact: "unknownArtifact"
+    case .storeFailed: "storeFailed"
     }
   }
 
