@@ -5,7 +5,8 @@ import Foundation
 /// follow (in the model's own format), and the parser that reads an answer back into text and
 /// tool calls.
 final class ChatRendering: @unchecked Sendable, Hashable {
-  /// What common reports besides the parser (see `hybridai_chat_rendering_json`).
+  /// What common reports besides the parser that HybridAI uses (see `hybridai_chat_rendering_json`;
+  /// `additional_stops` and `preserved_tokens` are not used yet).
   struct Details: Decodable {
     struct Trigger: Decodable {
       var type: String
@@ -17,8 +18,6 @@ final class ChatRendering: @unchecked Sendable, Hashable {
     var grammar: String
     var grammar_lazy: Bool
     var grammar_triggers: [Trigger]
-    var preserved_tokens: [String]
-    var additional_stops: [String]
     var generation_prompt: String
   }
 
@@ -31,8 +30,8 @@ final class ChatRendering: @unchecked Sendable, Hashable {
       }
       var function: Function
     }
+    /// The answer without tool-call markup and reasoning.
     var content: String?
-    var reasoning_content: String?
     var tool_calls: [Call]?
   }
 

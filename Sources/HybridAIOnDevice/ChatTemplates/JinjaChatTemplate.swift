@@ -17,9 +17,6 @@ final class JinjaChatTemplate: @unchecked Sendable {
   let source: String
   /// Whether the template declares tools and renders tool calls and tool results itself.
   let supportsToolCalls: Bool
-  /// Whether the template has a system role (otherwise common folds instructions into the first
-  /// user message).
-  let supportsSystemRole: Bool
 
   /// The template of `model` (`override` nil or empty: the GGUF's own). Throws
   /// ``OnDeviceModelError/invalidChatTemplate(model:reason:)`` with Jinja's message.
@@ -35,7 +32,6 @@ final class JinjaChatTemplate: @unchecked Sendable {
     let capabilities = Self.take(hybridai_chat_templates_capabilities(handle))
       .flatMap { try? JSONDecoder().decode([String: Bool].self, from: Data($0.utf8)) } ?? [:]
     supportsToolCalls = capabilities["supports_tool_calls"] == true && capabilities["supports_tools"] == true
-    supportsSystemRole = capabilities["supports_system_role"] ?? true
   }
 
   deinit { hybridai_chat_templates_free(handle) }

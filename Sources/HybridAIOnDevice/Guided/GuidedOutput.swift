@@ -23,12 +23,6 @@ struct GuidedOutput {
     }
   }
 
-  /// Whether the output so far is tool calls (HybridAI's format; always `false` for native calls).
-  var isToolCalls: Bool {
-    if case .toolCalls = mode { return true }
-    return false
-  }
-
   /// Hands a text delta on, or holds it when it belongs to tool calls.
   mutating func route(_ delta: String, to yield: (GenerationEvent) -> Void) {
     switch mode {
