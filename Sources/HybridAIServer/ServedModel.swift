@@ -45,22 +45,28 @@ public struct ServedModel: Sendable {
               countTokens: { try await model.tokenCount(for: $0) })
   }
 
-  /// The model's whole answer to `request`: its text, its tool calls and its completion (`nil`
-  /// when the stream ended without one).
-  func wholeAnswer(to request: GenerationRequest) async throws
-    -> (text: String, toolCalls: [Transcript.ToolCall], completion: RawResponse?) {
-    var text = ""
-    var toolCalls: [Transcript.ToolCall] = []
-    var completion: RawResponse?
+  /// The model's whole answer to `request`: its text, the files it made, its tool calls and its
+  /// completion (`nil` when the stream ended without one).
+  func wholeAnswer(to request: GenerationRequest) async throws -> WholeAnswer {
+    var answer = WholeAnswer()
     for try await event in model.generate(request) {
       switch event {
-      case .textDelta(let delta): text += delta
-      case .toolCalls(let calls): toolCalls += calls
-      case .completed(let raw): completion = raw
+      case .textDelta(let delta): answer.text += delta
+      case .artifact(let artifact): answer.files.append(artifact)
+      case .toolCalls(let calls): answer.toolCalls += calls
+      case .completed(let raw): answer.completion = raw
       case .routed: break   // served models answer themselves
       }
     }
-    return (text, toolCalls, completion)
+    return answer
+  }
+
+  /// A served model's whole answer.
+  struct WholeAnswer: Sendable {
+    var text = ""
+    var files: [Artifact] = []
+    var toolCalls: [Transcript.ToolCall] = []
+    var completion: RawResponse?
   }
 
   /// `request`, once the model says it is ready for it (else the reason, as a ``GenerationError``).

@@ -77,16 +77,29 @@ struct OfflineTests {
     #expect(error.offlineReason == nil)
   }
 
-  @Test("a stream that ends cleanly before a finish reason is not offline either")
-  func streamEndsEarly() async throws {
+  @Test("a stream that ends cleanly without a finish reason is a complete answer, as Google's servers send them")
+  func streamEndsWithoutFinishReason() async throws {
     let server = try await TestHTTPServer.start(replying: .sse([
       #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "Hello"}]}}]}"#,
+      #"{"candidates": [{"content": {"role": "model", "parts": [{"text": " world"}]}}], "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2, "totalTokenCount": 5}}"#,
     ]))
     defer { Task { await server.stop() } }
     let outcome = await run(testModel(server), request())
-    #expect(outcome.text == "Hello")
-    guard case .connectionLost? = outcome.geminiError else {
-      Issue.record("expected connectionLost, got \(String(describing: outcome.error))")
+    #expect(outcome.error == nil, "\(String(describing: outcome.error))")
+    #expect(outcome.text == "Hello world")
+    #expect(outcome.raw?.finishReason == .stop)
+    #expect(outcome.raw?.usage.outputTokens == 2)
+  }
+
+  @Test("a clean stream with no usable content and no finish reason is an invalid response, not an empty answer")
+  func emptyStreamWithoutFinishReason() async throws {
+    let server = try await TestHTTPServer.start(replying: .sse([
+      #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "thinking", "thought": true}]}}]}"#,
+    ]))
+    defer { Task { await server.stop() } }
+    let outcome = await run(testModel(server), request())
+    guard case .invalidResponse? = outcome.geminiError else {
+      Issue.record("expected invalidResponse, got \(String(describing: outcome.error))")
       return
     }
   }

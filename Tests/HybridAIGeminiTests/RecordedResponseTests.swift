@@ -178,12 +178,20 @@ struct RecordedResponseTests {
       #expect(provided.provider == "gemini")
       let content = try provided.content.decode(as: Gemini.Content.self)
       #expect(content.role == "model")
-      #expect(content.text == facts.text)
+      // Inline files come out as artifacts with the exact bytes; the provider content keeps a
+      // placeholder per file (never the bytes), with the part's signature.
+      #expect(outcome.artifacts.map(\.mimeType) == facts.inlineFiles.map(\.mimeType))
+      #expect(outcome.artifacts.map(\.data) == facts.inlineFiles.map(\.bytes))
+      let placeholders = content.parts.filter { $0.text == Gemini.generatedFilePlaceholder }.count
+      #expect(placeholders == facts.inlineFiles.count)
+      #expect(content.text.replacingOccurrences(of: Gemini.generatedFilePlaceholder, with: "") == facts.text)
       #expect(content.thoughtText == facts.thoughtText)
       #expect(content.parts.compactMap(\.thoughtSignature) == facts.signatures)
-      #expect(content.parts.compactMap { $0.data?.kind }.filter { $0 != "text" } == facts.dataKinds)
+      #expect(content.parts.compactMap { $0.data?.kind }.filter { $0 != "text" } == facts.dataKinds.filter { $0 != "inlineData" })
       // Adjacent text parts of the same kind are joined: no two neighbours are both plain text or both thoughts.
-      for (left, right) in zip(content.parts, content.parts.dropFirst()) where left.text != nil && right.text != nil {
+      for (left, right) in zip(content.parts, content.parts.dropFirst())
+      where left.text != nil && right.text != nil && right.text != Gemini.generatedFilePlaceholder
+        && left.text != Gemini.generatedFilePlaceholder {
         #expect(left.isThought != right.isThought || left.thoughtSignature != nil)
       }
       let metadata = try #require(provided.metadata)

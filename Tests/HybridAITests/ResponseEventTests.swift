@@ -26,6 +26,7 @@ import Testing
     case .toolProgress(let callID, let fraction, let message): "progress \(callID) \(fraction) \(message)"
     case .artifactCreated(let callID, let reference): "artifact \(callID) \(reference.name) \(reference.fileURL != nil)"
     case .toolFinished(let callID, let isError): "finished \(callID)" + (isError ? " error" : "")
+    case .generatedArtifact(let reference): "generated \(reference.name) \(reference.mimeType) \(reference.fileURL != nil)"
     case .completed(let response): "completed \(response.rawResponse.modelVersion) \(response.artifacts.count)"
     }
   }

@@ -10,6 +10,11 @@ public enum GenerationEvent: Sendable {
   case textDelta(String)
   /// The model wants these tools called before it answers; the turn ends with ``completed(_:)`` next.
   case toolCalls([Transcript.ToolCall])
+  /// A file the model made as part of its answer (an image or a sound a cloud model returned
+  /// inline), in the order it came among the text deltas. The session stores it in its
+  /// ``ArtifactStore`` and records a reference on the response entry; the bytes never go back
+  /// to a model.
+  case artifact(Artifact)
   /// The answer is complete: which model answered, token usage, why it stopped.
   case completed(RawResponse)
 }

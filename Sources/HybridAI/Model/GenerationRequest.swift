@@ -39,6 +39,8 @@ public enum UnsupportedReason: Sendable, Hashable, CustomStringConvertible {
   case exceedsContextWindow(promptTokens: Int, contextSize: Int)
   /// The request contains an input kind the model does not take (images, audio, …).
   case unsupportedInput(String)
+  /// The request asks for an answer of a kind the model cannot give (``GenerationOptions/responseModalities``).
+  case unsupportedOutput(Modality)
   /// The model cannot enforce the requested response schema (what it cannot express, in words).
   case unsupportedSchema(String)
   /// Anything else, described for logs and errors.
@@ -49,6 +51,7 @@ public enum UnsupportedReason: Sendable, Hashable, CustomStringConvertible {
     case .exceedsContextWindow(let prompt, let context):
       "the prompt needs \(prompt) tokens but the context window holds \(context)"
     case .unsupportedInput(let kind): "input of kind \(kind) is not supported"
+    case .unsupportedOutput(let modality): "answers of kind \(modality) are not supported"
     case .unsupportedSchema(let reason): "the response schema cannot be enforced: \(reason)"
     case .other(let text): text
     }

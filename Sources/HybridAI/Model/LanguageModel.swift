@@ -118,7 +118,7 @@ extension LanguageModel {
       if reason == .modelNotReady { prepareAssets() }
       return .unavailable(reason, detail: availabilityDetail)
     }
-    if let reason = request.unsupportedInput(for: capabilities) { return .unsupported(reason) }
+    if let reason = request.unsupportedModality(for: capabilities) { return .unsupported(reason) }
     if case .unsupported(let reason) = await supports(request) { return .unsupported(reason) }
     return .ready
   }

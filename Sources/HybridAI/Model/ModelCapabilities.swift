@@ -44,9 +44,19 @@ extension GenerationRequest {
     return []
   }
 
-  /// The first of the newest prompt's attachments `capabilities` cannot take, as the reason.
-  public func unsupportedInput(for capabilities: ModelCapabilities) -> UnsupportedReason? {
-    newAttachments.first { !capabilities.inputModalities.contains($0.modality) }.map { .unsupportedInput($0.mimeType) }
+  /// Why a model with `capabilities` cannot serve this request, or `nil` when it can: the first
+  /// of the newest prompt's attachments it cannot take (``UnsupportedReason/unsupportedInput(_:)``
+  /// naming the MIME type), or the first of the requested
+  /// ``GenerationOptions/responseModalities`` it cannot give (``UnsupportedReason/unsupportedOutput(_:)``).
+  public func unsupportedModality(for capabilities: ModelCapabilities) -> UnsupportedReason? {
+    if let attachment = newAttachments.first(where: { !capabilities.inputModalities.contains($0.modality) }) {
+      return .unsupportedInput(attachment.mimeType)
+    }
+    let requested = options.responseModalities ?? []
+    if let missing = Modality.allCases.first(where: { requested.contains($0) && !capabilities.outputModalities.contains($0) }) {
+      return .unsupportedOutput(missing)
+    }
+    return nil
   }
 
   /// The bytes of one of the transcript's attachments, from ``artifactStore``.

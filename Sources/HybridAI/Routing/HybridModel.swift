@@ -58,7 +58,7 @@ public struct HybridModel: LanguageModel {
   /// Supported when the primary can serve the request, or else the secondary can.
   public func supports(_ request: GenerationRequest) async -> RequestSupport {
     if await primary.readiness(for: request) == .ready { return .supported }
-    if let reason = request.unsupportedInput(for: secondary.capabilities) { return .unsupported(reason) }
+    if let reason = request.unsupportedModality(for: secondary.capabilities) { return .unsupported(reason) }
     return await secondary.supports(request)
   }
 
@@ -149,7 +149,7 @@ public struct HybridModel: LanguageModel {
       case .routed(let model, let innerFallback):
         // A routing secondary chose within itself; the outer fallback is the one that matters.
         continuation.yield(.routed(to: model, fallback: innerFallback ?? fallback))
-      case .textDelta, .toolCalls:
+      case .textDelta, .toolCalls, .artifact:
         continuation.yield(event)
       case .completed(var raw):
         raw.fallback = fallback

@@ -20,14 +20,20 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   public var stopSequences: [String]
   /// Whether the model may, must or must not call the session's tools; `nil` means ``ToolChoice/automatic``.
   public var toolChoice: ToolChoice?
+  /// The kinds of content the answer may hold, for a model that can answer with more than text
+  /// (Gemini's `responseModalities`): `[.text, .image]` asks for text and pictures. `nil` means
+  /// the model's default (text). A model whose ``ModelCapabilities/outputModalities`` lack one
+  /// of them does not serve the request: a hybrid routes it to the other model.
+  public var responseModalities: Set<Modality>?
   /// Which kind of model the fields above are for; `nil` (the default) means every model.
   public var appliesTo: ModelSource?
   /// Options for one backend, by ``ModelSpecificOptions/optionsKey``; `nil` when there are none.
   private var modelSpecificOptions: [String: JSONValue]?
 
   public init(sampling: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
-              stopSequences: [String] = [], toolChoice: ToolChoice? = nil) {
+              stopSequences: [String] = [], toolChoice: ToolChoice? = nil, responseModalities: Set<Modality>? = nil) {
     self.sampling = sampling
+    self.responseModalities = responseModalities
     self.temperature = temperature
     self.maximumResponseTokens = maximumResponseTokens
     self.stopSequences = stopSequences

@@ -77,6 +77,17 @@ extension GenerativeModelSession {
     return references
   }
 
+  /// Stores a file the model made as part of its answer, recorded on the turn (removed again if
+  /// the turn fails). A file the store refuses (too large, disk full) fails the turn with the
+  /// store's typed error.
+  func storeModelArtifact(_ artifact: Artifact, turn: TurnArtifacts) throws(ArtifactStoreError) -> ArtifactReference {
+    let store = try artifactStorage.resolve()
+    let isNew = store.reference(id: artifact.id) == nil
+    let reference = try store.store(artifact)
+    if isNew { turn.record(reference.id, in: store) }
+    return reference
+  }
+
   /// What the model reads when a tool's artifacts could not be stored: the reason, never a path.
   static func modelMessage(for error: ArtifactStoreError) -> String {
     switch error {

@@ -209,7 +209,7 @@ struct ContextFitting {
         switch event {
         case .textDelta(let delta): text += delta
         case .completed(let raw): usage.add(raw.usage)
-        case .toolCalls, .routed: break
+        case .toolCalls, .routed, .artifact: break
         }
       }
       summary = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -21,6 +21,25 @@ extension GenerativeModelSession {
     var text: @Sendable (_ delta: String, _ text: String) -> Void
     var modelSelected: @Sendable (_ modelIdentifier: String, _ fallback: Fallback?) -> Void
     var tool: @Sendable (ToolActivity) -> Void
+    /// A file the model made is stored (its reference carries the local file URL).
+    var artifact: @Sendable (ArtifactReference) -> Void
+  }
+
+  /// One answer of the model: its text, its content in order (text and the files it made, stored),
+  /// its tool calls and its completion.
+  struct Round {
+    var text = ""
+    var segments: [Transcript.Segment] = []
+    var artifacts: [ArtifactReference] = []
+    var toolCalls: [Transcript.ToolCall] = []
+    var completion: RawResponse
+
+    /// The answer's text so far as segments, with `reference` after it.
+    static func appending(_ reference: ArtifactReference, to segments: inout [Transcript.Segment], pendingText: inout String) {
+      if !pendingText.isEmpty { segments.append(.text(Transcript.TextSegment(content: pendingText))) }
+      pendingText = ""
+      segments.append(.attachment(Transcript.AttachmentSegment(reference: reference)))
+    }
   }
 
   /// Asks the model, running tool calls until it answers. Nothing is added to the session's
@@ -40,19 +59,21 @@ extension GenerativeModelSession {
     let started = ContinuousClock.now
     var options = promptEntry.options
     var artifacts: [ArtifactReference] = []
+    var madeByModel: [Transcript.Segment] = []   // files the model made in rounds that called tools
 
     while true {
       let request = GenerationRequest(
         transcript: transcript, options: options, sessionState: modelState,
         tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat, artifactStore: artifactStorage.current)
-      let round = try await generateRound(request, events: events)
+      let round = try await generateRound(request, artifacts: turnArtifacts, events: events)
       totalUsage.add(round.completion.usage)
+      artifacts += round.artifacts
 
       guard !round.toolCalls.isEmpty else {
         var raw = round.completion
         raw.usage = totalUsage
         entries.append(.response(Transcript.Response(
-          text: round.text, modelVersion: raw.modelVersion, providerContent: raw.providerContent)))
+          segments: madeByModel + round.segments, modelVersion: raw.modelVersion, providerContent: raw.providerContent)))
         logger.debug("answered", metadata: [
           "modelVersion": "\(raw.modelVersion)", "source": "\(raw.source)",
           "promptTokens": "\(totalUsage.promptTokens)", "cachedPromptTokens": "\(totalUsage.cachedPromptTokens)",
@@ -64,6 +85,7 @@ extension GenerativeModelSession {
                     compaction: compaction)
       }
 
+      madeByModel += round.segments.filter { if case .attachment = $0 { true } else { false } }
       rounds += 1
       guard rounds <= toolPolicy.maximumRounds, options.toolChoice != ToolChoice.none else {
         throw GenerationError.toolCallLimitExceeded(rounds: toolPolicy.maximumRounds)
@@ -86,14 +108,17 @@ extension GenerativeModelSession {
     }
   }
 
-  /// One answer of the model: its text and tool calls, and its completion.
+  /// One answer of the model: its text, the files it made (stored as they arrive, recorded in
+  /// `turnArtifacts`), its tool calls and its completion.
   /// Reports ``TurnEvents/modelSelected``: the routing model's choice, or — for a model that does
   /// not route — the model itself before its first chunk.
-  private func generateRound(_ request: GenerationRequest, events: TurnEvents)
-    async throws -> (text: String, toolCalls: [Transcript.ToolCall], completion: RawResponse)
-  {
+  private func generateRound(_ request: GenerationRequest, artifacts turnArtifacts: TurnArtifacts,
+                             events: TurnEvents) async throws -> Round {
     try await checkModelCanServe(request)
     var text = ""
+    var pendingText = ""
+    var segments: [Transcript.Segment] = []
+    var artifacts: [ArtifactReference] = []
     var toolCalls: [Transcript.ToolCall] = []
     var completion: RawResponse?
     var modelAnnounced = false
@@ -110,7 +135,13 @@ extension GenerativeModelSession {
       switch event {
       case .textDelta(let delta):
         text += delta
+        pendingText += delta
         events.text(delta, text)
+      case .artifact(let artifact):
+        let reference = try storeModelArtifact(artifact, turn: turnArtifacts)
+        artifacts.append(reference)
+        Round.appending(reference, to: &segments, pendingText: &pendingText)
+        events.artifact(reference)
       case .toolCalls(let calls):
         toolCalls += calls
       case .completed(let raw):
@@ -121,7 +152,8 @@ extension GenerativeModelSession {
     }
     try Task.checkCancellation()
     guard let completion else { throw GenerationError.incompleteResponse(modelVersion: model.modelIdentifier) }
-    return (text, toolCalls, completion)
+    if !pendingText.isEmpty || segments.isEmpty { segments.append(.text(Transcript.TextSegment(content: pendingText))) }
+    return Round(text: text, segments: segments, artifacts: artifacts, toolCalls: toolCalls, completion: completion)
   }
 
   /// Runs the calls concurrently and returns their outputs, with the artifacts each stored, in

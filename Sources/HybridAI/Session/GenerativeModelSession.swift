@@ -205,7 +205,8 @@ public final class GenerativeModelSession: Sendable {
       tool: { activity in
         broadcaster.send(activity)
         continuation.yield(.event(.init(activity)))
-      })
+      },
+      artifact: { reference in continuation.yield(.event(.generatedArtifact(reference))) })
     do {
       let segments = try storeAttachments(of: prompt, turn: turnArtifacts)
       let promptEntry = Transcript.Prompt(segments: segments, options: options, responseFormat: format)

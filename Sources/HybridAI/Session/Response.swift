@@ -9,8 +9,9 @@ extension GenerativeModelSession {
     public let transcriptEntries: [Transcript.Entry]
     /// Which model answered, token usage, why it stopped, timings.
     public let rawResponse: RawResponse
-    /// The artifacts the tools made during this turn, in the order they were made, each with the
-    /// local file URL where the session's ``GenerativeModelSession/artifactStore`` keeps it.
+    /// The artifacts the tools and the model made during this turn, in the order they were made,
+    /// each with the local file URL where the session's ``GenerativeModelSession/artifactStore``
+    /// keeps it. Files the model made are also attachment segments of the response entry.
     public let artifacts: [ArtifactReference]
     /// What the session's ``ContextPolicy`` did to fit the conversation before this answer, or
     /// `nil` when it fitted as it was.

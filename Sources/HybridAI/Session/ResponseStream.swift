@@ -36,6 +36,7 @@ extension GenerativeModelSession {
     ///   case .toolProgress(_, let fraction, let message): showProgress(fraction, message)
     ///   case .artifactCreated(_, let artifact): show(artifact.fileURL, artifact.mimeType)
     ///   case .toolFinished: hideSpinner()
+    ///   case .generatedArtifact(let artifact): show(artifact.fileURL, artifact.mimeType)
     ///   case .completed(let response): finish(response)
     ///   }
     /// }
@@ -59,6 +60,9 @@ extension GenerativeModelSession {
       case toolProgress(callID: String, fraction: Double, message: String)
       /// A tool's artifact is stored; the reference carries its local file URL.
       case artifactCreated(callID: String, ArtifactReference)
+      /// A file the model made as part of its answer (an image or a sound from a cloud model) is
+      /// stored; the reference carries its local file URL. It is also in ``Response/artifacts``.
+      case generatedArtifact(ArtifactReference)
       /// A tool call is over; `isError` when the tool threw or its artifacts could not be stored.
       case toolFinished(callID: String, isError: Bool)
       /// The answer is complete; the last event.

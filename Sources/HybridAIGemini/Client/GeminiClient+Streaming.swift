@@ -11,8 +11,9 @@ extension GeminiClient {
   /// ``GenerateContentResponse/Accumulator``). The stream throws ``GeminiError``s: before the
   /// first chunk as ``generateContent(model:_:)`` does; a blocked prompt or an answer stopped by a
   /// filter as soon as the chunk saying so arrives (that chunk is not yielded; the error carries
-  /// the whole response so far); ``GeminiError/connectionLost(_:)`` when the connection fails or
-  /// the stream ends before a finish reason. Cancelling the consuming task, or dropping the
+  /// the whole response so far); ``GeminiError/connectionLost(_:)`` when the connection fails
+  /// mid-stream. A stream that ends cleanly is a complete answer even without a finish reason;
+  /// an error envelope inside the stream is thrown as the error it describes. Cancelling the consuming task, or dropping the
   /// stream, cancels the HTTP request.
   public func streamGenerateContent(model: String, _ request: GenerateContentRequest)
     -> AsyncThrowingStream<GenerateContentResponse, any Error> {
@@ -62,9 +63,8 @@ extension GeminiClient {
     guard accumulator.chunkCount > 0 else {
       throw GeminiError.invalidResponse("the stream ended without any chunk")
     }
-    if let candidate = accumulator.response.candidates.first, candidate.finishReason == nil {
-      throw GeminiError.connectionLost("the stream ended before the answer finished")
-    }
+    // A stream that ended cleanly is the whole answer, with or without a finish reason (Google's
+    // servers sometimes send none); a connection that failed mid-stream threw above.
     if let failure = accumulator.response.validationFailure(complete: true) { throw failure }
   }
 

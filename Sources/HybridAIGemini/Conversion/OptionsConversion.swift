@@ -14,18 +14,31 @@ extension GenerationConfig {
   /// | `sampling: .random(probabilityThreshold: p, seed:)` | `topP: p`, `seed` |
   /// | `maximumResponseTokens` | `maxOutputTokens` |
   /// | `stopSequences` | `stopSequences` |
+  /// | `responseModalities` | `responseModalities` (`TEXT`, `IMAGE`, `AUDIO`), also into an attached configuration that sets none |
   ///
   /// Seeds are 64-bit in HybridAI and 32-bit in Gemini: the low 32 bits are sent.
   public static func forRequest(_ options: GenerationOptions) -> GenerationConfig? {
-    if let config = options[GenerationConfig.self] { return config }
+    if var config = options[GenerationConfig.self] {
+      if config.responseModalities == nil, let modalities = options.responseModalities {
+        config.responseModalities = Self.wireModalities(modalities)
+      }
+      return config
+    }
     let config = GenerationConfig(generic: options.genericOptions(for: .cloud))
     return config == GenerationConfig() ? nil : config
+  }
+
+  /// Gemini's names of `modalities` (`TEXT`, `IMAGE`, `AUDIO`), `nil` for text alone (the default).
+  static func wireModalities(_ modalities: Set<Modality>) -> [String]? {
+    guard !modalities.subtracting([.text]).isEmpty else { return nil }
+    return Modality.allCases.filter(modalities.union([.text]).contains).map { $0.rawValue.uppercased() }
   }
 
   /// Gemini's fields for HybridAI's generic options (see ``forRequest(_:)``).
   public init(generic options: GenerationOptions) {
     self.init(temperature: options.temperature, maxOutputTokens: options.maximumResponseTokens,
               stopSequences: options.stopSequences.isEmpty ? nil : options.stopSequences)
+    if let modalities = options.responseModalities { responseModalities = Self.wireModalities(modalities) }
     switch options.sampling?.strategy {
     case .greedy?:
       temperature = 0
@@ -49,7 +62,8 @@ extension GenerationOptions {
   /// (`responseMimeType`, `responseJsonSchema`, `thinkingConfig`, …).
   ///
   /// `topK` becomes `.random(top:)`, else `topP` becomes `.random(probabilityThreshold:)` (with
-  /// `seed`); `topK: 1` is greedy. The options apply to every model (`appliesTo` is `nil`).
+  /// `seed`); `topK: 1` is greedy; `responseModalities` become ``HybridAI/GenerationOptions/responseModalities``
+  /// (so a served model that answers with text only refuses `IMAGE`). The options apply to every model (`appliesTo` is `nil`).
   ///
   /// - Throws: ``GeminiConversionError/invalidOption(_:)`` for out-of-range values.
   public init(geminiConfig config: GenerationConfig) throws {
@@ -68,6 +82,14 @@ extension GenerationOptions {
     } else if let topP = config.topP {
       guard (0...1).contains(topP) else { throw GeminiConversionError.invalidOption("topP \(topP) is outside 0…1") }
       sampling = .random(probabilityThreshold: topP, seed: seed)
+    }
+    if let names = config.responseModalities, !names.isEmpty {
+      responseModalities = Set(try names.map { name in
+        guard let modality = Modality(rawValue: name.lowercased()), modality != .document else {
+          throw GeminiConversionError.invalidOption("responseModalities has \(name); expected TEXT, IMAGE or AUDIO")
+        }
+        return modality
+      })
     }
     self[GenerationConfig.self] = config
   }

@@ -53,8 +53,9 @@ extension GenerateContentRequest {
   /// - Instructions become `systemInstruction` (one text part per instructions entry).
   /// - Prompts become `user` contents.
   /// - Responses become `model` contents: the response's ``HybridAI/ProviderContent`` as it came
-  ///   when its provider is `gemini` (so thoughts and thought signatures go back unchanged),
-  ///   otherwise one text part with the response's text.
+  ///   when its provider is `gemini` (so thoughts and thought signatures go back unchanged; the
+  ///   files the model made, stored by the session, go back as their references, never their
+  ///   bytes), otherwise one text part with the response's text.
   /// - Tool calls become `model` contents the same way: Gemini's own content as it came, or
   ///   `functionCall` parts (with the calls' ids) built from the calls of another model, the first
   ///   carrying ``Gemini/dummyThoughtSignature``.
@@ -66,7 +67,7 @@ extension GenerateContentRequest {
   /// Attachments become a text part naming each (``HybridAI/ArtifactReference/modelDescription``);
   /// ``init(_:)`` sends their bytes.
   public init(transcript: Transcript, options: GenerationOptions) {
-    self.init(transcript: transcript, options: options) { .text("[attachment] " + $0.reference.modelDescription) }
+    self.init(transcript: transcript, options: options) { .text(Self.attachmentReference($0)) }
   }
 
   private init<Failure: Error>(transcript: Transcript, options: GenerationOptions,
@@ -122,10 +123,19 @@ extension GenerateContentRequest {
     return content
   }
 
+  /// A model turn: Gemini's own content (the files it made named by their references), or the
+  /// response's segments.
   private static func modelContent(_ response: Transcript.Response) -> Gemini.Content {
-    providedContent(response.providerContent)
-      ?? Gemini.Content(role: Gemini.Content.modelRole,
-                        parts: parts(response.segments) { .text("[attachment] " + $0.reference.modelDescription) })
+    if let provided = providedContent(response.providerContent) {
+      return Gemini.replacingPlaceholders(in: provided, with: response.segments.attachments.map(attachmentReference))
+    }
+    return Gemini.Content(role: Gemini.Content.modelRole,
+                          parts: parts(response.segments) { .text(attachmentReference($0)) })
+  }
+
+  /// What the model reads for an attachment it does not get the bytes of.
+  private static func attachmentReference(_ attachment: Transcript.AttachmentSegment) -> String {
+    "[attachment] " + attachment.reference.modelDescription
   }
 
   private static func modelContent(_ entry: Transcript.ToolCalls, sentCallIDs: inout Set<String>) -> Gemini.Content {

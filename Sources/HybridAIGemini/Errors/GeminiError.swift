@@ -31,9 +31,9 @@ public enum GeminiError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The prompt was blocked (`promptFeedback.blockReason`); there is no answer. `reason` is
   /// `nil` when the API gave feedback without a reason.
   case promptBlocked(reason: Gemini.BlockReason?, message: String?, response: GenerateContentResponse)
-  /// The answer stopped for a reason other than `STOP` or `MAX_TOKENS` — a policy filter
-  /// (`SAFETY`, `RECITATION`, …), or any other reason when nothing usable came back.
-  /// `response` holds what did come back.
+  /// The answer stopped early: for a reason other than `STOP` or `MAX_TOKENS` — a policy filter
+  /// (`SAFETY`, `RECITATION`, …), `MALFORMED_FUNCTION_CALL`, `OTHER`, or one this library does
+  /// not know. `response` holds what did come back (``partialText``).
   case responseStopped(reason: Gemini.FinishReason, message: String?, response: GenerateContentResponse)
   /// The request could not be sent as it is (it could not be encoded, e.g. a non-finite number).
   case invalidRequest(String)
@@ -98,6 +98,13 @@ public enum GeminiError: Error, Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// The answer's text before it stopped (thoughts excluded; possibly empty), for
+  /// ``responseStopped(reason:message:response:)``; `nil` for the other cases.
+  public var partialText: String? {
+    if case .responseStopped(_, _, let response) = self { return response.candidates.first?.text ?? "" }
+    return nil
+  }
+
   public var description: String {
     switch self {
     case .offline(let reason, let detail): "Gemini is unreachable: \(reason) (\(detail))"
@@ -112,8 +119,9 @@ public enum GeminiError: Error, Sendable, Hashable, CustomStringConvertible {
     case .httpError(let error): "Gemini HTTP error: \(error)"
     case .promptBlocked(let reason, let message, _):
       "the prompt was blocked" + (reason.map { ": \($0)" } ?? "") + (message.map { " (\($0))" } ?? "")
-    case .responseStopped(let reason, let message, _):
-      "the answer stopped: \(reason)" + (message.map { " (\($0))" } ?? "")
+    case .responseStopped(let reason, let message, let response):
+      "the answer stopped early: \(reason)" + (message.map { " (\($0))" } ?? "")
+        + (response.candidates.first?.text.isEmpty == false ? " after \(response.candidates[0].text.count) characters of text" : "")
     case .invalidRequest(let detail): "invalid request: \(detail)"
     case .invalidResponse(let detail): "invalid response from Gemini: \(detail)"
     case .connectionLost(let detail): "the connection to Gemini was lost mid-answer: \(detail)"

@@ -3,10 +3,10 @@ extension GenerateContentResponse {
   ///
   /// - The prompt was blocked (`promptFeedback.blockReason`, or — once complete — feedback and
   ///   no candidates): ``GeminiError/promptBlocked(reason:message:response:)``.
-  /// - The first candidate stopped for a policy reason (`SAFETY`, `RECITATION`, `BLOCKLIST`,
-  ///   `PROHIBITED_CONTENT`, `SPII`, `IMAGE_SAFETY`, …), even with some text, or for any other
-  ///   reason but `STOP`/`MAX_TOKENS` with no usable content (non-thought text or non-text data):
-  ///   ``GeminiError/responseStopped(reason:message:response:)``.
+  /// - The first candidate stopped for any reason but `STOP` or `MAX_TOKENS` — a policy filter
+  ///   (`SAFETY`, `RECITATION`, …), `MALFORMED_FUNCTION_CALL`, `OTHER`, or a reason this library
+  ///   does not know — even with some text: ``GeminiError/responseStopped(reason:message:response:)``,
+  ///   whose response holds the partial answer (``GeminiError/partialText``), as Firebase does.
   /// - No candidates at all, or (when `complete`) no finish reason and nothing usable:
   ///   ``GeminiError/invalidResponse(_:)``.
   ///
@@ -30,10 +30,7 @@ extension GenerateContentResponse {
       return nil
     }
     if reason.isSuccess { return nil }
-    if Gemini.FinishReason.blockingReasons.contains(reason) || !candidate.hasUsableContent {
-      return .responseStopped(reason: reason, message: candidate.finishMessage, response: self)
-    }
-    return nil
+    return .responseStopped(reason: reason, message: candidate.finishMessage, response: self)
   }
 }
 

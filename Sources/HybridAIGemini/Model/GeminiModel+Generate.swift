@@ -6,14 +6,16 @@ extension GeminiModel {
   ///
   /// The request carries the transcript, options, tools and response format (see
   /// ``GenerateContentRequest/init(_:)``). Yields the answer's text as it arrives (thought
-  /// summaries are not part of it); when the model calls functions, one
+  /// summaries are not part of it) and each file it carries inline (`inlineData`: an image, a
+  /// sound) as a ``HybridAI/GenerationEvent/artifact(_:)`` where it comes; when the model calls functions, one
   /// ``HybridAI/GenerationEvent/toolCalls(_:)`` with every call of the answer (Gemini's ids, or new
   /// ones when it sent none), checked against the request's tools; then one
   /// ``HybridAI/GenerationEvent/completed(_:)`` whose ``HybridAI/RawResponse`` has the server's
   /// `modelVersion` (or ``modelIdentifier``), usage from `usageMetadata` (see
   /// ``HybridAI/Usage/init(gemini:)``), the finish reason, client-side timings, and
   /// ``HybridAI/ProviderContent`` with provider `gemini`: the whole answer ``Gemini/Content``
-  /// (thoughts, signatures, function calls, inline data; adjacent text joined) and the response
+  /// (thoughts, signatures, function calls; adjacent text joined; each inline file replaced by
+  /// ``Gemini/generatedFilePlaceholder``, so the transcript never holds its bytes) and the response
   /// metadata (``GenerateContentResponse/providerMetadata``).
   ///
   /// Fails with ``HybridAI/GenerationError/unknownTool(name:arguments:)`` for a call of a function
@@ -24,24 +26,34 @@ extension GeminiModel {
   ///
   /// Cancelling the consuming task cancels the HTTP request.
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
-    CloudGeneration.stream(logger: logger, service: "Gemini") { delta in try await answer(request, delta: delta) }
+    CloudGeneration.stream(logger: logger, service: "Gemini") { emit in try await answer(request, emit: emit) }
   }
 
-  private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws -> CloudGeneration.Answer {
+  private func answer(_ request: GenerationRequest, emit: (GenerationEvent) -> Void) async throws -> CloudGeneration.Answer {
     let wire = try GenerateContentRequest(request)
     let clock = ContinuousClock()
     let start = clock.now
     var firstToken: ContinuousClock.Instant?
     var text = ""
+    var files = 0
     var accumulator = GenerateContentResponse.Accumulator()
     for try await chunk in client.streamGenerateContent(model: name, wire) {
       accumulator.add(chunk)
       for part in chunk.candidates.first?.content?.parts ?? [] where !part.isThought {
-        if case .functionCall = part.data, firstToken == nil { firstToken = clock.now }
-        guard let piece = part.text, !piece.isEmpty else { continue }
-        if firstToken == nil { firstToken = clock.now }
-        text += piece
-        delta(piece)
+        switch part.data {
+        case .text(let piece) where !piece.isEmpty:
+          if firstToken == nil { firstToken = clock.now }
+          text += piece
+          emit(.textDelta(piece))
+        case .inlineData(let blob):
+          if firstToken == nil { firstToken = clock.now }
+          files += 1
+          emit(.artifact(try Gemini.artifact(from: blob, index: files)))
+        case .functionCall:
+          if firstToken == nil { firstToken = clock.now }
+        default:
+          break
+        }
       }
     }
     try Task.checkCancellation()
@@ -55,13 +67,13 @@ extension GeminiModel {
       promptEvaluation: (firstToken ?? end) - start, timeToFirstToken: firstToken.map { $0 - start },
       generation: firstToken.map { end - $0 } ?? .zero, evaluatedPromptTokens: usage.evaluatedPromptTokens,
       generatedTokens: usage.outputTokens)
-    let content = (try? JSONValue(encoding: candidate?.content ?? Gemini.Content(role: Gemini.Content.modelRole,
-                                                                                   parts: []))) ?? .null
+    let answer = Gemini.withoutInlineData(candidate?.content ?? Gemini.Content(role: Gemini.Content.modelRole, parts: []))
+    let content = (try? JSONValue(encoding: answer)) ?? .null
     logger.debug("Gemini answered", metadata: [
       "modelVersion": "\(response.modelVersion ?? modelIdentifier)",
       "finishReason": "\(candidate?.finishReason?.rawValue ?? "none")",
       "promptTokens": "\(usage.promptTokens)", "outputTokens": "\(usage.outputTokens)",
-      "toolCalls": "\(toolCalls.count)",
+      "toolCalls": "\(toolCalls.count)", "files": "\(files)",
     ])
     let raw = RawResponse(
       modelVersion: response.modelVersion ?? modelIdentifier, source: .cloud, usage: usage,

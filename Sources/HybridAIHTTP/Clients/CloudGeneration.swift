@@ -8,15 +8,15 @@ public enum CloudGeneration {
   public typealias Answer = (toolCalls: [Transcript.ToolCall], raw: RawResponse)
 
   /// The event stream of a cloud model's `generate(_:)`: `answer` runs in a task (cancelled when
-  /// the consumer goes away) and hands text on as it arrives; then its tool calls (if any) and its
-  /// completion follow, or its error ends the stream.
+  /// the consumer goes away) and hands text deltas and artifacts on as they arrive (`emit`); then
+  /// its tool calls (if any) and its completion follow, or its error ends the stream.
   public static func stream(logger: Logger, service: String,
-                            answer: @escaping @Sendable (_ delta: @Sendable (String) -> Void) async throws -> Answer)
+                            answer: @escaping @Sendable (_ emit: @Sendable (GenerationEvent) -> Void) async throws -> Answer)
     -> AsyncThrowingStream<GenerationEvent, any Error> {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
     let task = Task {
       do {
-        let answer = try await answer { continuation.yield(.textDelta($0)) }
+        let answer = try await answer { continuation.yield($0) }
         if !answer.toolCalls.isEmpty { continuation.yield(.toolCalls(answer.toolCalls)) }
         continuation.yield(.completed(answer.raw))
         continuation.finish()

@@ -23,7 +23,9 @@ extension OpenAIModel {
   ///
   /// Cancelling the consuming task cancels the HTTP request.
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
-    CloudGeneration.stream(logger: logger, service: "OpenAI-compatible") { delta in try await answer(request, delta: delta) }
+    CloudGeneration.stream(logger: logger, service: "OpenAI-compatible") { emit in
+      try await answer(request) { emit(.textDelta($0)) }
+    }
   }
 
   private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws -> CloudGeneration.Answer {

@@ -23,11 +23,12 @@ struct ContentGeneration: Sendable {
     guard let completion = answer.completion else {
       throw GoogleAPIError.internal("The model ended its answer without completing it.")
     }
-    return ResponseChunks(modelVersion: model.modelVersion).final(text: answer.text, toolCalls: answer.toolCalls,
-                                                                  completion: completion)
+    return try ResponseChunks(modelVersion: model.modelVersion).final(text: answer.text, files: answer.files,
+                                                                  toolCalls: answer.toolCalls, completion: completion)
   }
 
-  /// `streamGenerateContent?alt=sse`: one server-sent event per text delta, the last one with the
+  /// `streamGenerateContent?alt=sse`: one server-sent event per text delta (and per file the
+  /// model made, as `inlineData`), the last one with the
   /// model's function calls (if any), the finish reason and usage. Errors before the first delta
   /// get a normal error response; when the client goes away, the write fails and generation is
   /// cancelled.
@@ -46,10 +47,12 @@ struct ContentGeneration: Sendable {
           switch current {
           case .textDelta(let delta):
             try await writer.write(ServerSentEvents.event(chunks.delta(delta)))
+          case .artifact(let file):
+            try await writer.write(ServerSentEvents.event(try chunks.file(file)))
           case .toolCalls(let calls):
             toolCalls += calls    // sent with the finish reason, in the last chunk
           case .completed(let raw):
-            try await writer.write(ServerSentEvents.event(chunks.final(text: "", toolCalls: toolCalls, completion: raw)))
+            try await writer.write(ServerSentEvents.event(try chunks.final(text: "", toolCalls: toolCalls, completion: raw)))
           case .routed:
             break   // served models answer themselves
           }

@@ -16,16 +16,29 @@ struct ResponseChunks {
     response(text: text, toolCalls: [], finishReason: nil, usage: nil)
   }
 
-  /// The last chunk (streaming: its remaining text, often empty) or the whole unary answer. Tool
-  /// calls become `functionCall` parts (with their ids) after the text; an answer that calls
-  /// tools finishes with `STOP`, as Gemini's do.
-  func final(text: String, toolCalls: [Transcript.ToolCall] = [], completion: RawResponse) -> GenerateContentResponse {
-    let reason = toolCalls.isEmpty ? Self.wireFinishReason(completion.finishReason) : .stop
-    return response(text: text, toolCalls: toolCalls, finishReason: reason, usage: completion.usage)
+  /// A streaming chunk carrying one file the model made, as an `inlineData` part.
+  func file(_ file: Artifact) throws -> GenerateContentResponse {
+    response(text: "", files: [try Self.inlineData(file)], toolCalls: [], finishReason: nil, usage: nil)
   }
 
-  private func response(text: String, toolCalls: [Transcript.ToolCall], finishReason: Gemini.FinishReason?,
-                        usage: Usage?) -> GenerateContentResponse {
+  /// The last chunk (streaming: its remaining text, often empty) or the whole unary answer. Files
+  /// become `inlineData` parts and tool calls `functionCall` parts (with their ids) after the
+  /// text; an answer that calls tools finishes with `STOP`, as Gemini's do.
+  func final(text: String, files: [Artifact] = [], toolCalls: [Transcript.ToolCall] = [],
+             completion: RawResponse) throws -> GenerateContentResponse {
+    let reason = toolCalls.isEmpty ? Self.wireFinishReason(completion.finishReason) : .stop
+    return response(text: text, files: try files.map(Self.inlineData), toolCalls: toolCalls, finishReason: reason,
+                    usage: completion.usage)
+  }
+
+  /// A file's bytes as an `inlineData` part.
+  private static func inlineData(_ file: Artifact) throws -> Gemini.Part {
+    let bytes = try file.data ?? Data(contentsOf: file.fileURL ?? URL(fileURLWithPath: "/dev/null"))
+    return .inlineData(Gemini.Blob(mimeType: file.mimeType, bytes: bytes))
+  }
+
+  private func response(text: String, files: [Gemini.Part] = [], toolCalls: [Transcript.ToolCall],
+                        finishReason: Gemini.FinishReason?, usage: Usage?) -> GenerateContentResponse {
     let usageMetadata = usage.map {
       UsageMetadata(promptTokenCount: $0.promptTokens,
                     cachedContentTokenCount: $0.cachedPromptTokens > 0 ? $0.cachedPromptTokens : nil,
@@ -33,8 +46,9 @@ struct ResponseChunks {
     }
     var response = GenerateContentResponse.text(text, finishReason: finishReason, usage: usageMetadata,
                                                 modelVersion: modelVersion, responseId: responseId)
-    guard !toolCalls.isEmpty else { return response }
+    guard !toolCalls.isEmpty || !files.isEmpty else { return response }
     var parts = text.isEmpty ? [] : [Gemini.Part.text(text)]
+    parts += files
     parts += toolCalls.map { Gemini.Part.functionCall(Gemini.FunctionCall($0)) }
     response.candidates[0].content = Gemini.Content(role: Gemini.Content.modelRole, parts: parts)
     return response

@@ -15,7 +15,8 @@ struct ChatCompletionGeneration: Sendable {
   /// The answer in one `chat.completion`.
   func generate(_ wire: ChatCompletionRequest) async throws -> Response {
     let request = try await model.checked(try wire.generationRequest(), logger: logger)
-    let (text, toolCalls, completion) = try await model.wholeAnswer(to: request)
+    let whole = try await model.wholeAnswer(to: request)
+    let (text, toolCalls, completion) = (whole.text, whole.toolCalls, whole.completion)
     guard let completion else {
       throw OpenAIAPIError(status: .internalServerError, message: "The model ended its answer without completing it.",
                            type: "server_error")
@@ -66,8 +67,8 @@ struct ChatCompletionGeneration: Sendable {
               try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(
                 id: id, created: created, model: modelName, choices: [], usage: ChatUsage(raw.usage))))
             }
-          case .routed:
-            break
+          case .routed, .artifact:
+            break   // served models answer themselves; Chat Completions has no place for files
           }
           event = try await events.next()
         }

@@ -33,7 +33,7 @@ extension DemoCommand {
           Terminal.write("    ↳ [\(name)] started\n")
         case .toolProgress(_, let fraction, let message):
           Terminal.write(String(format: "    ↳ [speak] %3.0f%% %@\n", fraction * 100, message))
-        case .artifactCreated(_, let reference):
+        case .artifactCreated(_, let reference), .generatedArtifact(let reference):
           Terminal.write("    ↳ [artifact] \(reference.modelDescription)\n")
         case .toolFinished(_, let isError):
           Terminal.write("    ↳ [speak] \(isError ? "failed" : "finished")\n")

@@ -23,12 +23,17 @@ struct GenerateCommand: AsyncParsableCommand {
     "Attach a file: an image, audio, video, PDF or text file, its kind read from its bytes (repeatable).", valueName: "file"))
   var attach: [String] = []
 
+  @Option(name: .long, help: ArgumentHelp(
+    "Ask for an answer that may also hold this kind (image, audio; repeatable): Gemini's responseModalities. "
+      + "A model that cannot give it is routed around.", valueName: "kind"))
+  var responseModality: [Modality] = []
+
   @Option(name: .long, help: "A JSON Schema file: answer with a JSON instance of it.")
   var schema: String?
 
   @OptionGroup var tools: ToolOptions
 
-  @Flag(name: .long, help: "Print one JSON object: text, json (with --schema), toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings.")
+  @Flag(name: .long, help: "Print one JSON object: text, attachments, artifacts, json (with --schema), toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings.")
   var json = false
 
   @OptionGroup var conversation: ConversationOptions
@@ -39,7 +44,8 @@ struct GenerateCommand: AsyncParsableCommand {
     let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
                                          instructions: conversation.instructions, toolPolicy: tools.policy,
                                          contextPolicy: conversation.contextPolicy.policy)
-    let options = tools.applied(to: conversation.sampling.generationOptions)
+    var options = tools.applied(to: conversation.sampling.generationOptions)
+    if !responseModality.isEmpty { options.responseModalities = Set(responseModality).union([.text]) }
     do {
       let prompt = try makePrompt()
       if let schemaPath = schema {
@@ -59,6 +65,9 @@ struct GenerateCommand: AsyncParsableCommand {
         let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
         Terminal.write("\n")
         printToolCalls(of: response.transcriptEntries)
+        for artifact in response.artifacts {
+          Terminal.status("  [file] \(artifact.name) \(artifact.mimeType), \(artifact.size) bytes: \(artifact.fileURL?.path ?? "not stored")")
+        }
       }
     } catch {
       if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }

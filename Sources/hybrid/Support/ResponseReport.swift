@@ -30,7 +30,8 @@ struct ResponseReport: Encodable {
     var isError: Bool
   }
 
-  /// A file of the turn: an attachment of the prompt, with where the session's store keeps it.
+  /// A file of the turn (an attachment of the prompt, or an artifact a tool or the model made),
+  /// with where the session's store keeps it.
   struct FileReport: Encodable {
     var name: String
     var mimeType: String
@@ -41,6 +42,8 @@ struct ResponseReport: Encodable {
   var text: String
   /// The prompt's attachments (`--attach`), stored.
   var attachments: [FileReport]
+  /// The files the tools and the model made, stored.
+  var artifacts: [FileReport]
   /// The structured answer (`--schema`); `nil` for text answers.
   var json: JSONValue?
   /// The tools called while answering, in order.
@@ -65,6 +68,10 @@ struct ResponseReport: Encodable {
         return FileReport(name: reference.name, mimeType: reference.mimeType, size: reference.size,
                           path: store?.reference(id: reference.id)?.fileURL?.path)
       }
+    }
+    artifacts = response.artifacts.map { reference in
+      FileReport(name: reference.name, mimeType: reference.mimeType, size: reference.size,
+                 path: (reference.fileURL ?? store?.reference(id: reference.id)?.fileURL)?.path)
     }
     json = structured?.jsonValue
     var outputs: [String: Transcript.ToolOutput] = [:]
@@ -94,7 +101,7 @@ struct ResponseReport: Encodable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case text, attachments, json, toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings
+    case text, attachments, artifacts, json, toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings
   }
 
   /// Like the synthesized encoding, but `fallbackReason` is always present (`null` when none).
@@ -102,6 +109,7 @@ struct ResponseReport: Encodable {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(text, forKey: .text)
     try container.encode(attachments, forKey: .attachments)
+    try container.encode(artifacts, forKey: .artifacts)
     try container.encodeIfPresent(json, forKey: .json)
     try container.encode(toolCalls, forKey: .toolCalls)
     try container.encode(modelVersion, forKey: .modelVersion)
@@ -134,6 +142,10 @@ struct ErrorReport: Encodable {
   struct Body: Encodable {
     var kind: String
     var message: String
+    /// Why an answer stopped early (Gemini's finish reason), when that is the error.
+    var finishReason: String?
+    /// The answer's text before it stopped early or was filtered, when that is the error.
+    var partialText: String?
   }
   var error: Body
 
@@ -148,6 +160,16 @@ struct ErrorReport: Encodable {
     default: String(describing: type(of: error))
     }
     self.error = Body(kind: kind, message: String(describing: error))
+    switch error {
+    case let error as GeminiError:
+      if case .responseStopped(let reason, _, _) = error { self.error.finishReason = reason.rawValue }
+      self.error.partialText = error.partialText
+    case OpenAIError.contentFiltered(let partialText):
+      self.error.finishReason = "content_filter"
+      self.error.partialText = partialText
+    default:
+      break
+    }
   }
 
   private static func caseName(_ reason: OfflineReason) -> String {

@@ -90,6 +90,15 @@ struct FixtureFacts {
       ["inlineData", "functionCall", "executableCode", "codeExecutionResult"].first { part[$0] != nil }
     }
   }
+  /// The answer's inline files: MIME type and decoded bytes, in order.
+  var inlineFiles: [(mimeType: String, bytes: Data)] {
+    parts.filter { !isThought($0) }.compactMap { part in
+      guard let blob = part["inlineData"], let mimeType = blob["mimeType"]?.string,
+            let bytes = blob["data"]?.string.flatMap({ Data(base64Encoded: $0) }) else { return nil }
+      return (mimeType, bytes)
+    }
+  }
+
   var finishReason: String? { firstCandidates.compactMap { $0["finishReason"]?.string }.last }
   var finishMessage: String? { firstCandidates.compactMap { $0["finishMessage"]?.string }.last }
   var modelVersion: String? { chunks.compactMap { $0["modelVersion"]?.string }.last }

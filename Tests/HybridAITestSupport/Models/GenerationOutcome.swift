@@ -1,9 +1,11 @@
 import HybridAI
 
-/// What a generation produced: its text deltas, tool calls, then its completion or error.
+/// What a generation produced: its text deltas, files, tool calls, then its completion or error.
 public struct GenerationOutcome: Sendable {
   public var deltas: [String] = []
   public var toolCalls: [Transcript.ToolCall] = []
+  /// Files the model made, in order.
+  public var artifacts: [Artifact] = []
   public var raw: RawResponse?
   public var error: (any Error)?
 
@@ -20,6 +22,7 @@ public struct GenerationOutcome: Sendable {
         switch event {
         case .textDelta(let text): outcome.deltas.append(text)
         case .toolCalls(let calls): outcome.toolCalls += calls
+        case .artifact(let artifact): outcome.artifacts.append(artifact)
         case .completed(let raw): outcome.raw = raw
         case .routed: break
         }

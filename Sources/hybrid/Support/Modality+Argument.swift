@@ -1,0 +1,5 @@
+import ArgumentParser
+import HybridAI
+
+/// `--response-modality image`: a ``Modality`` by its raw value.
+extension Modality: ExpressibleByArgument {}
