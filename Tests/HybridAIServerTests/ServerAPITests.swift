@@ -141,6 +141,8 @@ struct ServerAPITests {
     let one = try await TestHTTP.send(.GET, url(server, "models/smollm2"))
     #expect(try one.json["inputTokenLimit"] as? Int == 1024)
     #expect(try (one.json["supportedGenerationMethods"] as? [String])?.contains("streamGenerateContent") == true)
+    #expect(try one.json["inputModalities"] as? [String] == ["TEXT"], "the on-device model reads text only")
+    #expect(try one.json["outputModalities"] as? [String] == ["TEXT"])
     let missing = try await TestHTTP.send(.GET, url(server, "models/nope"))
     #expect(missing.status == 404 && missing.errorStatus == "NOT_FOUND")
   }

@@ -91,10 +91,10 @@ struct HybridCommandTests {
     #expect(working.status == 0, "\(working.stderr)")
   }
 
-  @Test("--attach with prefer-on-device: the cloud answers with the reason, the photo's exact bytes sent inline, --json lists it")
+  @Test("--attach with prefer-on-device: the cloud answers with the reason, the photo's exact bytes go both ways, --json lists the files")
   func attachGoesToTheCloud() async throws {
-    let answer = #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "A portrait."}]}, "finishReason": "STOP"}], "modelVersion": "gemini-test"}"#
-    let server = try await TestHTTPServer.start(replying: .sse([answer]))
+    // The server plays an image-editing model: it answers with the picture it was sent.
+    let server = try await TestHTTPServer.start { request, _ in GeminiEchoReply.reply(to: request) }
     defer { Task { await server.stop() } }
     let directory = try TemporaryDirectory("attach")
     defer { directory.remove() }
@@ -107,7 +107,11 @@ struct HybridCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     let object = try json(result.stdout)
     #expect(object["source"] as? String == "cloud")
-    #expect(object["text"] as? String == "A portrait.")
+    #expect(object["text"] as? String == GeminiEchoReply.text)
+    let answered = try #require((object["artifacts"] as? [[String: Any]])?.first, "\(object)")
+    #expect(answered["mimeType"] as? String == "image/png")
+    #expect(FileManager.default.contents(atPath: try #require(answered["path"] as? String)) == png,
+            "the image answer lands as a file with the bytes that were sent")
     #expect((object["fallbackReason"] as? String)?.contains("image/png") == true, "\(object)")
     let listed = try #require((object["attachments"] as? [[String: Any]])?.first)
     #expect(listed["mimeType"] as? String == "image/png" && listed["name"] as? String == "photo.png")

@@ -31,7 +31,7 @@ extension GenerationConfig {
   /// Gemini's names of `modalities` (`TEXT`, `IMAGE`, `AUDIO`), `nil` for text alone (the default).
   static func wireModalities(_ modalities: Set<Modality>) -> [String]? {
     guard !modalities.subtracting([.text]).isEmpty else { return nil }
-    return Modality.allCases.filter(modalities.union([.text]).contains).map { $0.rawValue.uppercased() }
+    return Gemini.modalityNames(modalities.union([.text]))
   }
 
   /// Gemini's fields for HybridAI's generic options (see ``forRequest(_:)``).

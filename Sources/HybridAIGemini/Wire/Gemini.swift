@@ -1,3 +1,5 @@
+import HybridAI
+
 /// The namespace of the Gemini REST API's wire types whose plain names would be too generic at the
 /// top level (`Content`, `Part`, `Candidate`, `Tool`, …).
 ///
@@ -15,4 +17,9 @@ extension Gemini {
   /// The most attachment bytes one request carries inline (Gemini's request limit is 20 MB; larger
   /// files go through its Files API, which HybridAI does not use).
   public static let inlineDataLimit = 20_000_000
+
+  /// Gemini's names of `modalities` in a fixed order: `TEXT`, `IMAGE`, `AUDIO`, `VIDEO`, `DOCUMENT`.
+  public static func modalityNames(_ modalities: Set<Modality>) -> [String] {
+    Modality.allCases.filter(modalities.contains).map { $0.rawValue.uppercased() }
+  }
 }

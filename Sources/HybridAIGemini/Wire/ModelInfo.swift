@@ -27,12 +27,21 @@ extension Gemini {
     public var topP: Double?
     /// The default `topK`.
     public var topK: Int?
+    /// What the model reads (`TEXT`, `IMAGE`, `AUDIO`, `VIDEO`, `DOCUMENT`): a HybridAI extension,
+    /// sent by `hybrid serve` (Google's models leave it out).
+    public var inputModalities: [String]?
+    /// What the model can answer with (`TEXT`, `IMAGE`, `AUDIO`): a HybridAI extension, sent by
+    /// `hybrid serve`.
+    public var outputModalities: [String]?
 
     /// A model description from its fields.
     public init(name: String, baseModelId: String? = nil, version: String? = nil, displayName: String? = nil,
                 description: String? = nil, inputTokenLimit: Int? = nil, outputTokenLimit: Int? = nil,
                 supportedGenerationMethods: [String]? = nil, thinking: Bool? = nil, temperature: Double? = nil,
-                maxTemperature: Double? = nil, topP: Double? = nil, topK: Int? = nil) {
+                maxTemperature: Double? = nil, topP: Double? = nil, topK: Int? = nil,
+                inputModalities: [String]? = nil, outputModalities: [String]? = nil) {
+      self.inputModalities = inputModalities
+      self.outputModalities = outputModalities
       self.name = name
       self.baseModelId = baseModelId
       self.version = version

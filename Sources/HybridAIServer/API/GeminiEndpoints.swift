@@ -54,7 +54,9 @@ struct GeminiEndpoints: Sendable {
       description: model.name == model.modelVersion ? "\(model.model.modelIdentifier), served by hybrid serve"
         : "an alias of \(model.modelVersion) (\(model.model.modelIdentifier)), served by hybrid serve",
       inputTokenLimit: model.inputTokenLimit, outputTokenLimit: model.outputTokenLimit,
-      supportedGenerationMethods: Self.supportedMethods)
+      supportedGenerationMethods: Self.supportedMethods,
+      inputModalities: Gemini.modalityNames(model.model.capabilities.inputModalities),
+      outputModalities: Gemini.modalityNames(model.model.capabilities.outputModalities))
   }
 
   private func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {
