@@ -8,9 +8,11 @@ import TFLiteImage
 /// Finds the person in a picture: a PNG mask artifact (white = person) made by MediaPipe's
 /// `selfie_segmentation.tflite` through the TensorFlow Lite `Interpreter`.
 ///
-/// The picture is a path inside one of the tool's ``AllowedDirectories`` (relative paths are
-/// relative to the first), or a `file://` URL of an artifact inside one of them; anything else,
-/// `../` tricks and symbolic links leading out included, is refused.
+/// The picture is a file of the conversation — a photo the user attached, an image a tool or the
+/// model made — named by its id or file name (``HybridAI/ToolContext/conversationFile(named:)``),
+/// or else a path inside one of the tool's ``AllowedDirectories`` (relative paths are relative
+/// to the first), or a `file://` URL of an artifact inside one of them; anything else, `../`
+/// tricks and symbolic links leading out included, is refused.
 ///
 /// The picture is decoded (PNG or JPEG), converted to RGB, resized to the model's input
 /// (bilinear, `Bitmap.resized`), fed as float32 in 0…1; the model's single-channel float output
@@ -30,7 +32,7 @@ public struct SegmentPersonTool: Tool {
   /// Which picture to segment.
   @Generable
   public struct Arguments: Sendable {
-    @Guide(description: "The picture's file path (or the file URL of an artifact)")
+    @Guide(description: "The picture: the name or id of a picture in the conversation, or a file path")
     public var path: String
 
     public init(path: String) {
@@ -76,24 +78,33 @@ public struct SegmentPersonTool: Tool {
   }
 
   public func call(arguments: Arguments, context: ToolContext) async throws -> ToolOutput {
-    let url = try allowedDirectories.resolve(arguments.path)
+    // A file of the conversation first (the photo the user attached), else a path; checked before the model loads.
+    let attached = context.conversationFile(named: arguments.path)
+    let file = attached == nil ? try allowedDirectories.resolve(arguments.path) : nil
+    let pictureName = attached?.name ?? file?.lastPathComponent ?? arguments.path
     context.report(progress: 0.05, "loading the model")
     let modelPath = try await resolveModelPath()
     if Task.isCancelled { throw SegmentPersonToolError.cancelled }
     context.report(progress: 0.2, "reading the picture")
     let picture: Bitmap
     do {
-      picture = try Bitmap(contentsOf: url, maximumPixelCount: maximumPixelCount)
-    } catch {
+      if let attached {
+        picture = try Bitmap(data: context.contents(of: attached), maximumPixelCount: maximumPixelCount)
+      } else if let file {
+        picture = try Bitmap(contentsOf: file, maximumPixelCount: maximumPixelCount)
+      } else {
+        throw SegmentPersonToolError.invalidPath(arguments.path)
+      }
+    } catch let error as ImageError {
       throw SegmentPersonToolError.image(error)
     }
     context.report(progress: 0.4, "segmenting")
     let (png, foreground) = try segment(picture, modelPath: modelPath)
     context.report(progress: 1, "done")
-    let stem = url.deletingPathExtension().lastPathComponent
+    let stem = URL(fileURLWithPath: pictureName).deletingPathExtension().lastPathComponent
     let percent = Int((foreground * 100).rounded())
     logger.info("segmented a picture", metadata: [
-      "file": "\(url.lastPathComponent)", "size": "\(picture.width)x\(picture.height)", "foreground": "\(percent)%",
+      "file": "\(pictureName)", "attachment": "\(attached?.id ?? "none")", "size": "\(picture.width)x\(picture.height)", "foreground": "\(percent)%",
     ])
     let fileName = ArtifactName.sanitized("\(stem)-mask.png")
     return ToolOutput("Created \(fileName) (\(picture.width)×\(picture.height), \(percent)% person)",

@@ -50,4 +50,7 @@ public enum TestRepository {
     guard FileManager.default.isExecutableFile(atPath: url.path) else { throw MissingFile(path: url.path) }
     return url
   }
+
+  /// The bootstrap's real photo of a person (scikit-image's astronaut.png, NASA, public domain).
+  public static var photo: URL { dependency("photos/astronaut.png") }
 }

@@ -46,10 +46,12 @@ extension GenerationRequest {
 
   /// Why a model with `capabilities` cannot serve this request, or `nil` when it can: the first
   /// of the newest prompt's attachments it cannot take (``UnsupportedReason/unsupportedInput(_:)``
-  /// naming the MIME type), or the first of the requested
+  /// naming the MIME type; unless the options let it read references instead,
+  /// ``UnreadableAttachmentPolicy/reference``), or the first of the requested
   /// ``GenerationOptions/responseModalities`` it cannot give (``UnsupportedReason/unsupportedOutput(_:)``).
   public func unsupportedModality(for capabilities: ModelCapabilities) -> UnsupportedReason? {
-    if let attachment = newAttachments.first(where: { !capabilities.inputModalities.contains($0.modality) }) {
+    if options.unreadableAttachments != .reference,
+       let attachment = newAttachments.first(where: { !capabilities.inputModalities.contains($0.modality) }) {
       return .unsupportedInput(attachment.mimeType)
     }
     let requested = options.responseModalities ?? []

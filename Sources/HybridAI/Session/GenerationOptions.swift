@@ -25,14 +25,19 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   /// the model's default (text). A model whose ``ModelCapabilities/outputModalities`` lack one
   /// of them does not serve the request: a hybrid routes it to the other model.
   public var responseModalities: Set<Modality>?
+  /// What a model that cannot read an attachment's kind does with the request; `nil` means
+  /// ``UnreadableAttachmentPolicy/route``.
+  public var unreadableAttachments: UnreadableAttachmentPolicy?
   /// Which kind of model the fields above are for; `nil` (the default) means every model.
   public var appliesTo: ModelSource?
   /// Options for one backend, by ``ModelSpecificOptions/optionsKey``; `nil` when there are none.
   private var modelSpecificOptions: [String: JSONValue]?
 
   public init(sampling: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
-              stopSequences: [String] = [], toolChoice: ToolChoice? = nil, responseModalities: Set<Modality>? = nil) {
+              stopSequences: [String] = [], toolChoice: ToolChoice? = nil, responseModalities: Set<Modality>? = nil,
+              unreadableAttachments: UnreadableAttachmentPolicy? = nil) {
     self.sampling = sampling
+    self.unreadableAttachments = unreadableAttachments
     self.responseModalities = responseModalities
     self.temperature = temperature
     self.maximumResponseTokens = maximumResponseTokens
@@ -107,6 +112,18 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
       }
     }
   }
+}
+
+/// What a model that cannot read an attachment's kind (a text model given a photo) does with a
+/// request (``GenerationOptions/unreadableAttachments``). Either way nothing is dropped silently.
+public enum UnreadableAttachmentPolicy: String, Sendable, Hashable, Codable {
+  /// It does not serve the request: a hybrid sends it to the other model and says why; a lone
+  /// model throws ``GenerationError/unsupportedRequest(_:)`` naming the kind. The default.
+  case route
+  /// It serves the request, reading the attachment's reference (id, name, type, size) in its
+  /// place: for a text model that hands the file to a tool ("cut me out of this photo" →
+  /// `segment_person` reads the photo through ``ToolContext/conversationFile(named:)``).
+  case reference
 }
 
 /// Options that only one backend understands, attached to ``GenerationOptions`` with its subscript.

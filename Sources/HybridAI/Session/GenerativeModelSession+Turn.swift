@@ -190,7 +190,7 @@ extension GenerativeModelSession {
   {
     let report = events.tool
     let callID = call.id
-    let context = ToolContext(callID: call.id, transcript: transcript) { fraction, message in
+    let context = ToolContext(callID: call.id, transcript: transcript, artifactStore: artifactStorage.current) { fraction, message in
       report(.progress(callID: callID, fraction: fraction, message: message))
     }
     let started = ContinuousClock.now

@@ -66,14 +66,19 @@ public struct ToolContext: Sendable {
   public let callID: String
   /// The conversation so far, ending with the model's tool calls.
   public let transcript: Transcript
+  /// Where the conversation's files are (the session's ``GenerativeModelSession/artifactStore``);
+  /// read them with ``conversationFile(named:)`` and ``contents(of:)``.
+  let artifactStore: ArtifactStore?
 
   /// Receives progress reports (the session turns them into events).
   private let progressHandler: (@Sendable (_ fraction: Double, _ message: String) -> Void)?
 
-  public init(callID: String, transcript: Transcript,
+  /// A context for one call; `artifactStore` holds the files of `transcript` (the session's store).
+  public init(callID: String, transcript: Transcript, artifactStore: ArtifactStore? = nil,
               progressHandler: (@Sendable (_ fraction: Double, _ message: String) -> Void)? = nil) {
     self.callID = callID
     self.transcript = transcript
+    self.artifactStore = artifactStore
     self.progressHandler = progressHandler
   }
 
