@@ -51,4 +51,11 @@ public struct AllowedDirectories: Sendable, Hashable {
     }
     throw .pathNotAllowed(path)
   }
+
+  /// Whether `path` resolves (``resolve(_:)``) to an existing regular file.
+  public func containsFile(_ path: String) -> Bool {
+    guard let url = try? resolve(path) else { return false }
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && !isDirectory.boolValue
+  }
 }

@@ -12,7 +12,9 @@ import TFLiteImage
 /// model made — named by its id or file name (``HybridAI/ToolContext/conversationFile(named:)``),
 /// or else a path inside one of the tool's ``AllowedDirectories`` (relative paths are relative
 /// to the first), or a `file://` URL of an artifact inside one of them; anything else, `../`
-/// tricks and symbolic links leading out included, is refused.
+/// tricks and symbolic links leading out included, is refused. When the argument names neither
+/// (small models often write something else) and the conversation holds a picture, the newest
+/// one is used and the output says so.
 ///
 /// The picture is decoded (PNG or JPEG), converted to RGB, resized to the model's input
 /// (bilinear, `Bitmap.resized`), fed as float32 in 0…1; the model's single-channel float output
@@ -32,7 +34,7 @@ public struct SegmentPersonTool: Tool {
   /// Which picture to segment.
   @Generable
   public struct Arguments: Sendable {
-    @Guide(description: "The picture: the name or id of a picture in the conversation, or a file path")
+    @Guide(description: "The picture's file name")
     public var path: String
 
     public init(path: String) {
@@ -79,7 +81,12 @@ public struct SegmentPersonTool: Tool {
 
   public func call(arguments: Arguments, context: ToolContext) async throws -> ToolOutput {
     // A file of the conversation first (the photo the user attached), else a path; checked before the model loads.
-    let attached = context.conversationFile(named: arguments.path)
+    var attached = context.conversationFile(named: arguments.path)
+    var substitution = ""
+    if attached == nil, !allowedDirectories.containsFile(arguments.path), let newest = context.newestConversationFile(of: .image) {
+      attached = newest
+      substitution = " ('\(arguments.path)' names no file; used the conversation's newest picture, \(newest.name))"
+    }
     let file = attached == nil ? try allowedDirectories.resolve(arguments.path) : nil
     let pictureName = attached?.name ?? file?.lastPathComponent ?? arguments.path
     context.report(progress: 0.05, "loading the model")
@@ -107,7 +114,7 @@ public struct SegmentPersonTool: Tool {
       "file": "\(pictureName)", "attachment": "\(attached?.id ?? "none")", "size": "\(picture.width)x\(picture.height)", "foreground": "\(percent)%",
     ])
     let fileName = ArtifactName.sanitized("\(stem)-mask.png")
-    return ToolOutput("Created \(fileName) (\(picture.width)×\(picture.height), \(percent)% person)",
+    return ToolOutput("Created \(fileName) (\(picture.width)×\(picture.height), \(percent)% person)\(substitution)",
                       artifacts: [Artifact(data: png, mimeType: "image/png", name: fileName)])
   }
 

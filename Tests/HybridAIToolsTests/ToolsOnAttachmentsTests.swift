@@ -82,7 +82,7 @@ struct ToolsOnAttachmentsTests {
     let elsewhere = try store.store(Artifact(data: try Bitmap.samplePortrait(width: 16, height: 16).pngData(),
                                              mimeType: "image/png", name: "someone-else.png"))
     let session = try session(segmentingModel(elsewhere.id), store: store, readable: directory.appendingPathComponent("none"))
-    let response = try await session.respond(to: "Cut me out of someone-else.png.")
+    let response = try await session.respond(to: "Cut me out of someone-else.png.")   // a conversation without pictures
     let output = try #require(session.transcript.entries.compactMap { entry -> Transcript.ToolOutput? in
       if case .toolOutput(let output) = entry { output } else { nil }
     }.first)
@@ -90,5 +90,22 @@ struct ToolsOnAttachmentsTests {
     #expect(Transcript.Entry.toolOutput(output).text.contains("/none/\(elsewhere.id)"), "\(Transcript.Entry.toolOutput(output).text)")
     #expect(Transcript.Entry.toolOutput(output).text.contains("doesn’t exist"))
     #expect(response.artifacts.isEmpty)
+  }
+
+  @Test("an argument that names nothing falls back to the conversation's newest picture, and the output says so")
+  func newestPictureWhenTheNameIsWrong() async throws {
+    let directory = try ToolTestSupport.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let store = try ArtifactStore(directory: directory.appendingPathComponent("store"))
+    let portrait = try Bitmap.samplePortrait(width: 40, height: 30).pngData()
+    let session = try session(segmentingModel("the picture"), store: store, readable: directory.appendingPathComponent("none"))
+    let response = try await session.respond(to: Prompt { "Cut me out."; try Attachment(data: portrait, name: "me.png") },
+                                             options: GenerationOptions(unreadableAttachments: .reference))
+    let mask = try #require(response.artifacts.first)
+    #expect(mask.name == "me-mask.png")
+    let output = try #require(session.transcript.entries.compactMap { entry -> Transcript.ToolOutput? in
+      if case .toolOutput(let output) = entry { output } else { nil }
+    }.first)
+    #expect(Transcript.Entry.toolOutput(output).text.contains("'the picture' names no file; used the conversation's newest picture, me.png"))
   }
 }

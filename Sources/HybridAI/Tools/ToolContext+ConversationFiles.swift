@@ -40,6 +40,12 @@ extension ToolContext {
       ?? files.last { $0.name.caseInsensitiveCompare(key) == .orderedSame }
   }
 
+  /// The newest file of the conversation of kind `modality` (the photo the user attached last,
+  /// say), or `nil` when it has none.
+  public func newestConversationFile(of modality: Modality) -> ArtifactReference? {
+    conversationFiles.last { MediaType.named($0.mimeType)?.modality == modality }
+  }
+
   /// The bytes of one of the conversation's files (see ``conversationFiles``).
   /// - Throws: ``AttachmentError/unknownArtifact(id:)`` when the session's store does not hold it.
   public func contents(of file: ArtifactReference) throws(AttachmentError) -> Data {

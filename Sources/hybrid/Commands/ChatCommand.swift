@@ -13,7 +13,8 @@ struct ChatCommand: AsyncParsableCommand {
     commandName: "chat",
     abstract: "Chat on-device, in the cloud, or hybrid (--mode).",
     discussion: """
-      Type a message and press Enter. /reset starts over, /usage shows the conversation's token counts so far, \
+      Type a message and press Enter. /attach FILE adds a file (image, audio, video, PDF or text, its kind read \
+      from its bytes) to your next message. /reset starts over, /usage shows the conversation's token counts so far, \
       /exit (or Ctrl-D) quits; Ctrl-C stops an answer. After each answer a line shows the model, its usage \
       (prompt, cached, output, reasoning) and what the context policy did. \
       --session ID saves the conversation (and the files tools make) after every answer and resumes it next time. \
@@ -37,7 +38,7 @@ struct ChatCommand: AsyncParsableCommand {
       Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure
     }
-    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /reset starts over, /usage shows token counts, /exit quits, Ctrl-C stops an answer.")
+    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /attach FILE adds a file to your next message, /reset starts over, /usage shows token counts, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
     let sessionTools = tools.sessionTools
     if tools.tools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
@@ -54,6 +55,7 @@ struct ChatCommand: AsyncParsableCommand {
     }
     var activity = ToolActivityDisplay.watch(session)
     defer { activity.cancel() }
+    var pendingAttachments: [Attachment] = []
     while true {
       Terminal.write("you> ")
       guard let line = readLine() else { Terminal.write("\n"); return }
@@ -66,6 +68,20 @@ struct ChatCommand: AsyncParsableCommand {
         Terminal.status("  [session: prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached) · output "
           + "\(usage.outputTokens) (\(usage.reasoningTokens) reasoning) · total \(usage.totalTokens) · context now "
           + "\((try? await session.tokenCount()).map(String.init) ?? "?") of \((try? await session.contextSize).map(String.init) ?? "?") tokens]")
+        continue
+      case let command where command.hasPrefix("/attach"):
+        let path = command.dropFirst("/attach".count).trimmingCharacters(in: .whitespaces)
+        guard !path.isEmpty else {
+          Terminal.status("  usage: /attach FILE")
+          continue
+        }
+        do {
+          let attachment = try Attachment(commandLinePath: path)
+          pendingAttachments.append(attachment)
+          Terminal.status("  (attached \(attachment.name): \(attachment.mimeType), \(attachment.size) bytes; sent with your next message)")
+        } catch {
+          Terminal.status("error: \(error)")
+        }
         continue
       case "/reset":
         session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
@@ -80,14 +96,19 @@ struct ChatCommand: AsyncParsableCommand {
       Terminal.write("ai> ")
       let current = session
       let options = tools.applied(to: conversation.sampling.generationOptions)
+      let message = Prompt(parts: [.text(prompt)] + pendingAttachments.map(Prompt.Part.attachment))
+      pendingAttachments.removeAll()
       let answer = Task {
-        try await Terminal.printStreaming(current.streamResponse(to: prompt, options: options))
+        try await Terminal.printStreaming(current.streamResponse(to: message, options: options))
       }
       interrupts.onInterrupt = { answer.cancel() }
       do {
         let response = try await answer.value
         Terminal.write("\n")
         for line in DemoTools.callLines(response.transcriptEntries) { Terminal.status("  [tool] \(line)") }
+        for file in response.artifacts {
+          Terminal.status("  [file] \(file.name) \(file.mimeType), \(file.size) bytes: \(file.fileURL?.path ?? "not stored")")
+        }
         Terminal.status("  [\(ResponseReport.summary(response))]")
         if let id = self.session, let sessionStore {
           do {

@@ -158,6 +158,7 @@ struct DemoCommand: AsyncParsableCommand {
     allAsExpected = await ask(prompt, mode: "only cloud (no fallback: a typed offline error)", model: cloud,
                               options: options, expectsError: true) && allAsExpected
     allAsExpected = await tourArtifacts(onDevice) && allAsExpected
+    allAsExpected = await tourPhoto(onDevice) && allAsExpected
     if let summary = Self.answers.summary {
       heading("Answer quality: how much the free-text answers repeat themselves (a looping small model scores high)")
       Terminal.write("  \(summary)\n")

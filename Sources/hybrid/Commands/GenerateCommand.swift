@@ -78,10 +78,7 @@ struct GenerateCommand: AsyncParsableCommand {
   /// The prompt with `--attach` files (paths resolved against the current directory).
   private func makePrompt() throws -> Prompt {
     var parts: [Prompt.Part] = [.text(prompt)]
-    for path in attach {
-      let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-      parts.append(.attachment(try Attachment(contentsOf: url.standardizedFileURL)))
-    }
+    for path in attach { parts.append(.attachment(try Attachment(commandLinePath: path))) }
     return Prompt(parts: parts)
   }
 
