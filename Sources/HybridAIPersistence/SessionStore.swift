@@ -246,18 +246,11 @@ public final class SessionStore: Sendable {
                   updatedAt: row["updatedAt"], entryCount: row["entryCount"], artifactCount: row["artifactCount"])
   }
 
-  /// The distinct artifact identifiers `transcript`'s tool outputs refer to, in order of first
-  /// appearance.
+  /// The distinct artifact identifiers `transcript` refers to — tool outputs' artifacts, and the
+  /// attachments of prompts and responses (``HybridAI/Transcript/fileReferences``) — in order of
+  /// first appearance.
   static func artifactIDs(in transcript: Transcript) -> [String] {
-    var seen = Set<String>()
-    var ids: [String] = []
-    for entry in transcript {
-      guard case .toolOutput(let output) = entry else { continue }
-      for artifact in output.artifacts where seen.insert(artifact.id).inserted {
-        ids.append(artifact.id)
-      }
-    }
-    return ids
+    transcript.fileReferences.map(\.id)
   }
 
   private func read<T>(_ body: (Database) throws -> T) throws(SessionStoreError) -> T {

@@ -6,7 +6,7 @@ import Testing
 
 /// Every recorded Gemini response in `shared/fixtures/gemini-mock-responses`, served over a real
 /// local HTTP socket, decodes to the right answer or typed error. Values are compared with what
-/// the fixture says, read independently (``FixtureFacts``).
+/// the fixture says, read independently (``GeminiFixtureFacts``).
 @Suite("Recorded Gemini responses")
 struct RecordedResponseTests {
   enum Expected: Sendable {
@@ -70,15 +70,15 @@ struct RecordedResponseTests {
 
   @Test("every fixture file has a case")
   func everyFileHasACase() throws {
-    let files = try Fixtures.allFileNames()
+    let files = try GeminiFixtures.allFileNames()
     #expect(files.count == 36)
     #expect(Set(files) == Set(Self.cases.map(\.file)))
   }
 
   @Test("fixture", arguments: cases)
   func fixture(_ testCase: Case) async throws {
-    let body = try Fixtures.data(testCase.file)
-    let facts = try FixtureFacts(body, streaming: testCase.isStreaming)
+    let body = try GeminiFixtures.data(testCase.file)
+    let facts = try GeminiFixtureFacts(body, streaming: testCase.isStreaming)
     if testCase.isStreaming {
       let outcome = try await streamed(body, facts: facts, as: testCase)
       try check(outcome, facts: facts, expected: testCase.expected, file: testCase.file)
@@ -92,7 +92,7 @@ struct RecordedResponseTests {
 
   // MARK: - Serving
 
-  private func streamed(_ body: Data, facts: FixtureFacts, as testCase: Case) async throws -> Outcome {
+  private func streamed(_ body: Data, facts: GeminiFixtureFacts, as testCase: Case) async throws -> Outcome {
     let reply: TestHTTPServer.Reply
     if let status = facts.errorCode {
       reply = .json(String(decoding: body, as: UTF8.self), status: status)
@@ -114,7 +114,7 @@ struct RecordedResponseTests {
     return outcome
   }
 
-  private func checkUnary(_ body: Data, facts: FixtureFacts, expected: Expected) async throws {
+  private func checkUnary(_ body: Data, facts: GeminiFixtureFacts, expected: Expected) async throws {
     let server = try await TestHTTPServer.start(
       replying: .json(String(decoding: body, as: UTF8.self), status: facts.errorCode ?? 200))
     defer { Task { await server.stop() } }
@@ -158,7 +158,7 @@ struct RecordedResponseTests {
 
   // MARK: - Checking
 
-  private func check(_ outcome: Outcome, facts: FixtureFacts, expected: Expected, file: String) throws {
+  private func check(_ outcome: Outcome, facts: GeminiFixtureFacts, expected: Expected, file: String) throws {
     switch expected {
     case .answer(let containing):
       if let error = outcome.error { Issue.record("expected an answer, got \(error)"); return }
@@ -215,7 +215,7 @@ struct RecordedResponseTests {
     }
   }
 
-  private func checkError(_ error: any Error, facts: FixtureFacts, expected: Expected) throws {
+  private func checkError(_ error: any Error, facts: GeminiFixtureFacts, expected: Expected) throws {
     let gemini = try #require(error as? GeminiError, "\(error)")
     #expect(gemini.offlineReason == nil, "a response from the server is never offline")
     switch (expected, gemini) {

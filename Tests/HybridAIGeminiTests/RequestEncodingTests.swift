@@ -44,6 +44,27 @@ struct RequestEncodingTests {
     ]))
   }
 
+  @Test("a remote file goes as fileData with its URI and MIME type; a stored one as inlineData with its bytes")
+  func remoteFilesAsFileData() async throws {
+    let directory = try TemporaryDirectory("gemini-files")
+    defer { directory.remove() }
+    let store = try ArtifactStore(directory: directory.url)
+    let stored = try store.store(Artifact(data: onePixelPNG, mimeType: "image/png", name: "dot.png"))
+    let uri = URL(string: "https://generativelanguage.googleapis.com/v1beta/files/abc-123")!
+    let prompt = Transcript.Prompt(segments: [
+      .text(Transcript.TextSegment(content: "Compare.")),
+      .attachment(.remote(uri, name: "abc-123", mimeType: "application/pdf")),
+      .attachment(Transcript.AttachmentSegment(reference: stored)),
+    ])
+    let (body, _) = try await sent(GenerationRequest(transcript: Transcript(entries: [.prompt(prompt)]),
+                                                     options: GenerationOptions(), artifactStore: store))
+    #expect(body["contents"] == .array([.object(["role": .string("user"), "parts": .array([
+      .object(["text": .string("Compare.")]),
+      .object(["fileData": .object(["mimeType": .string("application/pdf"), "fileUri": .string(uri.absoluteString)])]),
+      .object(["inlineData": .object(["mimeType": .string("image/png"), "data": .string(onePixelPNG.base64EncodedString())])]),
+    ])])]))
+  }
+
   @Test("the API key is sent as x-goog-api-key; without a key no header is sent")
   func apiKeyHeader() async throws {
     let (_, withKey) = try await sent(request(), apiKey: "secret-123")
@@ -76,7 +97,7 @@ struct RequestEncodingTests {
   @Test("thoughts and thought signatures go back as they came, via the response's provider content")
   func thoughtSignatureSentBack() async throws {
     // Turn 1: a thinking model answers with thought summaries and a signed function call.
-    let fixture = try Fixtures.data("streaming-success-thinking-function-call-thought-summary-signature.txt")
+    let fixture = try GeminiFixtures.data("streaming-success-thinking-function-call-thought-summary-signature.txt")
     let firstServer = try await TestHTTPServer.start(replying: .rawSSE(fixture, chunkSize: 200))
     defer { Task { await firstServer.stop() } }
     var firstRequest = request("How many days until New Year's Eve?")
@@ -84,7 +105,7 @@ struct RequestEncodingTests {
     let first = await run(testModel(firstServer), firstRequest)
     #expect(first.toolCalls.map(\.toolName) == ["now"])
     let provided = try #require(first.raw?.providerContent)
-    let signature = try #require(FixtureFacts(fixture, streaming: true).signatures.first)
+    let signature = try #require(GeminiFixtureFacts(fixture, streaming: true).signatures.first)
 
     // Turn 2 sends the whole transcript back.
     let transcript = Transcript(entries: [

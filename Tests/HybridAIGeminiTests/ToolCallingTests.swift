@@ -18,7 +18,7 @@ struct ToolCallingTests {
   /// A fixture as the stream GeminiModel reads: streaming files as they are, a unary body as the
   /// one event of a stream.
   static func streamReply(_ file: String) throws -> TestHTTPServer.Reply {
-    let body = try Fixtures.data(file)
+    let body = try GeminiFixtures.data(file)
     if file.hasPrefix("streaming-") { return .rawSSE(body, chunkSize: 113) }
     let event = String(decoding: body, as: UTF8.self).split(whereSeparator: \.isNewline)
       .map { "data: \($0)\n" }.joined() + "\n"
@@ -40,7 +40,7 @@ struct ToolCallingTests {
   @Test("a session's tool loop sends the recorded function call back with its exact thought signature",
         arguments: signatureFixtures)
   func thoughtSignatureRoundTrip(_ file: String) async throws {
-    let facts = try FixtureFacts(try Fixtures.data(file), streaming: file.hasPrefix("streaming-"))
+    let facts = try GeminiFixtureFacts(try GeminiFixtures.data(file), streaming: file.hasPrefix("streaming-"))
     let signature = try #require(facts.signatures.last)
     let first = try Self.streamReply(file)
     let server = try await TestHTTPServer.start { _, index in index == 0 ? first : Self.finalAnswer }
@@ -94,7 +94,7 @@ struct ToolCallingTests {
   func toolCallsEvent(_ file: String) async throws {
     let server = try await TestHTTPServer.start(replying: try Self.streamReply(file))
     defer { Task { await server.stop() } }
-    let facts = try FixtureFacts(try Fixtures.data(file), streaming: file.hasPrefix("streaming-"))
+    let facts = try GeminiFixtureFacts(try GeminiFixtures.data(file), streaming: file.hasPrefix("streaming-"))
     var events: [String] = []
     var raw: RawResponse?
     var calls: [Transcript.ToolCall] = []

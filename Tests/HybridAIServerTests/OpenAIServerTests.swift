@@ -176,7 +176,7 @@ struct OpenAIServerTests {
         ["role": "assistant", "tool_calls": [["id": "c1", "type": "function", "function": ["name": "f", "arguments": "{not json"]]]],
         ["role": "tool", "tool_call_id": "c1", "content": "x"]]], "messages", "not JSON"),
       (["model": model, "messages": [["role": "user", "content": [["type": "image_url", "image_url": ["url": "data:image/png;base64,AAAA"]]]]]],
-       "messages", "image_url"),
+       "messages", "image/png"),
       (["model": model, "messages": Self.hello, "tool_choice": ["type": "function", "function": ["name": "ghost"]]], "tool_choice", "ghost"),
       (["model": model, "messages": Self.hello, "temperature": 7], "temperature", "between 0 and 2"),
     ]

@@ -97,6 +97,16 @@ struct ServerAPITests {
     let error = try #require(try reply.json["error"] as? [String: Any])
     #expect(error["status"] as? String == "INVALID_ARGUMENT")
     #expect((error["message"] as? String)?.contains("image/png") == true, "\(error)")
+
+    // A file by URI (`fileData`), which a served model cannot fetch: the same, naming its type.
+    let byURI = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
+      "contents": [["role": "user", "parts": [["text": "Summarise."],
+                                             ["fileData": ["mimeType": "application/pdf", "fileUri": "https://example.com/a.pdf"]]]]],
+    ])
+    #expect(byURI.status == 400)
+    let uriError = try #require(try byURI.json["error"] as? [String: Any])
+    #expect(uriError["status"] as? String == "INVALID_ARGUMENT")
+    #expect((uriError["message"] as? String)?.contains("application/pdf") == true, "\(uriError)")
   }
 
   @Test("systemInstruction, multi-turn contents and generationConfig are honoured")

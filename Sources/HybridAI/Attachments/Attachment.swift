@@ -20,6 +20,8 @@ public struct Attachment: Sendable, Hashable {
     case file(URL)
     /// Already in the session's store (an earlier attachment, or an artifact a tool made).
     case stored(ArtifactReference)
+    /// A file the cloud model fetches itself (a Gemini Files API URI, an `https` or `gs` URL).
+    case remote(URL)
   }
 
   /// The file name (sanitised when stored).
@@ -84,6 +86,30 @@ public struct Attachment: Sendable, Hashable {
     self.init(name: artifact.name, mediaType: type, size: artifact.size, source: .stored(artifact))
   }
 
+  /// A file the cloud model reads from `uri` itself — a Gemini Files API URI, a Cloud Storage
+  /// `gs://` URL or an `https` URL — sent as Gemini's `fileData` (and as a URL to OpenAI-compatible
+  /// servers for images). Its bytes are never fetched here, so its kind is the declared
+  /// `mimeType`, which must be one an attachment may have (``MediaType/all``).
+  /// - Throws: ``AttachmentError/unsafePath(_:)`` for another scheme (a local file is
+  ///   ``init(contentsOf:mimeType:)``), ``AttachmentError/unsupportedContent(name:detected:)``
+  ///   for an unknown MIME type.
+  public init(fileURI uri: URL, mimeType: String) throws(AttachmentError) {
+    guard let scheme = uri.scheme?.lowercased(), Self.remoteSchemes.contains(scheme), uri.host != nil else {
+      throw .unsafePath(uri.absoluteString)
+    }
+    let name = uri.lastPathComponent.isEmpty || uri.lastPathComponent == "/" ? (uri.host ?? "file") : uri.lastPathComponent
+    guard let type = MediaType.named(mimeType) else { throw .unsupportedContent(name: name, detected: mimeType) }
+    self.init(name: name, mediaType: type, size: 0, source: .remote(uri))
+  }
+
+  /// The schemes ``init(fileURI:mimeType:)`` takes.
+  static let remoteSchemes: Set<String> = ["https", "http", "gs"]
+
+  /// The URI the cloud model fetches, for an attachment made with ``init(fileURI:mimeType:)``.
+  public var fileURI: URL? {
+    if case .remote(let uri) = source { uri } else { nil }
+  }
+
   private init(name: String, mediaType: MediaType, size: Int64, source: Source) {
     self.name = name
     self.mediaType = mediaType
@@ -106,13 +132,16 @@ public struct Attachment: Sendable, Hashable {
   }
 
   /// Puts the bytes into `store` (once: identical bytes share their space) and returns the
-  /// reference the transcript keeps. Nothing is left behind when it throws.
+  /// reference the transcript keeps. Nothing is left behind when it throws. A remote file is not
+  /// stored: its reference names the URI (``Transcript/AttachmentSegment/remote(_:name:mimeType:)``).
   func store(in store: ArtifactStore) throws(AttachmentError) -> ArtifactReference {
     let artifact: Artifact
     switch source {
     case .stored(let reference):
       guard let known = store.reference(id: reference.id) else { throw .unknownArtifact(id: reference.id) }
       return known
+    case .remote(let uri):
+      return Transcript.AttachmentSegment.remote(uri, name: name, mimeType: mimeType).reference
     case .data(let data): artifact = Artifact(data: data, mimeType: mimeType, name: name)
     case .file(let url): artifact = Artifact(fileAt: url, mimeType: mimeType, name: name)
     }

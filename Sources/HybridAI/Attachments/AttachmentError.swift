@@ -22,6 +22,9 @@ public enum AttachmentError: Error, Sendable, Hashable, CustomStringConvertible 
   case unknownArtifact(id: String)
   /// The session's store could not keep it (full, or a write failed).
   case storeFailed(name: String, ArtifactStoreError)
+  /// A remote file (``Attachment/init(fileURI:mimeType:)``): only a cloud model that fetches it
+  /// can read it; its bytes are not here.
+  case remoteFile(String)
 
   public var description: String {
     switch self {
@@ -37,6 +40,7 @@ public enum AttachmentError: Error, Sendable, Hashable, CustomStringConvertible 
     case .tooLarge(let name, let size, let limit): "\(name) is \(size) bytes; the limit is \(limit) bytes"
     case .unknownArtifact(let id): "no artifact with id \(id) in the session's store"
     case .storeFailed(let name, let error): "\(name) could not be stored: \(error)"
+    case .remoteFile(let uri): "\(uri) is a remote file: only a cloud model that fetches it can read it"
     }
   }
 }

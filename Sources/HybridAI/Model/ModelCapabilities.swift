@@ -62,7 +62,10 @@ extension GenerationRequest {
   }
 
   /// The bytes of one of the transcript's attachments, from ``artifactStore``.
+  /// A remote file (``Transcript/AttachmentSegment/remoteURL``) has none here: that is
+  /// ``AttachmentError/remoteFile(_:)``.
   public func contents(of attachment: Transcript.AttachmentSegment) throws(AttachmentError) -> Data {
+    if let uri = attachment.remoteURL { throw .remoteFile(uri.absoluteString) }
     guard let store = artifactStore else { throw .unknownArtifact(id: attachment.reference.id) }
     do { return try store.contents(of: attachment.reference.id) } catch .unknownArtifact(let id) {
       throw .unknownArtifact(id: id)
@@ -82,8 +85,8 @@ extension GenerationRequest {
   public func readableText(of segments: [Transcript.Segment]) -> String {
     var pieces = [segments.text]
     for attachment in segments.attachments {
-      var piece = "[attachment] " + attachment.reference.modelDescription
-      if attachment.modality == .text, attachment.reference.size <= Int64(Self.inlinedTextAttachmentLimit),
+      var piece = attachment.modelDescription
+      if attachment.modality == .text, !attachment.isRemote, attachment.reference.size <= Int64(Self.inlinedTextAttachmentLimit),
          let data = try? contents(of: attachment) {
         piece += "\n" + String(decoding: data, as: UTF8.self)
       }

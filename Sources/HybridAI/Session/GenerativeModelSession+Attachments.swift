@@ -50,6 +50,10 @@ extension GenerativeModelSession {
         pendingText.append(text)
       case .attachment(let attachment):
         flushText()
+        if let uri = attachment.fileURI {   // the cloud model fetches it: nothing to store
+          segments.append(.attachment(.remote(uri, name: attachment.name, mimeType: attachment.mimeType)))
+          continue
+        }
         let store: ArtifactStore
         do { store = try artifactStorage.resolve() } catch { throw AttachmentError.storeFailed(name: attachment.name, error) }
         let reference = try attachment.store(in: store)

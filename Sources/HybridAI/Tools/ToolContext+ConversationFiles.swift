@@ -5,22 +5,7 @@ extension ToolContext {
   /// and the artifacts of its tool outputs, each once, with its local file URL when the store
   /// still has it. A tool reads one the model names with ``conversationFile(named:)``.
   public var conversationFiles: [ArtifactReference] {
-    var seen: Set<String> = []
-    var files: [ArtifactReference] = []
-    func add(_ reference: ArtifactReference) {
-      guard seen.insert(reference.id).inserted else { return }
-      files.append(artifactStore?.reference(id: reference.id) ?? reference)
-    }
-    for entry in transcript {
-      switch entry {
-      case .instructions(let entry): entry.segments.attachments.forEach { add($0.reference) }
-      case .prompt(let entry): entry.segments.attachments.forEach { add($0.reference) }
-      case .response(let entry): entry.segments.attachments.forEach { add($0.reference) }
-      case .toolOutput(let entry): entry.artifacts.forEach(add)
-      case .toolCalls: break
-      }
-    }
-    return files
+    transcript.fileReferences.map { artifactStore?.reference(id: $0.id) ?? $0 }
   }
 
   /// The file of this conversation that `name` names — what a model passes to a tool when the

@@ -205,6 +205,38 @@ extension Transcript {
       self.reference = reference
     }
 
+    /// The URI the cloud model fetches the file from, for a remote file
+    /// (``HybridAI/Attachment/init(fileURI:mimeType:)``): nothing is in the store then, and
+    /// ``reference`` only names it (size 0).
+    public var remoteURL: URL?
+
+    /// A remote file's segment: its reference has a stable id made from the URI.
+    public static func remote(_ uri: URL, name: String, mimeType: String) -> AttachmentSegment {
+      var segment = AttachmentSegment(reference: ArtifactReference(id: remoteID(for: uri), name: name, mimeType: mimeType, size: 0))
+      segment.remoteURL = uri
+      return segment
+    }
+
+    /// `remote-` and a 64-bit FNV-1a hash of the URI, in hex: the same URI, the same id.
+    static func remoteID(for uri: URL) -> String {
+      var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+      for byte in uri.absoluteString.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x100_0000_01b3
+      }
+      return "remote-" + String(hash, radix: 16)
+    }
+
+    /// Whether the bytes are elsewhere (``remoteURL``), not in the session's store.
+    public var isRemote: Bool { remoteURL != nil }
+
+    /// What a model that does not get the bytes reads in the attachment's place: `[attachment]`
+    /// and the stored file's ``ArtifactReference/modelDescription``, or the remote file's URI.
+    public var modelDescription: String {
+      guard let remoteURL else { return "[attachment] " + reference.modelDescription }
+      return "[attachment] [file \"\(reference.name)\" \(reference.mimeType) at \(remoteURL.absoluteString)]"
+    }
+
     /// The kind of content, from its MIME type.
     public var modality: Modality { MediaType.named(reference.mimeType)?.modality ?? .document }
     /// Its MIME type.
@@ -238,10 +270,39 @@ extension [Transcript.Segment] {
     }
   }
 
-  /// The text, with one ``ArtifactReference/modelDescription`` line per attachment after it: what
-  /// a model that cannot take an attachment's kind reads in its place.
+  /// The attachments whose bytes are in the session's store (all but remote files).
+  public var storedAttachments: [Transcript.AttachmentSegment] {
+    attachments.filter { !$0.isRemote }
+  }
+
+  /// The text, with one ``Transcript/AttachmentSegment/modelDescription`` line per attachment
+  /// after it: what a model that cannot take an attachment's kind reads in its place.
   public var textWithAttachmentReferences: String {
-    let references = attachments.map { "[attachment] " + $0.reference.modelDescription }
+    let references = attachments.map(\.modelDescription)
     return ([text] + references).filter { !$0.isEmpty }.joined(separator: "\n")
+  }
+}
+
+extension Transcript {
+  /// Every stored file the transcript refers to, each once, oldest first: the attachments of its
+  /// instructions, prompts and responses and the artifacts of its tool outputs (references
+  /// without local paths; resolve them with ``ArtifactStore/reference(id:)``). Remote files
+  /// (``AttachmentSegment/remoteURL``) are not among them.
+  public var fileReferences: [ArtifactReference] {
+    var seen: Set<String> = []
+    var files: [ArtifactReference] = []
+    func add(_ reference: ArtifactReference) {
+      if seen.insert(reference.id).inserted { files.append(reference) }
+    }
+    for entry in self {
+      switch entry {
+      case .instructions(let entry): entry.segments.storedAttachments.forEach { add($0.reference) }
+      case .prompt(let entry): entry.segments.storedAttachments.forEach { add($0.reference) }
+      case .response(let entry): entry.segments.storedAttachments.forEach { add($0.reference) }
+      case .toolOutput(let entry): entry.artifacts.forEach(add)
+      case .toolCalls: break
+      }
+    }
+    return files
   }
 }

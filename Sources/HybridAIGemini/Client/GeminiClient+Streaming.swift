@@ -50,14 +50,32 @@ extension GeminiClient {
       for chunk in chunks { try handle(chunk) }
     } else {
       var parser = ServerSentEventParser()
+      // Kept until the first event: a body with no `data:` lines at all may be plain JSON sent
+      // with another content type (a proxy or a stub that ignored `alt=sse`).
+      var bodyBeforeFirstEvent: Data? = Data()
       do {
         for try await buffer in response.body {
-          for event in parser.parse(buffer.readableBytesView) { try handle(try decodeChunk(event)) }
+          if var kept = bodyBeforeFirstEvent {
+            kept.append(contentsOf: buffer.readableBytesView)
+            bodyBeforeFirstEvent = kept.count <= Self.plainJSONFallbackLimit ? kept : nil
+          }
+          for event in parser.parse(buffer.readableBytesView) {
+            bodyBeforeFirstEvent = nil
+            try handle(try decodeChunk(event))
+          }
         }
       } catch {
         throw transport.bodyError(error)
       }
-      if let event = parser.finish() { try handle(try decodeChunk(event)) }
+      if let event = parser.finish() {
+        bodyBeforeFirstEvent = nil
+        try handle(try decodeChunk(event))
+      }
+      if accumulator.chunkCount == 0, let body = bodyBeforeFirstEvent,
+         let first = body.first(where: { !$0.isASCIIWhitespace }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+        let chunks = try (try? Gemini.JSON.decode([GenerateContentResponse].self, from: body)) ?? [decodeChunk(body)]
+        for chunk in chunks { try handle(chunk) }
+      }
     }
 
     guard accumulator.chunkCount > 0 else {
@@ -67,6 +85,9 @@ extension GeminiClient {
     // servers sometimes send none); a connection that failed mid-stream threw above.
     if let failure = accumulator.response.validationFailure(complete: true) { throw failure }
   }
+
+  /// The most of a stream's body kept to read it as plain JSON when it holds no events.
+  static let plainJSONFallbackLimit = 8 << 20
 
   private func decodeChunk(_ event: ServerSentEvent) throws -> GenerateContentResponse {
     try decodeChunk(Data(event.data.utf8))
@@ -79,4 +100,9 @@ extension GeminiClient {
     }
     return try decode(GenerateContentResponse.self, from: data)
   }
+}
+
+extension UInt8 {
+  /// Space, tab, CR or LF.
+  fileprivate var isASCIIWhitespace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D }
 }

@@ -24,6 +24,9 @@ extension GenerateContentRequest {
   public init(_ request: GenerationRequest) throws(AttachmentError) {
     var inlineBytes = 0
     try self.init(transcript: request.transcript, options: request.options) { attachment throws(AttachmentError) in
+      if let uri = attachment.remoteURL {
+        return .fileData(Gemini.FileData(mimeType: attachment.mimeType, fileUri: uri.absoluteString))
+      }
       let bytes = try request.contents(of: attachment)
       inlineBytes += bytes.count
       guard inlineBytes <= Gemini.inlineDataLimit else {
@@ -135,7 +138,7 @@ extension GenerateContentRequest {
 
   /// What the model reads for an attachment it does not get the bytes of.
   private static func attachmentReference(_ attachment: Transcript.AttachmentSegment) -> String {
-    "[attachment] " + attachment.reference.modelDescription
+    attachment.modelDescription
   }
 
   private static func modelContent(_ entry: Transcript.ToolCalls, sentCallIDs: inout Set<String>) -> Gemini.Content {

@@ -39,6 +39,8 @@ extension Gemini {
     public static func text(_ text: String) -> Part { Part(.text(text)) }
     /// A part with inline bytes.
     public static func inlineData(_ blob: Blob) -> Part { Part(.inlineData(blob)) }
+    /// A file by URI (`fileData`).
+    public static func fileData(_ file: FileData) -> Part { Part(.fileData(file)) }
     /// A function call part.
     public static func functionCall(_ call: FunctionCall) -> Part { Part(.functionCall(call)) }
     /// A function response part.

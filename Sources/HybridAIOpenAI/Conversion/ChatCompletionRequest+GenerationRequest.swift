@@ -159,7 +159,7 @@ extension ChatCompletionRequest {
     case .parts(let parts)?:
       var text = ""
       for part in parts {
-        guard part.type == "text", let value = part.text else { throw .unsupportedInput(part.type) }
+        guard part.type == "text", let value = part.text else { throw .unsupportedInput(part.mimeType ?? part.type) }
         text += value
       }
       return text

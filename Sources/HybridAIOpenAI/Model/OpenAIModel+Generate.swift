@@ -29,7 +29,7 @@ extension OpenAIModel {
   }
 
   private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws -> CloudGeneration.Answer {
-    let wire = ChatCompletionRequest(request, model: name)
+    let wire = try ChatCompletionRequest(request, model: name, sending: capabilities.inputModalities)
     let clock = ContinuousClock()
     let start = clock.now
     var firstToken: ContinuousClock.Instant?

@@ -27,6 +27,10 @@ public struct OpenAIModel: LanguageModel {
   public let name: String
   /// The client that makes the calls.
   public let client: OpenAIClient
+  /// What the served model takes and gives: text only unless told (an OpenAI-compatible server
+  /// does not say). A model that reads images gets them as `image_url` parts, audio as
+  /// `input_audio`, PDFs as `file` parts; routing uses it as for every model.
+  public let capabilities: ModelCapabilities
 
   let logger: Logger
 
@@ -40,21 +44,24 @@ public struct OpenAIModel: LanguageModel {
   ///   - configuration: timeouts (connect timeout: 10 s by default) and retries.
   ///   - httpClient: the `HTTPClient`; `nil` uses one shared by HybridAI's cloud clients.
   ///   - logger: where requests, retries and failures are logged.
+  ///   - capabilities: what the served model takes and gives (text only by default).
   public init(name: String,
               apiKey: String? = ProcessInfo.processInfo.environment[OpenAIClient.apiKeyEnvironmentVariable],
               baseURL: URL? = nil, configuration: Configuration = Configuration(), httpClient: HTTPClient? = nil,
-              logger: Logger = Logger(label: "HybridAI.openai")) {
+              logger: Logger = Logger(label: "HybridAI.openai"), capabilities: ModelCapabilities = .text) {
     self.init(name: name, client: OpenAIClient(apiKey: apiKey, baseURL: baseURL, configuration: configuration,
-                                               httpClient: httpClient, logger: logger))
+                                               httpClient: httpClient, logger: logger),
+              capabilities: capabilities)
   }
 
   /// A model that uses an existing client.
-  public init(name: String, client: OpenAIClient) {
+  public init(name: String, client: OpenAIClient, capabilities: ModelCapabilities = .text) {
     var logger = client.logger
     logger[metadataKey: "model"] = "\(name)"
     self.name = name
     self.logger = logger
     self.client = client
+    self.capabilities = capabilities
   }
 
   /// The model's name; reported as ``HybridAI/RawResponse/modelVersion`` when the server names none.

@@ -60,19 +60,81 @@ public struct ChatMessage: Sendable, Hashable, Codable {
     }
   }
 
-  /// A content part: `{"type": "text", "text": …}`, or another kind (`image_url`, `input_audio`,
-  /// `file`, `refusal`) kept by its type.
+  /// A content part: `{"type": "text", "text": …}`, an image (`image_url`: a URL or a `data:` URL),
+  /// audio (`input_audio`: base64 and its format) or a file (`file`: a `data:` URL); other kinds
+  /// (`refusal`, …) kept by their type.
   public struct Part: Sendable, Hashable, Codable {
     public var type: String
     public var text: String?
+    /// An `image_url` part's image.
+    public var imageURL: ImageURL?
+    /// An `input_audio` part's sound.
+    public var inputAudio: InputAudio?
+    /// A `file` part's file.
+    public var file: File?
 
-    public init(type: String, text: String? = nil) {
+    public init(type: String, text: String? = nil, imageURL: ImageURL? = nil, inputAudio: InputAudio? = nil,
+                file: File? = nil) {
       self.type = type
       self.text = text
+      self.imageURL = imageURL
+      self.inputAudio = inputAudio
+      self.file = file
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case type, text, file
+      case imageURL = "image_url", inputAudio = "input_audio"
     }
 
     /// A text part.
     public static func text(_ text: String) -> Part { Part(type: "text", text: text) }
+
+    /// `image_url`: `{"url": …, "detail": …}`.
+    public struct ImageURL: Sendable, Hashable, Codable {
+      /// An `https` URL, or `data:<mime>;base64,<bytes>`.
+      public var url: String
+      /// `auto`, `low` or `high`.
+      public var detail: String?
+      public init(url: String, detail: String? = nil) { (self.url, self.detail) = (url, detail) }
+    }
+
+    /// `input_audio`: `{"data": base64, "format": "wav" | "mp3"}`.
+    public struct InputAudio: Sendable, Hashable, Codable {
+      public var data: String
+      public var format: String
+      public init(data: String, format: String) { (self.data, self.format) = (data, format) }
+    }
+
+    /// `file`: `{"file_data": "data:<mime>;base64,…", "filename": …}` or an uploaded `file_id`.
+    public struct File: Sendable, Hashable, Codable {
+      public var fileData: String?
+      public var fileID: String?
+      public var filename: String?
+      public init(fileData: String? = nil, fileID: String? = nil, filename: String? = nil) {
+        (self.fileData, self.fileID, self.filename) = (fileData, fileID, filename)
+      }
+      enum CodingKeys: String, CodingKey { case fileData = "file_data", fileID = "file_id", filename }
+    }
+
+    /// The MIME type of an image, audio or file part, as far as the part says
+    /// (`image/png` from a `data:` URL, `audio/wav` from a format); `nil` for text.
+    public var mimeType: String? {
+      switch type {
+      case "text": return nil
+      case "image_url": return imageURL.flatMap { Self.dataURLMimeType($0.url) } ?? "image/*"
+      case "input_audio": return inputAudio.map { "audio/" + $0.format.lowercased() } ?? "audio/*"
+      case "file": return file?.fileData.flatMap(Self.dataURLMimeType) ?? "application/octet-stream"
+      default: return type
+      }
+    }
+
+    /// `image/png` of `data:image/png;base64,…`.
+    static func dataURLMimeType(_ url: String) -> String? {
+      guard url.hasPrefix("data:"), let end = url.firstIndex(where: { $0 == ";" || $0 == "," }) else { return nil }
+      let type = url[url.index(url.startIndex, offsetBy: 5)..<end]
+      return type.isEmpty ? nil : String(type)
+    }
   }
 }
 

@@ -212,6 +212,7 @@ struct ErrorReport: Encodable {
     case .tooLarge: "tooLarge"
     case .unknownArtifact: "unknownArtifact"
     case .storeFailed: "storeFailed"
+    case .remoteFile: "remoteFile"
     }
   }
 

@@ -1,16 +1,15 @@
 import Foundation
 import HybridAI
-import Testing
 
 /// The recorded Gemini responses (`shared/fixtures/gemini-mock-responses` of the workplace):
 /// `$HYBRIDAI_GEMINI_FIXTURES`, else the copy `scripts/bootstrap` makes in
 /// `.deps/fixtures/gemini-mock-responses`, else the first ancestor of this file that contains
 /// `shared/fixtures/gemini-mock-responses`.
-enum Fixtures {
-  struct NotFound: Error, CustomStringConvertible {
-    var description: String {
+public enum GeminiFixtures {
+  public struct NotFound: Error, CustomStringConvertible {
+    public var description: String {
       "the Gemini fixtures were not found: HYBRIDAI_GEMINI_FIXTURES is not set, scripts/bootstrap made no "
-        + ".deps/fixtures/gemini-mock-responses, and no ancestor of \(Fixtures.sourceFile) contains "
+        + ".deps/fixtures/gemini-mock-responses, and no ancestor of \(GeminiFixtures.sourceFile) contains "
         + "shared/fixtures/gemini-mock-responses. Run scripts/bootstrap with the shared directory beside the "
         + "repository, or set HYBRIDAI_GEMINI_FIXTURES."
     }
@@ -18,7 +17,7 @@ enum Fixtures {
 
   static let sourceFile = #filePath
 
-  static func directory() throws -> URL {
+  public static func directory() throws -> URL {
     if let path = ProcessInfo.processInfo.environment["HYBRIDAI_GEMINI_FIXTURES"], !path.isEmpty {
       return URL(fileURLWithPath: path, isDirectory: true)
     }
@@ -33,12 +32,12 @@ enum Fixtures {
     throw NotFound()
   }
 
-  static func data(_ name: String) throws -> Data {
+  public static func data(_ name: String) throws -> Data {
     try Data(contentsOf: directory().appendingPathComponent(name))
   }
 
   /// Every response file (everything but the licence).
-  static func allFileNames() throws -> [String] {
+  public static func allFileNames() throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: directory().path)
       .filter { $0.hasSuffix(".json") || $0.hasSuffix(".txt") }
       .sorted()
@@ -47,11 +46,11 @@ enum Fixtures {
 
 /// What a fixture says, read with the core's `JSONValue` and plain string handling only — not
 /// with the module under test — so tests compare the client's results with independent values.
-struct FixtureFacts {
+public struct GeminiFixtureFacts {
   /// The JSON objects: one for a unary body, one per `data:` line for a stream.
-  var chunks: [JSONValue]
+  public var chunks: [JSONValue]
 
-  init(_ data: Data, streaming: Bool) throws {
+  public init(_ data: Data, streaming: Bool) throws {
     let text = String(decoding: data, as: UTF8.self)
     if streaming, text.contains("data:") {
       chunks = try text.split(whereSeparator: \.isNewline)
@@ -79,19 +78,19 @@ struct FixtureFacts {
   private func isThought(_ part: JSONValue) -> Bool { part["thought"] == .bool(true) }
 
   /// The answer's text (thoughts excluded).
-  var text: String { parts.filter { !isThought($0) }.compactMap { $0["text"]?.string }.joined() }
+  public var text: String { parts.filter { !isThought($0) }.compactMap { $0["text"]?.string }.joined() }
   /// The thoughts' text.
-  var thoughtText: String { parts.filter(isThought).compactMap { $0["text"]?.string }.joined() }
+  public var thoughtText: String { parts.filter(isThought).compactMap { $0["text"]?.string }.joined() }
   /// Every thought signature, in order.
-  var signatures: [String] { parts.compactMap { $0["thoughtSignature"]?.string } }
+  public var signatures: [String] { parts.compactMap { $0["thoughtSignature"]?.string } }
   /// The kinds of non-text parts, in order.
-  var dataKinds: [String] {
+  public var dataKinds: [String] {
     parts.compactMap { part in
       ["inlineData", "functionCall", "executableCode", "codeExecutionResult"].first { part[$0] != nil }
     }
   }
   /// The answer's inline files: MIME type and decoded bytes, in order.
-  var inlineFiles: [(mimeType: String, bytes: Data)] {
+  public var inlineFiles: [(mimeType: String, bytes: Data)] {
     parts.filter { !isThought($0) }.compactMap { part in
       guard let blob = part["inlineData"], let mimeType = blob["mimeType"]?.string,
             let bytes = blob["data"]?.string.flatMap({ Data(base64Encoded: $0) }) else { return nil }
@@ -99,20 +98,20 @@ struct FixtureFacts {
     }
   }
 
-  var finishReason: String? { firstCandidates.compactMap { $0["finishReason"]?.string }.last }
-  var finishMessage: String? { firstCandidates.compactMap { $0["finishMessage"]?.string }.last }
-  var modelVersion: String? { chunks.compactMap { $0["modelVersion"]?.string }.last }
-  var responseId: String? { chunks.compactMap { $0["responseId"]?.string }.last }
-  var usage: JSONValue? { chunks.compactMap { $0["usageMetadata"] }.last }
-  func usage(_ field: String) -> Int { usage?[field]?.int ?? 0 }
+  public var finishReason: String? { firstCandidates.compactMap { $0["finishReason"]?.string }.last }
+  public var finishMessage: String? { firstCandidates.compactMap { $0["finishMessage"]?.string }.last }
+  public var modelVersion: String? { chunks.compactMap { $0["modelVersion"]?.string }.last }
+  public var responseId: String? { chunks.compactMap { $0["responseId"]?.string }.last }
+  public var usage: JSONValue? { chunks.compactMap { $0["usageMetadata"] }.last }
+  public func usage(_ field: String) -> Int { usage?[field]?.int ?? 0 }
   /// The last non-empty grounding metadata.
-  var grounding: JSONValue? {
+  public var grounding: JSONValue? {
     firstCandidates.compactMap { $0["groundingMetadata"] }.last { $0 != .object([:]) }
       ?? firstCandidates.compactMap { $0["groundingMetadata"] }.last
   }
-  var urlContext: JSONValue? { firstCandidates.compactMap { $0["urlContextMetadata"] }.last }
+  public var urlContext: JSONValue? { firstCandidates.compactMap { $0["urlContextMetadata"] }.last }
   /// All citation sources, duplicates dropped.
-  var citationSources: [JSONValue] {
+  public var citationSources: [JSONValue] {
     var sources: [JSONValue] = []
     for candidate in firstCandidates {
       if case .array(let list)? = candidate["citationMetadata"]?["citationSources"] {
@@ -121,20 +120,20 @@ struct FixtureFacts {
     }
     return sources
   }
-  var safetyRatings: JSONValue? { firstCandidates.compactMap { $0["safetyRatings"] }.last }
-  var blockReason: String? { chunks.compactMap { $0["promptFeedback"]?["blockReason"]?.string }.last }
-  var blockReasonMessage: String? { chunks.compactMap { $0["promptFeedback"]?["blockReasonMessage"]?.string }.last }
+  public var safetyRatings: JSONValue? { firstCandidates.compactMap { $0["safetyRatings"] }.last }
+  public var blockReason: String? { chunks.compactMap { $0["promptFeedback"]?["blockReason"]?.string }.last }
+  public var blockReasonMessage: String? { chunks.compactMap { $0["promptFeedback"]?["blockReasonMessage"]?.string }.last }
   /// The HTTP status of an error body (`error.code`), or `nil`.
-  var errorCode: Int? { chunks.first?["error"]?["code"]?.int }
+  public var errorCode: Int? { chunks.first?["error"]?["code"]?.int }
 }
 
 extension JSONValue {
-  var string: String? {
+  public var string: String? {
     if case .string(let value) = self { return value }
     return nil
   }
 
-  var int: Int? {
+  public var int: Int? {
     if case .number(let value) = self { return Int(value) }
     return nil
   }
