@@ -21,6 +21,8 @@
 //   HybridAIRegistry  the model registry (RegistryAPI): SQLite via GRDB, content-addressed blobs, signed
 //                     download URLs, roll-outs, its OpenAPI document. No llama.cpp.
 //   HybridAIServer    inference endpoints (GeminiCompatibleAPI) answered by llama.cpp with continuous batching.
+//   HybridAIChatApp   the web chat of `hybrid serve`: its sessions API (ChatApp, ChatSessions over SessionStore,
+//                     answers as typed server-sent events). No llama.cpp: it takes any LanguageModel.
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
 //   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr).
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
@@ -58,6 +60,7 @@ let package = Package(
     .library(name: "HybridAIServing", targets: ["HybridAIServing"]),
     .library(name: "HybridAIRegistry", targets: ["HybridAIRegistry"]),
     .library(name: "HybridAIServer", targets: ["HybridAIServer"]),
+    .library(name: "HybridAIChatApp", targets: ["HybridAIChatApp"]),
     .library(name: "ModelDelivery", targets: ["ModelDelivery"]),
     .library(name: "HybridAITools", targets: ["HybridAITools"]),
     .library(name: "HybridAIPersistence", targets: ["HybridAIPersistence"]),
@@ -200,6 +203,17 @@ let package = Package(
       ],
       swiftSettings: strictSwift),
     .target(
+      name: "HybridAIChatApp",
+      dependencies: [
+        "HybridAI", "HybridAIPersistence", "HybridAIServing",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      resources: [.copy("Page")],
+      swiftSettings: strictSwift),
+    .target(
       name: "ModelDelivery",
       dependencies: [
         "HybridAI", "HybridAIHTTP", "HybridAIWire", "HybridAIProcess", "CLinuxExtras",
@@ -279,8 +293,12 @@ let package = Package(
       name: "hybrid",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
-        "HybridAIProcess", "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage", "HybridCommandLine",
+        "HybridAIChatApp", "HybridAIProcess", "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage",
+        "HybridCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
@@ -346,6 +364,13 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
       exclude: ["Conformance"],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIChatAppTests",
+      dependencies: [
+        "HybridAI", "HybridAIChatApp", "HybridAIPersistence", "HybridAIServing", "HybridAITestSupport", "HybridAIProcess",
+      ],
+      exclude: ["Browser"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIRegistryTests",

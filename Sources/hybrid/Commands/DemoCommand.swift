@@ -159,10 +159,12 @@ struct DemoCommand: AsyncParsableCommand {
                               options: options, expectsError: true) && allAsExpected
     allAsExpected = await tourArtifacts(onDevice) && allAsExpected
     allAsExpected = await tourPhoto(onDevice) && allAsExpected
+    allAsExpected = await tourWebChat(modelPath: onDevice.modelPath) && allAsExpected
     if let summary = Self.answers.summary {
       heading("Answer quality: how much the free-text answers repeat themselves (a looping small model scores high)")
       Terminal.write("  \(summary)\n")
     }
+    printWebChatAddress()
     guard allAsExpected else {
       Terminal.status("error: some step of the tour did not go as described above")
       throw ExitCode.failure

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HybridAI
+import HybridAIChatApp
 import HybridAIOnDevice
 import HybridAIRegistry
 import HybridAIServer
@@ -18,6 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
       together in one llama.cpp batch.
       Model registry (docs/model-delivery.md): GET /v1/models/{name}:download, signed blob URLs, and \
       the admin API under /v1/admin (needs --admin-token); OpenAPI document at /v1/openapi.yaml.
+      Web chat (docs/web-chat.md): the page at /, its sessions API under /v1/chat; conversations are       kept in --sessions-dir, where hybrid sessions list sees them.
       Stops gracefully on SIGINT or SIGTERM.
       Example: hybrid serve --port 8080 --model smollm2=.deps/models/SmolLM2-135M-Instruct.Q4_1.gguf --api-key secret --admin-token admin-secret
       """)
@@ -78,6 +80,8 @@ struct ServeCommand: AsyncParsableCommand {
 
   @Option(name: .long, help: "On SIGTERM/SIGINT: seconds open streams may take to finish before they end with an UNAVAILABLE event.")
   var shutdownTimeout = 10
+
+  @OptionGroup(title: "Web chat") var chat: ChatServeOptions
 
   @OptionGroup var offload: OffloadOptions
 
@@ -152,13 +156,25 @@ struct ServeCommand: AsyncParsableCommand {
       components.append(GeminiCompatibleAPI(models: models))
       components.append(OpenAICompatibleAPI(models: models))   // the same models under /v1beta/openai/
     }
+    var chatState = "web chat off"
+    if let served = models.first, !chat.noChat {
+      if let refusal = chat.refusal(host: host, apiKeys: keys) {
+        Terminal.status("hybrid serve: \(refusal)")
+      } else {
+        let store = try chat.openSessionStore(dataDirectory: data)
+        let cloud = try await chat.makeCloudModel()
+        let sessions = ChatSessions(store: store, models: ChatModels(onDevice: served.model, cloud: cloud), tools: DemoTools.all)
+        components.append(ChatApp(sessions: sessions, maxUploadBytes: chat.chatMaxUploadBytes))
+        chatState = "web chat at / (sessions in \(store.directory.path)\(cloud.map { ", cloud \($0.modelIdentifier)" } ?? ""))"
+      }
+    }
     let server = HybridServer(
       configuration: ServerConfiguration(host: host, port: port, apiKeys: keys, maxRequestBytes: maxRequestBytes),
       components: components)
     let names = models.isEmpty ? "none"
       : models.map { $0.name == $0.modelVersion ? $0.name : "\($0.name) → \($0.modelVersion)" }.joined(separator: ", ")
     let host = self.host
-    let registryState = "registry \(dataDirectory.path), admin API \(adminToken == nil ? "off" : "on")"
+    let registryState = "registry \(dataDirectory.path), admin API \(adminToken == nil ? "off" : "on"); \(chatState)"
     let shutdownTimeout = self.shutdownTimeout
     let onDevice = batchedModels
     try await server.run(onListening: { port in

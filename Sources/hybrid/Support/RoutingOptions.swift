@@ -5,23 +5,7 @@ import HybridAIGemini
 import HybridAIOnDevice
 import HybridAIOpenAI
 
-/// Firebase AI Logic's four inference modes (prefer on-device, prefer cloud, only on-device, only cloud).
-enum InferenceMode: String, ExpressibleByArgument, CaseIterable, Sendable {
-  case preferOnDevice = "prefer-on-device"
-  case preferCloud = "prefer-cloud"
-  case onDevice = "on-device"
-  case cloud
-
-  /// The session's model for this mode.
-  func model(onDevice device: SystemLanguageModel, cloud remote: any LanguageModel) -> any LanguageModel {
-    switch self {
-    case .preferOnDevice: HybridModel(primary: device, secondary: remote)
-    case .preferCloud: HybridModel(primary: remote, secondary: device)
-    case .onDevice: device
-    case .cloud: remote
-    }
-  }
-}
+extension InferenceMode: ExpressibleByArgument {}
 
 /// The API the cloud model speaks.
 enum CloudAPI: String, ExpressibleByArgument, CaseIterable, Sendable {

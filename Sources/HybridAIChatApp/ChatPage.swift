@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The page at `/` and its script and style sheet, read once from the module's resources
+/// (`Page/`): served by `hybrid serve` itself, with a Content-Security-Policy that allows no
+/// inline script and nothing from other sites.
+struct ChatPage: Sendable {
+  /// A file of the page: its bytes and type.
+  struct Asset: Sendable {
+    var bytes: ByteBuffer
+    var contentType: String
+  }
+
+  /// `index.html`, `app.js`, `app.css` by name; empty when the resources are not installed.
+  let assets: [String: Asset]
+
+  static let contentTypes = ["index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
+                             "app.css": "text/css; charset=utf-8"]
+
+  /// The page's policy: its own scripts, styles and files only; `blob:` for thumbnails of files
+  /// being attached; no plugins, frames or foreign form targets.
+  static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; "
+    + "media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+
+  init() {
+    var assets: [String: Asset] = [:]
+    for (name, type) in Self.contentTypes {
+      for candidate in Self.candidates(for: name) {
+        if let data = try? Data(contentsOf: candidate) {
+          assets[name] = Asset(bytes: ByteBuffer(data: data), contentType: type)
+          break
+        }
+      }
+    }
+    self.assets = assets
+  }
+
+  /// Where `name` may be: SwiftPM's resource bundle beside the executable (or the test bundle),
+  /// else the source tree this was built from. Not `Bundle.module`, whose accessor stops the
+  /// process when the bundle is missing.
+  static func candidates(for name: String) -> [URL] {
+    let bundleName = "HybridAI_HybridAIChatApp.resources"
+    var directories = [Bundle.main.bundleURL]
+    if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+      directories.append(executable.deletingLastPathComponent())
+    }
+    return directories.map { $0.appending(path: bundleName).appending(path: "Page").appending(path: name) }
+      + [URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Page").appending(path: name)]
+  }
+
+  /// The response for asset `name`, or a 404 naming what is missing.
+  func response(_ name: String) -> Response {
+    guard let asset = assets[name] else {
+      return Response(status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                      body: ResponseBody(byteBuffer: ByteBuffer(string: "The chat page (\(name)) is not installed with this server.")))
+    }
+    var headers: HTTPFields = [.contentType: asset.contentType, .xContentTypeOptions: "nosniff", .cacheControl: "no-cache"]
+    headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+    headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+    return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: asset.bytes))
+  }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import HybridAI
+import HybridAIPersistence
+import Logging
+
+/// The web chat's conversations: the library's ``GenerativeModelSession``s saved in a
+/// ``SessionStore`` (so they survive a restart and `hybrid sessions list` sees them), one answer
+/// at a time per session, each answer a stream of ``ChatEvent``s that ``stop(sessionID:)`` ends.
+public actor ChatSessions {
+  /// Where the conversations and their files are kept.
+  public nonisolated let store: SessionStore
+  /// The models messages are answered with.
+  public nonisolated let models: ChatModels
+  private let tools: [any Tool]
+  private let options: GenerationOptions
+  private let logger: Logger
+  /// The answer running in each session.
+  private var answering: [String: Task<Void, Never>] = [:]
+  /// Files uploaded to a session and not yet sent with a message (they become the session's once sent).
+  private var uploads: [String: Set<String>] = [:]
+
+  /// The longest title made from a first message.
+  static let titleLength = 60
+
+  /// - Parameters:
+  ///   - store: where conversations are saved.
+  ///   - models: the on-device and cloud models.
+  ///   - tools: the tools every conversation may call.
+  ///   - options: generation options for every answer.
+  public init(store: SessionStore, models: ChatModels, tools: [any Tool] = [], options: GenerationOptions = GenerationOptions(),
+              logger: Logger = Logger(label: "HybridAI.chat")) {
+    self.store = store
+    self.models = models
+    self.tools = tools
+    self.options = options
+    self.logger = logger
+  }
+
+  // MARK: - Sessions
+
+  /// A new, empty conversation.
+  public func create(title: String?) throws -> SessionRecord {
+    let title = title?.trimmingCharacters(in: .whitespacesAndNewlines)
+    return try store.save(Transcript(), id: nil, title: title?.isEmpty == false ? title : nil)
+  }
+
+  /// Every saved conversation, most recently updated first.
+  public func list() throws -> [SessionRecord] {
+    try store.list().sorted { $0.updatedAt > $1.updatedAt }
+  }
+
+  /// A conversation with its entries and files.
+  public func detail(id: String) throws -> ChatSessionDetail {
+    let saved = try load(id)
+    return ChatSessionDetail(saved, isAnswering: answering[saved.record.id] != nil)
+  }
+
+  /// Gives conversation `id` a new title.
+  public func rename(id: String, title: String) throws -> SessionRecord {
+    let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !title.isEmpty, title.count <= 200 else { throw ChatAppError.invalidRequest("a title is 1 to 200 characters") }
+    let saved = try load(id)
+    return try store.save(saved.transcript, modelName: saved.record.modelName, id: saved.record.id, title: title)
+  }
+
+  /// Deletes conversation `id` and the files no other conversation has; a running answer stops.
+  public func delete(id: String) throws {
+    let saved = try load(id)
+    answering.removeValue(forKey: saved.record.id)?.cancel()
+    try store.delete(id: saved.record.id)
+    for fileID in uploads.removeValue(forKey: saved.record.id) ?? [] where !isReferenced(fileID) {
+      try? store.artifactStore.remove(id: fileID)
+    }
+  }
+
+  // MARK: - Files
+
+  /// Keeps `data` as a file of conversation `sessionID`, to be sent with a message; its kind is
+  /// read from the bytes.
+  /// - Throws: ``ChatAppError/sessionNotFound(_:)``, or ``HybridAI/AttachmentError`` (empty,
+  ///   unsupported kind, truncated, too large).
+  public func upload(sessionID: String, data: Data, name: String) throws -> ChatFile {
+    let id = try load(sessionID).record.id
+    let attachment = try Attachment(data: data, name: Self.safeFileName(name))
+    let reference: ArtifactReference
+    do {
+      reference = try store.artifactStore.store(Artifact(data: data, mimeType: attachment.mimeType, name: attachment.name))
+    } catch .artifactTooLarge(let size, let limit) {
+      throw AttachmentError.tooLarge(name: attachment.name, size: size, limit: limit)
+    } catch {
+      throw AttachmentError.storeFailed(name: attachment.name, error)
+    }
+    uploads[id, default: []].insert(reference.id)
+    return ChatFile(reference, sessionID: id)
+  }
+
+  /// File `fileID` of conversation `sessionID` (with its local path), if it is that conversation's.
+  public func file(sessionID: String, fileID: String) throws -> ArtifactReference {
+    let saved = try load(sessionID)
+    let owned = uploads[saved.record.id]?.contains(fileID) == true || saved.transcript.fileReferences.contains { $0.id == fileID }
+    guard owned, let reference = store.artifactStore.reference(id: fileID), reference.fileURL != nil else {
+      throw ChatAppError.fileNotFound(fileID)
+    }
+    return reference
+  }
+
+  // MARK: - Answers
+
+  /// Sends a message to conversation `sessionID` and streams the answer. The conversation is
+  /// saved when the answer is complete; a failed or stopped answer leaves it as it was.
+  /// - Parameters:
+  ///   - text: the message's text.
+  ///   - fileIDs: files uploaded to this conversation (``upload(sessionID:data:name:)``), sent after the text.
+  ///   - mode: the inference mode; the models' default when `nil`.
+  /// - Throws: before anything streams — ``ChatAppError`` (unknown session or file, empty message,
+  ///   busy session, unavailable mode).
+  public func send(sessionID: String, text: String, fileIDs: [String] = [], mode: InferenceMode? = nil)
+    throws -> AsyncStream<ChatEvent> {
+    let saved = try load(sessionID)
+    let id = saved.record.id
+    guard answering[id] == nil else { throw ChatAppError.busy(id) }
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !trimmed.isEmpty || !fileIDs.isEmpty else { throw ChatAppError.emptyMessage }
+    guard let mode = mode ?? models.defaultMode else { throw ChatAppError.modeUnavailable(.onDevice, available: []) }
+    let model = try models.model(for: mode)
+    var parts: [Prompt.Part] = trimmed.isEmpty ? [] : [.text(trimmed)]
+    for fileID in fileIDs {
+      let reference = try file(sessionID: id, fileID: fileID)
+      parts.append(.attachment(try Attachment(artifact: reference)))
+    }
+    let prompt = Prompt(parts: parts)
+    let session = GenerativeModelSession(model: model, tools: tools, transcript: saved.transcript,
+                                         artifactStore: store.artifactStore)
+    let title = saved.record.title ?? Self.title(from: trimmed, files: fileIDs.count)
+    let (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
+    let answer = Answer(sessionID: id, session: session, prompt: prompt, options: options, mode: mode, title: title,
+                        store: store, logger: logger)
+    let task = Task {
+      await answer.run { continuation.yield($0) }
+      continuation.finish()
+      self.answerEnded(sessionID: id, sentFiles: Set(fileIDs))
+    }
+    answering[id] = task
+    continuation.onTermination = { _ in task.cancel() }   // the client went away, or the stream ended
+    logger.info("chat answer started", metadata: ["session": "\(id)", "mode": "\(mode.rawValue)", "files": "\(fileIDs.count)"])
+    return events
+  }
+
+  /// Stops the answer running in conversation `sessionID`; `false` when none was running.
+  @discardableResult
+  public func stop(sessionID: String) throws -> Bool {
+    let id = try load(sessionID).record.id
+    guard let task = answering[id] else { return false }
+    task.cancel()
+    return true
+  }
+
+  private func answerEnded(sessionID: String, sentFiles: Set<String>) {
+    answering.removeValue(forKey: sessionID)
+    if let saved = try? store.load(id: sessionID) {
+      let kept = Set(saved.transcript.fileReferences.map(\.id))
+      uploads[sessionID]?.subtract(kept.intersection(sentFiles))
+    }
+  }
+
+  // MARK: - Helpers
+
+  private func load(_ id: String) throws -> SavedSession {
+    do {
+      return try store.load(id: id)
+    } catch .notFound, .invalidID {
+      throw ChatAppError.sessionNotFound(id)
+    }
+  }
+
+  private func isReferenced(_ fileID: String) -> Bool {
+    ((try? store.list()) ?? []).contains { record in
+      (try? store.load(id: record.id))?.transcript.fileReferences.contains { $0.id == fileID } == true
+    }
+  }
+
+  /// The first line of the first message, shortened, as a title.
+  static func title(from text: String, files: Int) -> String {
+    let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    if line.isEmpty { return files == 1 ? "A file" : "\(files) files" }
+    return line.count <= titleLength ? line : String(line.prefix(titleLength - 1)) + "…"
+  }
+
+  /// `name` without directories or control characters (a browser sends what the user picked).
+  static func safeFileName(_ name: String) -> String {
+    let base = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+    let cleaned = String(base.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }.map(Character.init))
+      .trimmingCharacters(in: .whitespaces)
+    return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "attachment" : String(cleaned.prefix(200))
+  }
+}

@@ -1,0 +1,532 @@
+// The HybridAI web chat. Plain DOM, no framework, no build step. Model text is never inserted as
+// HTML: Markdown is turned into elements whose text is set with textContent.
+"use strict";
+
+const API = "/v1/chat";
+const state = { sessionID: null, config: null, key: localStorage.getItem("hybridai.key") || "",
+                pending: [], running: null, sessions: [] };
+const $ = (id) => document.getElementById(id);
+
+// ---- HTTP ----------------------------------------------------------------------------------
+
+class APIError extends Error {
+  constructor(status, message) { super(message); this.status = status; }
+}
+
+function headers(extra = {}) {
+  const result = { ...extra };
+  if (state.key) result["x-goog-api-key"] = state.key;
+  return result;
+}
+
+async function call(method, path, body, extraHeaders = {}) {
+  const init = { method, headers: headers(extraHeaders) };
+  if (body !== undefined) {
+    if (body instanceof Blob) { init.body = body; }
+    else { init.body = JSON.stringify(body); init.headers["content-type"] = "application/json"; }
+  }
+  let response;
+  try { response = await fetch(API + path, init); }
+  catch (error) { throw new APIError(0, "The server cannot be reached. Check that hybrid serve is running."); }
+  if (response.status === 403 || response.status === 401) {
+    const text = await response.text();
+    if (/API key/i.test(text)) { await askForKey(); return call(method, path, body, extraHeaders); }
+    throw new APIError(response.status, errorMessage(text, response.status));
+  }
+  if (!response.ok) throw new APIError(response.status, errorMessage(await response.text(), response.status));
+  return response;
+}
+
+function errorMessage(text, status) {
+  try { return JSON.parse(text).error.message; } catch { return `The server answered ${status}.`; }
+}
+
+async function json(method, path, body) {
+  const response = await call(method, path, body);
+  return response.status === 204 ? null : response.json();
+}
+
+function askForKey() {
+  return new Promise((resolve) => {
+    const dialog = $("key-dialog");
+    $("key-form").onsubmit = () => {
+      state.key = $("key-input").value.trim();
+      localStorage.setItem("hybridai.key", state.key);
+      resolve();
+    };
+    if (!dialog.open) dialog.showModal();
+  });
+}
+
+// ---- Notices --------------------------------------------------------------------------------
+
+function notify(message) {
+  const notice = $("notice");
+  notice.textContent = message;
+  notice.hidden = !message;
+}
+
+// ---- Markdown (a safe subset: paragraphs, headings, lists, code blocks, inline code, emphasis, links) --
+
+function renderInline(text, parent) {
+  const pattern = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*\s][^*]*\*)|(\[[^\]]+\]\((https?:\/\/[^\s)]+)\))|(https?:\/\/[^\s<>()]+)/g;
+  let last = 0;
+  for (const match of text.matchAll(pattern)) {
+    if (match.index > last) parent.append(text.slice(last, match.index));
+    const token = match[0];
+    let node;
+    if (match[1]) { node = document.createElement("code"); node.textContent = token.slice(1, -1); }
+    else if (match[2]) { node = document.createElement("strong"); node.textContent = token.slice(2, -2); }
+    else if (match[3]) { node = document.createElement("em"); node.textContent = token.slice(1, -1); }
+    else if (match[4]) { node = link(match[5], token.slice(1, token.indexOf("]("))); }
+    else { node = link(token, token); }
+    parent.append(node);
+    last = match.index + token.length;
+  }
+  if (last < text.length) parent.append(text.slice(last));
+}
+
+function link(href, label) {
+  const a = document.createElement("a");
+  a.href = href; a.textContent = label; a.target = "_blank"; a.rel = "noopener noreferrer";
+  return a;
+}
+
+/** One Markdown block (no blank lines inside, or a fenced code block) as an element. */
+function renderBlock(block) {
+  if (block.startsWith("```")) {
+    const pre = document.createElement("pre");
+    const code = document.createElement("code");
+    const lines = block.split("\n");
+    const closed = lines.length > 1 && lines[lines.length - 1].startsWith("```");
+    code.textContent = lines.slice(1, closed ? -1 : undefined).join("\n");
+    pre.append(code);
+    return pre;
+  }
+  const lines = block.split("\n");
+  const heading = /^(#{1,6})\s+(.*)$/.exec(lines[0]);
+  if (heading && lines.length === 1) {
+    const h = document.createElement("h" + Math.min(6, heading[1].length + 2));
+    renderInline(heading[2], h);
+    return h;
+  }
+  const bullet = /^\s*[-*+]\s+/, numbered = /^\s*\d+[.)]\s+/;
+  if (lines.every((l) => bullet.test(l)) || lines.every((l) => numbered.test(l))) {
+    const list = document.createElement(bullet.test(lines[0]) ? "ul" : "ol");
+    for (const line of lines) {
+      const item = document.createElement("li");
+      renderInline(line.replace(bullet, "").replace(numbered, ""), item);
+      list.append(item);
+    }
+    return list;
+  }
+  const p = document.createElement("p");
+  lines.forEach((line, i) => { if (i) p.append(document.createElement("br")); renderInline(line, p); });
+  return p;
+}
+
+/**
+ * Streams Markdown into `container`: finished blocks are rendered once; only the block being
+ * written is rendered again as text arrives, so long answers cost the same per token.
+ */
+class MarkdownStream {
+  constructor(container) { this.container = container; this.text = ""; this.done = 0; this.live = null; }
+
+  append(delta) {
+    this.text += delta;
+    for (;;) {
+      const rest = this.text.slice(this.done);
+      const end = blockEnd(rest);
+      if (end < 0) break;
+      const block = rest.slice(0, end).replace(/\n+$/, "");
+      if (block.trim()) this.place(renderBlock(block), true);
+      this.done += end;
+      while (this.text[this.done] === "\n") this.done++;
+    }
+    const tail = this.text.slice(this.done);
+    if (tail.trim()) this.place(renderBlock(tail), false);
+    else if (this.live) { this.live.remove(); this.live = null; }
+  }
+
+  place(element, finished) {
+    if (this.live) this.live.replaceWith(element); else this.container.append(element);
+    this.live = finished ? null : element;
+  }
+}
+
+/** Where the first complete block of `text` ends (after its blank line or closing fence), or -1. */
+function blockEnd(text) {
+  if (text.startsWith("```")) {
+    const close = text.indexOf("\n```", 3);
+    if (close < 0) return -1;
+    const lineEnd = text.indexOf("\n", close + 4);
+    return lineEnd < 0 ? -1 : lineEnd + 1;
+  }
+  const fence = text.indexOf("\n```");
+  const blank = text.indexOf("\n\n");
+  if (fence >= 0 && (blank < 0 || fence < blank)) return fence + 1;
+  return blank < 0 ? -1 : blank + 2;
+}
+
+// ---- Messages ---------------------------------------------------------------------------------
+
+function scrollDown() { const m = $("messages"); m.scrollTop = m.scrollHeight; }
+
+function addUserMessage(text, files) {
+  const message = document.createElement("div");
+  message.className = "message user";
+  const bubble = document.createElement("div");
+  bubble.className = "bubble";
+  bubble.textContent = text;
+  message.append(bubble);
+  if (files.length) message.append(fileList(files));
+  $("messages").append(message);
+  scrollDown();
+}
+
+function addModelMessage() {
+  const message = document.createElement("div");
+  message.className = "message model";
+  const body = document.createElement("div");
+  body.className = "body";
+  message.append(body);
+  $("messages").append(message);
+  return { message, body, markdown: new MarkdownStream(body), tools: new Map(), files: null };
+}
+
+function fileList(files) {
+  const list = document.createElement("div");
+  list.className = "files";
+  for (const file of files) list.append(filePreview(file));
+  return list;
+}
+
+function formatSize(bytes) {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ["kB", "MB", "GB"]; let value = bytes / 1000, unit = 0;
+  while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit++; }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** A file shown as the page can show it: image, audio, video, text, or a download link. */
+function filePreview(file) {
+  const box = document.createElement("div");
+  box.className = "file";
+  box.dataset.mimeType = file.mimeType;
+  const source = file.url;
+  const type = file.mimeType;
+  const safeImage = /^image\/(png|jpeg|webp|gif)$/.test(type);
+  if (safeImage) {
+    const img = document.createElement("img"); img.alt = file.name; img.src = authorized(source); box.append(img);
+  } else if (type.startsWith("audio/")) {
+    const audio = document.createElement("audio"); audio.controls = true; audio.preload = "metadata"; audio.src = authorized(source); box.append(audio);
+  } else if (type === "video/mp4") {
+    const video = document.createElement("video"); video.controls = true; video.preload = "metadata"; video.src = authorized(source); box.append(video);
+  } else if (type === "text/plain" && file.size <= 64000) {
+    const pre = document.createElement("pre"); pre.textContent = "…"; box.append(pre);
+    call("GET", source.slice(API.length)).then((r) => r.text()).then((t) => { pre.textContent = t; }).catch(() => { pre.textContent = "(unreadable)"; });
+  }
+  const caption = document.createElement("div");
+  caption.className = "caption";
+  const download = link(authorized(source), `${file.name} (${formatSize(file.size)})`);
+  download.removeAttribute("target");
+  download.setAttribute("download", file.name);
+  caption.append(download);
+  box.append(caption);
+  return box;
+}
+
+/** A file URL the browser can load by itself (media elements cannot send headers): with the key. */
+function authorized(url) { return state.key ? `${url}?key=${encodeURIComponent(state.key)}` : url; }
+
+function addBadge(view, summary) {
+  const badge = document.createElement("div");
+  badge.className = "badge";
+  const part = (text, cls) => { const s = document.createElement("span"); s.textContent = text; if (cls) s.className = cls; badge.append(s); };
+  part(summary.source === "cloud" ? "☁ cloud" : "⌂ on-device");
+  part(summary.modelVersion);
+  if (summary.fallbackReason) part(`fallback: ${summary.fallbackReason}`, "fallback");
+  if (summary.usage) part(`${summary.usage.promptTokens} in · ${summary.usage.outputTokens} out tokens`);
+  view.message.append(badge);
+}
+
+function toolBox(view, callID, name) {
+  const box = document.createElement("div");
+  box.className = "tool";
+  const label = document.createElement("div");
+  label.textContent = `⚙ ${name}`;
+  const progress = document.createElement("progress");
+  progress.max = 1;
+  box.append(label, progress);
+  view.body.before(box);
+  view.tools.set(callID, { box, label, progress, name });
+  return view.tools.get(callID);
+}
+
+function addFile(view, file) {
+  if (!view.files) { view.files = document.createElement("div"); view.files.className = "files"; view.message.append(view.files); }
+  view.files.append(filePreview(file));
+}
+
+// ---- Sending -------------------------------------------------------------------------------------
+
+async function send() {
+  const input = $("input");
+  const text = input.value;
+  const files = state.pending.slice();
+  if (!text.trim() && !files.length) { notify("Write a message or attach a file first."); return; }
+  if (state.running) return;
+  notify("");
+  try {
+    if (!state.sessionID) await newSession(true);
+    input.value = ""; autosize();
+    state.pending = []; renderPending();
+    addUserMessage(text, files);
+    const view = addModelMessage();
+    setRunning(true);
+    const response = await call("POST", `/sessions/${state.sessionID}/messages`,
+                                { text, files: files.map((f) => f.id), mode: $("mode").value });
+    await readEvents(response, view);
+  } catch (error) {
+    notify(error.message);
+    if (error.status === 404) { await refreshSessions(); }
+  } finally {
+    setRunning(false);
+    refreshSessions();
+  }
+}
+
+async function readEvents(response, view) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "", finished = false;
+  for (;;) {
+    let chunk;
+    try { chunk = await reader.read(); }
+    catch { break; }
+    if (chunk.done) break;
+    buffer += decoder.decode(chunk.value, { stream: true });
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end); buffer = buffer.slice(end + 2);
+      let name = "message", data = "";
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) name = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      if (!data) continue;
+      const payload = JSON.parse(data);
+      if (name === "done" || name === "error") finished = true;
+      handleEvent(view, name, payload);
+    }
+  }
+  if (!finished) {
+    const note = document.createElement("p");
+    note.className = "error-text";
+    note.textContent = "The connection was lost before the answer finished; it was not saved.";
+    view.message.append(note);
+  }
+}
+
+function handleEvent(view, name, data) {
+  switch (name) {
+    case "text":
+      if (window.__hybridFirstPaintEpoch === undefined) {   // read by the browser test: when text first reached the screen
+        window.__hybridFirstPaintEpoch = null;
+        requestAnimationFrame(() => { window.__hybridFirstPaintEpoch = Date.now(); });
+      }
+      view.markdown.append(data.delta); scrollDown(); break;
+    case "fallback": view.fallback = data; break;
+    case "toolStarted": toolBox(view, data.callID, data.toolName); break;
+    case "toolProgress": {
+      const tool = view.tools.get(data.callID) || toolBox(view, data.callID, "tool");
+      tool.progress.value = data.fraction;
+      tool.label.textContent = `⚙ ${tool.name}: ${data.message || Math.round(data.fraction * 100) + "%"}`;
+      break;
+    }
+    case "toolFinished": {
+      const tool = view.tools.get(data.callID);
+      if (tool) { tool.progress.value = 1; tool.label.textContent = `⚙ ${tool.name}: ${data.isError ? "failed" : "done"}`; }
+      break;
+    }
+    case "artifact": addFile(view, data.file); scrollDown(); break;
+    case "usage": break;
+    case "done": addBadge(view, data); scrollDown(); break;
+    case "error": {
+      const note = document.createElement("p");
+      note.className = "error-text";
+      note.textContent = data.kind === "cancelled" ? "Stopped." : data.message;
+      view.message.append(note);
+      break;
+    }
+  }
+}
+
+function setRunning(running) {
+  state.running = running;
+  $("send").hidden = running;
+  $("stop").hidden = !running;
+}
+
+async function stop() {
+  if (!state.sessionID) return;
+  try { await json("POST", `/sessions/${state.sessionID}:stop`); } catch (error) { notify(error.message); }
+}
+
+// ---- Attachments -----------------------------------------------------------------------------
+
+async function attach(fileList) {
+  for (const file of fileList) {
+    if (state.config && file.size > state.config.maxUploadBytes) {
+      notify(`${file.name} is ${formatSize(file.size)}; this server takes files up to ${formatSize(state.config.maxUploadBytes)}.`);
+      continue;
+    }
+    try {
+      if (!state.sessionID) await newSession(true);
+      const response = await call("POST", `/sessions/${state.sessionID}/files?name=${encodeURIComponent(file.name)}`, file);
+      const stored = await response.json();
+      stored.localURL = URL.createObjectURL(file);
+      state.pending.push(stored);
+      renderPending();
+    } catch (error) { notify(`${file.name}: ${error.message}`); }
+  }
+}
+
+function renderPending() {
+  const box = $("pending-files");
+  box.replaceChildren();
+  state.pending.forEach((file, index) => {
+    const item = document.createElement("div");
+    item.className = "pending";
+    if (file.mimeType.startsWith("image/") && file.mimeType !== "image/heic") {
+      const img = document.createElement("img"); img.src = file.localURL; img.alt = file.name; item.append(img);
+    } else { item.append(file.name); }
+    const remove = document.createElement("button");
+    remove.type = "button"; remove.textContent = "×"; remove.title = "Remove";
+    remove.onclick = () => { state.pending.splice(index, 1); renderPending(); };
+    item.append(remove);
+    box.append(item);
+  });
+}
+
+// ---- Sessions ------------------------------------------------------------------------------------
+
+async function refreshSessions() {
+  try { state.sessions = (await json("GET", "/sessions")).sessions; } catch (error) { notify(error.message); return; }
+  const list = $("session-list");
+  list.replaceChildren();
+  for (const session of state.sessions) {
+    const item = document.createElement("li");
+    item.dataset.id = session.id;
+    if (session.id === state.sessionID) item.className = "active";
+    const name = document.createElement("span");
+    name.className = "name"; name.textContent = session.title || "Untitled";
+    const rename = document.createElement("button"); rename.type = "button"; rename.textContent = "✎"; rename.title = "Rename";
+    const remove = document.createElement("button"); remove.type = "button"; remove.textContent = "✕"; remove.title = "Delete";
+    rename.onclick = async (event) => {
+      event.stopPropagation();
+      const title = prompt("New title", session.title || "");
+      if (title && title.trim()) { try { await json("PATCH", `/sessions/${session.id}`, { title }); } catch (e) { notify(e.message); } refreshSessions(); }
+    };
+    remove.onclick = async (event) => {
+      event.stopPropagation();
+      if (!confirm(`Delete “${session.title || "Untitled"}”?`)) return;
+      try { await json("DELETE", `/sessions/${session.id}`); } catch (e) { notify(e.message); }
+      if (session.id === state.sessionID) startFresh();
+      refreshSessions();
+    };
+    item.append(name, rename, remove);
+    item.onclick = () => openSession(session.id);
+    list.append(item);
+    if (session.id === state.sessionID) $("session-title").textContent = session.title || "Untitled";
+  }
+}
+
+async function openSession(id) {
+  if (state.running) return;
+  let detail;
+  try { detail = await json("GET", `/sessions/${id}`); }
+  catch (error) { notify(error.status === 404 ? "That conversation no longer exists (deleted elsewhere)." : error.message); refreshSessions(); return; }
+  notify("");
+  state.sessionID = id;
+  history.replaceState(null, "", `#${id}`);
+  $("session-title").textContent = detail.session.title || "Untitled";
+  const messages = $("messages");
+  messages.replaceChildren();
+  let view = null;
+  for (const entry of detail.entries) {
+    if (entry.role === "user") { addUserMessage(entry.text, entry.files); view = null; continue; }
+    if (!view) view = addModelMessage();
+    if (entry.role === "model") {
+      view.markdown.append(entry.text);
+      for (const file of entry.files) addFile(view, file);
+      const badge = document.createElement("div");
+      badge.className = "badge";
+      const s = document.createElement("span"); s.textContent = entry.modelVersion || "model"; badge.append(s);
+      view.message.append(badge);
+      view = null;
+    } else if (entry.role === "tool") {
+      const tool = toolBox(view, entry.toolName + Math.random(), entry.toolName);
+      tool.progress.value = 1;
+      tool.label.textContent = `⚙ ${entry.toolName}: ${entry.isError ? "failed" : "done"}`;
+      for (const file of entry.files) addFile(view, file);
+    }
+  }
+  if (detail.isAnswering) notify("This conversation is still answering in another tab; reload when it is done.");
+  document.querySelectorAll("#session-list li").forEach((li) => li.classList.toggle("active", li.dataset.id === id));
+  document.getElementById("app").classList.remove("show-sidebar");
+  scrollDown();
+}
+
+async function newSession(quiet) {
+  const session = await json("POST", "/sessions", {});
+  state.sessionID = session.id;
+  history.replaceState(null, "", `#${session.id}`);
+  if (!quiet) { $("messages").replaceChildren(); $("session-title").textContent = "New conversation"; }
+  await refreshSessions();
+}
+
+function startFresh() {
+  state.sessionID = null;
+  history.replaceState(null, "", location.pathname);
+  $("messages").replaceChildren();
+  $("session-title").textContent = "New conversation";
+}
+
+// ---- Set-up --------------------------------------------------------------------------------------
+
+function autosize() {
+  const input = $("input");
+  input.style.height = "auto";
+  input.style.height = Math.min(input.scrollHeight, 200) + "px";
+}
+
+async function start() {
+  $("composer").onsubmit = (event) => { event.preventDefault(); send(); };
+  $("input").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); send(); }
+  });
+  $("input").addEventListener("input", autosize);
+  $("stop").onclick = stop;
+  $("new-session").onclick = () => { if (!state.running) startFresh(); };
+  $("toggle-sidebar").onclick = () => $("app").classList.toggle("show-sidebar");
+  $("file-input").onchange = (event) => { attach(event.target.files); event.target.value = ""; };
+  const composer = $("composer");
+  composer.addEventListener("dragover", (event) => { event.preventDefault(); composer.classList.add("dragging"); });
+  composer.addEventListener("dragleave", () => composer.classList.remove("dragging"));
+  composer.addEventListener("drop", (event) => {
+    event.preventDefault(); composer.classList.remove("dragging");
+    if (event.dataTransfer && event.dataTransfer.files.length) attach(event.dataTransfer.files);
+  });
+  try { state.config = await json("GET", "/config"); }
+  catch (error) { notify(error.message); return; }
+  const mode = $("mode");
+  for (const option of mode.options) option.disabled = !state.config.modes.includes(option.value);
+  if (state.config.defaultMode) mode.value = state.config.defaultMode;
+  await refreshSessions();
+  const id = location.hash.slice(1);
+  if (id) await openSession(id);
+  document.body.dataset.ready = "true";
+}
+
+document.addEventListener("DOMContentLoaded", start);

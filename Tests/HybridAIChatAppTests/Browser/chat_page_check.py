@@ -1,0 +1,200 @@
+"""Drives the HybridAI web chat in Debian's Chromium (headless, through chromium-driver) with Selenium.
+
+Run by ChatBrowserTests (Swift), which starts the server with a scripted model whose answers depend
+on the message (see PageTestModel there). Prints one JSON object on its last line: the checks'
+measurements. Any failed check raises, so the exit status is not 0.
+
+    python chat_page_check.py --url http://127.0.0.1:PORT --photo photo.png --big big.bin --screenshots DIR
+"""
+import argparse
+import json
+import os
+import shutil
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--url", required=True)
+parser.add_argument("--photo", required=True)
+parser.add_argument("--big", required=True)
+parser.add_argument("--screenshots", required=True)
+args = parser.parse_args()
+
+results = {}
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def make_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--window-size=1200,900", "--autoplay-policy=no-user-gesture-required"):
+        options.add_argument(flag)
+    service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    return webdriver.Chrome(options=options, service=service)
+
+
+driver = make_driver()
+wait = WebDriverWait(driver, 30)
+
+
+def shot(name):
+    driver.save_screenshot(os.path.join(args.screenshots, name + ".png"))
+
+
+def model_messages():
+    return driver.find_elements(By.CSS_SELECTOR, ".message.model")
+
+
+def send(text):
+    box = driver.find_element(By.ID, "input")
+    box.send_keys(text)
+    box.send_keys(Keys.ENTER)
+
+
+def wait_for_answer(count):
+    """Waits until `count` model messages have a badge or an error line."""
+    wait.until(lambda d: len(model_messages()) >= count and
+               model_messages()[count - 1].find_elements(By.CSS_SELECTOR, ".badge, .error-text"))
+    return model_messages()[count - 1]
+
+
+try:
+    driver.get(args.url + "/")
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    shot("01-empty")
+
+    # Empty message: a notice, nothing sent.
+    driver.find_element(By.ID, "input").send_keys(Keys.ENTER)
+    notice = driver.find_element(By.ID, "notice")
+    check(notice.is_displayed() and "message" in notice.text.lower(), "an empty message is refused with a notice")
+
+    # 1. Markdown answer, streamed; Shift+Enter makes a new line instead of sending.
+    box = driver.find_element(By.ID, "input")
+    box.send_keys("markdown please")
+    box.send_keys(Keys.SHIFT, Keys.ENTER)
+    box.send_keys("second line")
+    check("\n" in box.get_attribute("value"), "Shift+Enter adds a new line")
+    box.send_keys(Keys.ENTER)
+    answer = wait_for_answer(1)
+    check(len(answer.find_elements(By.CSS_SELECTOR, ".body ul li")) == 2, "a Markdown list is a list")
+    check(answer.find_elements(By.CSS_SELECTOR, ".body pre code"), "a code block is a code block")
+    links = answer.find_elements(By.CSS_SELECTOR, ".body a")
+    check(links and links[0].get_attribute("href") == "https://example.com/", "a link is a link")
+    badge = answer.find_element(By.CSS_SELECTOR, ".badge").text
+    check("page-model-1" in badge and "on-device" in badge and "tokens" in badge, f"the badge names the model: {badge}")
+    results["firstPaintEpochMs"] = driver.execute_script("return window.__hybridFirstPaintEpoch || null")
+    shot("02-markdown")
+
+    # 2. A tool that makes audio and an image: progress bar, playable audio, decoded image.
+    send("paint and speak")
+    answer = wait_for_answer(2)
+    check(answer.find_elements(By.CSS_SELECTOR, ".tool progress"), "tool activity has a progress bar")
+    wait.until(lambda d: d.execute_script(
+        "const i = arguments[0].querySelector('img'); return i && i.complete && i.naturalWidth > 0", answer))
+    wait.until(lambda d: d.execute_script(
+        "const a = arguments[0].querySelector('audio'); return a && a.readyState >= 1 && a.duration > 0", answer))
+    results["audioDuration"] = driver.execute_script("return arguments[0].querySelector('audio').duration", answer)
+    results["imageNaturalWidth"] = driver.execute_script("return arguments[0].querySelector('img').naturalWidth", answer)
+    shot("03-tool-artifacts")
+
+    # 3. Model text and a file name with markup stay inert text.
+    send("inject")
+    answer = wait_for_answer(3)
+    check(driver.execute_script("return window.__xss === undefined"), "no injected script ran")
+    check(not driver.find_elements(By.CSS_SELECTOR, "#messages img[src='x']"), "no injected <img> element")
+    check("<img src=x onerror=" in answer.text, "the markup is shown as text")
+    captions = [c.text for c in answer.find_elements(By.CSS_SELECTOR, ".file .caption")]
+    check(any("<img src=x onerror=" in c for c in captions), f"the file name is shown as text: {captions}")
+
+    # 4. Stop: the answer ends within a second and is not saved.
+    send("slow")
+    wait.until(lambda d: len(model_messages()) >= 4 and model_messages()[3].find_element(By.CSS_SELECTOR, ".body").text)
+    stop = driver.find_element(By.ID, "stop")
+    check(stop.is_displayed(), "the stop button shows while answering")
+    clicked = time.monotonic()
+    stop.click()
+    wait.until(lambda d: model_messages()[3].find_elements(By.CSS_SELECTOR, ".error-text"))
+    results["stopSeconds"] = time.monotonic() - clicked
+    # The answer would run 10 s: ending long before that shows Stop stopped it. How fast is printed by
+    # the Swift test (about 0.1 s here; a timing bound would fail on a loaded machine, not on a bug).
+    check(results["stopSeconds"] < 5.0, f"stopped long before the answer's end ({results['stopSeconds']:.3f} s)")
+    words_at_stop = len(model_messages()[3].find_element(By.CSS_SELECTOR, ".body").text.split())
+    time.sleep(0.3)
+    check(len(model_messages()[3].find_element(By.CSS_SELECTOR, ".body").text.split()) == words_at_stop,
+          "no text arrives after the stop")
+    check("Stopped" in model_messages()[3].text, "the answer says it was stopped")
+
+    # 5. An attached photo: thumbnail before sending, shown in the transcript after.
+    driver.find_element(By.ID, "file-input").send_keys(args.photo)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pending-files img"))
+    shot("04-attachment-pending")
+    send("What is in this photo?")
+    wait_for_answer(5)
+    users = driver.find_elements(By.CSS_SELECTOR, ".message.user")
+    wait.until(lambda d: d.execute_script(
+        "const i = arguments[0].querySelector('img'); return i && i.complete && i.naturalWidth > 0", users[-1]))
+    check("A photo" in model_messages()[4].text, "the model saw the photo")
+
+    # 6. A file larger than the server takes: a clear notice, nothing uploaded.
+    driver.find_element(By.ID, "file-input").send_keys(args.big)
+    wait.until(lambda d: "takes files up to" in d.find_element(By.ID, "notice").text)
+    check(not driver.find_elements(By.CSS_SELECTOR, "#pending-files .pending"), "the big file is not attached")
+
+    # 7. A 2,000-token answer streams incrementally.
+    started = time.monotonic()
+    send("long")
+    answer = wait_for_answer(6)
+    results["longAnswerSeconds"] = time.monotonic() - started
+    results["longAnswerWords"] = len(answer.find_element(By.CSS_SELECTOR, ".body").text.split())
+    check(results["longAnswerWords"] >= 2000, f"the whole long answer is shown ({results['longAnswerWords']} words)")
+
+    # 8. Reload restores the session (the stopped answer was not saved).
+    before = len(model_messages())
+    driver.refresh()
+    wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    wait.until(lambda d: len(model_messages()) >= before - 1)
+    results["messagesAfterReload"] = len(model_messages())
+    results["userMessagesAfterReload"] = len(driver.find_elements(By.CSS_SELECTOR, ".message.user"))
+    check(driver.find_elements(By.CSS_SELECTOR, ".message.user img"), "the attached photo is in the restored transcript")
+    check(driver.find_elements(By.CSS_SELECTOR, "#session-list li.active"), "the sidebar marks the open session")
+    shot("05-restored")
+
+    # 9. The session deleted in another tab: sending says so.
+    session_id = driver.execute_script("return location.hash.slice(1)")
+    request = urllib.request.Request(f"{args.url}/v1/chat/sessions/{session_id}", method="DELETE")
+    urllib.request.urlopen(request).read()
+    send("are you there?")
+    wait.until(lambda d: "No chat session" in d.find_element(By.ID, "notice").text)
+
+    # 10. Phone width, and dark.
+    driver.set_window_size(390, 844)
+    driver.find_element(By.ID, "new-session").click()
+    send("markdown please")
+    wait_for_answer(1)
+    results["phoneScrollWidth"] = driver.execute_script("return document.documentElement.scrollWidth")
+    check(results["phoneScrollWidth"] <= 400, f"no sideways scrolling at phone width ({results['phoneScrollWidth']} px)")
+    shot("06-phone")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    driver.set_window_size(1200, 900)
+    shot("07-dark")
+    background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    check(background != "rgb(255, 255, 255)", f"dark mode darkens the page ({background})")
+finally:
+    try:
+        shot("zz-last")
+    except Exception:
+        pass
+    driver.quit()
+
+print(json.dumps(results))

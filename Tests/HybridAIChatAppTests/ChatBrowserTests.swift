@@ -1,0 +1,160 @@
+import Foundation
+import HybridAI
+@testable import HybridAIChatApp
+import HybridAIProcess
+import HybridAITestSupport
+import Synchronization
+import Testing
+
+/// The web chat in a real browser: Debian's Chromium driven by Selenium (`Browser/chat_page_check.py`)
+/// against the page and API served over a real socket. The model is scripted by message
+/// (``PageTestModel``) so each check sees a known answer; the tool makes a real WAV and PNG.
+/// Screenshots go to `.build/chat-screenshots/`.
+@Suite("Web chat in Chromium", .serialized)
+struct ChatBrowserTests {
+  @Test("the page weighs under 150 KB and is served with a strict Content-Security-Policy")
+  func pageWeight() async throws {
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: PageTestModel()))
+    defer { Task { await chat.stop() } }
+    var total = 0
+    for path in ["/", "/chat/app.js", "/chat/app.css"] {
+      let reply = try await TestHTTP.send(.GET, URL(string: chat.server.baseURL.absoluteString + path)!)
+      #expect(reply.status == 200, "\(path)")
+      #expect(reply.header("x-content-type-options") == "nosniff")
+      let policy = reply.header("content-security-policy") ?? ""
+      #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"), "\(path): \(policy)")
+      total += reply.body.count
+    }
+    #expect(total < 150_000, "the page weighs \(total) bytes")
+    let page = try await TestHTTP.send(.GET, chat.server.baseURL.appendingPathComponent("/"))
+    #expect(!page.text.contains("<script>") && !page.text.contains("onclick="), "no inline script")
+  }
+
+  @Test("chat, tools with audio and an image, inert markup, stop, attachments, reload, phone width and dark mode")
+  func page() async throws {
+    let python = try TestRepository.requireExecutable(TestRepository.dependency("browser-venv/bin/python"))
+    let model = PageTestModel()
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: model), tools: [PageTestModel.paintAndSpeak],
+                                          maxUploadBytes: 1 << 20)
+    defer { Task { await chat.stop() } }
+    let big = chat.directory.appending("big.bin")
+    #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
+    let handle = try FileHandle(forWritingTo: big)
+    try handle.truncate(atOffset: 50 << 20)   // 50 MB, sparse
+    try handle.close()
+    let screenshots = TestRepository.root.appendingPathComponent(".build/chat-screenshots")
+    try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+
+    let outcome = try await ChildProcess.run(python, [
+      TestRepository.file("Tests/HybridAIChatAppTests/Browser/chat_page_check.py").path,
+      "--url", chat.server.baseURL.absoluteString, "--photo", TestRepository.photo.path, "--big", big.path,
+      "--screenshots", screenshots.path,
+    ], mergingStandardError: true)
+    #expect(outcome.succeeded, "\(outcome.output)")
+    let last = outcome.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+    let results = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(outcome.output)")
+    // Timings are printed, not asserted (they depend on the machine).
+    if let painted = results["firstPaintEpochMs"] as? Double, let sent = model.firstDeltaSentAt {
+      print("web chat: first text painted \(String(format: "%.1f", painted - sent * 1000)) ms after the server sent it")
+    }
+    print("web chat: stop took \(results["stopSeconds"] ?? "?") s; 2,000-word answer shown in \(results["longAnswerSeconds"] ?? "?") s; "
+          + "audio \(results["audioDuration"] ?? "?") s, image \(results["imageNaturalWidth"] ?? "?") px wide")
+    #expect((results["audioDuration"] as? Double ?? 0) > 0)
+    #expect((results["imageNaturalWidth"] as? Int ?? 0) > 0)
+    #expect(model.slowAnswerWasCancelled, "the stop button stopped generation on the server")
+  }
+}
+
+/// A model whose answer depends on the message: Markdown, a tool call, markup to keep inert, a
+/// slow answer to stop, a photo's description, a 2,000-word answer.
+final class PageTestModel: LanguageModel, Sendable {
+  let modelIdentifier = "page-model"
+  let source = ModelSource.onDevice
+  let availability = ModelAvailability.available
+  var capabilities: ModelCapabilities { ModelCapabilities(inputModalities: [.image]) }
+  private let state = Mutex<(firstDelta: Double?, cancelled: Bool)>((nil, false))
+
+  /// When the first text delta of the first answer was produced (seconds since 1970).
+  var firstDeltaSentAt: Double? { state.withLock { $0.firstDelta } }
+  /// Whether the slow answer saw its task cancelled.
+  var slowAnswerWasCancelled: Bool { state.withLock { $0.cancelled } }
+
+  static let markdown = "Here is a list:\n\n- one\n- two\n\n```swift\nlet x = 1\n```\n\nSee [the docs](https://example.com/)."
+
+  func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
+
+  func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
+    let prompt = request.transcript.entries.last { if case .prompt = $0 { true } else { false } }
+    let text = prompt?.text ?? ""
+    let afterTool = { if case .toolOutput? = request.transcript.entries.last { true } else { false } }()
+    let photo = request.newAttachments.first.flatMap { try? request.contents(of: $0) }
+    return AsyncThrowingStream { continuation in
+      let task = Task {
+        do {
+          var deltas: [String] = []
+          var delay = Duration.zero
+          var artifact: Artifact?
+          if afterTool {
+            deltas = ["Here ", "they ", "are."]
+          } else if text.hasPrefix("paint") {
+            continuation.yield(.toolCalls([Transcript.ToolCall(id: "call-paint", toolName: "paint_and_speak",
+                                                               arguments: try GeneratedContent(json: "{}"))]))
+          } else if text.hasPrefix("markdown") {
+            deltas = Self.markdown.map(String.init)
+          } else if text.hasPrefix("inject") {
+            deltas = ["Look: <img src=x onerror=window.__xss=1> and ", "<script>window.__xss=2</script> done."]
+            artifact = Artifact(data: Data("plain".utf8), mimeType: "text/plain", name: "<img src=x onerror=window.__xss=3>.txt")
+          } else if text.hasPrefix("slow") {
+            deltas = Array(repeating: "slow ", count: 500)
+            delay = .milliseconds(20)
+          } else if text.hasPrefix("long") {
+            deltas = (0..<2000).map { $0 % 12 == 11 ? "word\n\n" : "word " }
+          } else if let photo {
+            deltas = ["A photo ", "of \(photo.count) bytes."]
+          } else {
+            deltas = ["OK."]
+          }
+          for delta in deltas {
+            if delay > .zero { try await Task.sleep(for: delay) }
+            try Task.checkCancellation()
+            state.withLock { if $0.firstDelta == nil { $0.firstDelta = Date().timeIntervalSince1970 } }
+            continuation.yield(.textDelta(delta))
+          }
+          if let artifact { continuation.yield(.artifact(artifact)) }
+          continuation.yield(.completed(RawResponse(modelVersion: "page-model-1", source: .onDevice,
+                                                    usage: Usage(promptTokens: 12, outputTokens: deltas.count), finishReason: .stop)))
+          continuation.finish()
+        } catch {
+          if text.hasPrefix("slow"), error is CancellationError { state.withLock { $0.cancelled = true } }
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// A tool that reports progress and makes a real WAV (half a second of a tone) and a PNG (the
+  /// bootstrap's photo).
+  static let paintAndSpeak = RecordingTool(name: "paint_and_speak", description: "Paints a picture and says something") { _, context in
+    context.report(progress: 0.3, "painting")
+    try await Task.sleep(for: .milliseconds(100))
+    context.report(progress: 0.7, "speaking")
+    return ToolOutput("Made a picture and a sound.", artifacts: [
+      Artifact(fileAt: TestRepository.photo, mimeType: "image/png", name: "picture.png"),
+      Artifact(data: toneWAV(seconds: 0.5), mimeType: "audio/wav", name: "hello.wav"),
+    ])
+  }
+
+  /// A 16-bit mono PCM WAV of a 440 Hz tone at 8 kHz.
+  static func toneWAV(seconds: Double) -> Data {
+    let samples = (0..<Int(8000 * seconds)).map { Int16(sin(Double($0) * 2 * .pi * 440 / 8000) * 8000) }
+    var data = Data()
+    func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+    data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + samples.count * 2))
+    data.append(contentsOf: Array("WAVEfmt ".utf8)); append(UInt32(16)); append(UInt16(1)); append(UInt16(1))
+    append(UInt32(8000)); append(UInt32(16000)); append(UInt16(2)); append(UInt16(16))
+    data.append(contentsOf: Array("data".utf8)); append(UInt32(samples.count * 2))
+    for sample in samples { append(sample) }
+    return data
+  }
+}

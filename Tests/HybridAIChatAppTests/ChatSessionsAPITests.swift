@@ -1,0 +1,213 @@
+import Foundation
+import HybridAI
+@testable import HybridAIChatApp
+import HybridAIPersistence
+import HybridAITestSupport
+import Testing
+
+/// The web chat's sessions API over a real socket and a real SQLite file: sessions made, listed,
+/// answered as typed server-sent events, renamed, reopened after a restart and deleted.
+@Suite("Chat sessions API")
+struct ChatSessionsAPITests {
+  @Test("create, send, read back, rename, survive a restart, delete")
+  func lifecycle() async throws {
+    let device = ScriptedLanguageModel(identifier: "device", deltas: ["Hello", " there", "!"])
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: device))
+    let config = try await TestHTTP.send(.GET, chat.url("config"))
+    #expect(try config.json["modes"] as? [String] == ["on-device"])
+    #expect(try config.json["defaultMode"] as? String == "on-device")
+
+    let id = try await chat.createSession()
+    let answer = try await chat.send(id, "Say hello.\nPlease.")
+    #expect(answer.status == 200)
+    #expect(answer.events.names == ["text", "text", "text", "usage", "done"], "\(answer.text)")
+    #expect(answer.events.text == "Hello there!")
+    let done = try #require(answer.events.first("done")?.data)
+    #expect(done["modelVersion"] as? String == "device-1")
+    #expect(done["source"] as? String == "on-device")
+    #expect(done["mode"] as? String == "on-device")
+    #expect(done["entryCount"] as? Int == 2)
+    #expect((answer.events.first("usage")?.data["outputTokens"] as? Int ?? 0) > 0)
+
+    let detail = try await TestHTTP.send(.GET, chat.url("sessions/\(id)"))
+    let entries = try #require(try detail.json["entries"] as? [[String: Any]])
+    #expect(entries.map { $0["role"] as? String } == ["user", "model"])
+    #expect(entries[0]["text"] as? String == "Say hello.\nPlease.")
+    #expect(entries[1]["text"] as? String == "Hello there!" && entries[1]["modelVersion"] as? String == "device-1")
+    let session = try #require(try detail.json["session"] as? [String: Any])
+    #expect(session["title"] as? String == "Say hello.", "the first line of the first message")
+
+    let renamed = try await TestHTTP.send(.PATCH, chat.url("sessions/\(id)"), json: ["title": "Greetings"])
+    #expect(renamed.status == 200)
+    #expect(try renamed.json["title"] as? String == "Greetings")
+
+    // A second message continues the same conversation.
+    _ = try await chat.send(id, "Again.")
+    #expect(device.requests.last?.transcript.count == 3)
+
+    // After a restart the conversation is there, and the library's store (`hybrid sessions list`) sees it.
+    await chat.stop(removingFiles: false)
+    let again = try await ChatServer.start(models: ChatModels(onDevice: device), directory: chat.directory)
+    let list = try await TestHTTP.send(.GET, again.url("sessions"))
+    let listed = try #require(try list.json["sessions"] as? [[String: Any]])
+    #expect(listed.map { $0["id"] as? String } == [id])
+    #expect(listed.first?["title"] as? String == "Greetings" && listed.first?["entryCount"] as? Int == 4)
+    #expect(try SessionStore(directory: again.directory.url).list().map(\.id) == [id])
+
+    let deleted = try await TestHTTP.send(.DELETE, again.url("sessions/\(id)"))
+    #expect(deleted.status == 204)
+    let gone = try await TestHTTP.send(.GET, again.url("sessions/\(id)"))
+    #expect(gone.status == 404 && gone.errorStatus == "NOT_FOUND")
+    let sendToGone = try await again.send(id, "Hello?")
+    #expect(sendToGone.status == 404, "a session deleted in another tab is a clear 404")
+    await again.stop()
+  }
+
+  @Test("a tool's progress and files stream as typed events; files are served with their true type and safe headers")
+  func toolsAndFiles() async throws {
+    let painter = RecordingTool(name: "paint") { _, context in
+      context.report(progress: 0.5, "painting")
+      return ToolOutput("Painted.", artifacts: [Artifact(data: onePixelPNG, mimeType: "image/png", name: "<img src=x onerror=alert(1)>.png"),
+                                                 Artifact(data: Data("<script>alert(1)</script>".utf8), mimeType: "text/html", name: "page.html")])
+    }
+    let cloud = ScriptedLanguageModel.rounds([
+      .toolCalls([Transcript.ToolCall(id: "call-1", toolName: "paint", arguments: try GeneratedContent(json: "{}"))]),
+      .text("Here is your picture."),
+    ])
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: nil, cloud: cloud), tools: [painter])
+    defer { Task { await chat.stop() } }
+    let id = try await chat.createSession(title: "Art")
+    let answer = try await chat.send(id, "Paint me something.")
+    #expect(answer.events.names == ["toolStarted", "toolProgress", "artifact", "artifact", "toolFinished", "text", "usage", "done"],
+            "\(answer.text)")
+    #expect(answer.events.first("toolStarted")?.data["toolName"] as? String == "paint")
+    #expect(answer.events.first("toolProgress")?.data["fraction"] as? Double == 0.5)
+    let file = try #require(answer.events.first("artifact")?.data["file"] as? [String: Any])
+    #expect(file["mimeType"] as? String == "image/png" && file["size"] as? Int == onePixelPNG.count)
+    #expect(file["name"] as? String == "<img src=x onerror=alert(1)>.png", "names are data, shown as text by the page")
+
+    let image = try await TestHTTP.send(.GET, URL(string: chat.server.baseURL.absoluteString + (file["url"] as? String ?? ""))!)
+    #expect(image.status == 200 && image.body == onePixelPNG)
+    #expect(image.contentType == "image/png")
+    #expect(image.header("x-content-type-options") == "nosniff")
+    #expect(image.header("content-disposition")?.hasPrefix("inline;") == true)
+    #expect(image.header("content-disposition")?.contains("onerror=alert(1)_.png") == true
+            || image.header("content-disposition")?.contains("filename=\"<img") == true)
+
+    let html = try #require(answer.events.filter { $0.name == "artifact" }.last?.data["file"] as? [String: Any])
+    let page = try await TestHTTP.send(.GET, URL(string: chat.server.baseURL.absoluteString + (html["url"] as? String ?? ""))!)
+    #expect(page.contentType == "text/html")
+    #expect(page.header("content-disposition")?.hasPrefix("attachment;") == true, "HTML is downloaded, never shown")
+    #expect(page.header("content-security-policy")?.contains("sandbox") == true)
+
+    let detail = try await TestHTTP.send(.GET, chat.url("sessions/\(id)"))
+    let entries = try #require(try detail.json["entries"] as? [[String: Any]])
+    #expect(entries.map { $0["role"] as? String } == ["user", "toolCalls", "tool", "model"])
+    #expect((entries[2]["files"] as? [[String: Any]])?.count == 2)
+
+    // Another session cannot read this one's files.
+    let other = try await chat.createSession()
+    let stolen = try await TestHTTP.send(.GET, chat.url("sessions/\(other)/files/\(file["id"] as? String ?? "")"))
+    #expect(stolen.status == 404)
+  }
+
+  @Test("an attached photo: stored once, routed to the cloud with the reason, shown in the conversation")
+  func attachments() async throws {
+    let device = ScriptedLanguageModel(identifier: "device", deltas: ["device"])
+    let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["A red dot."],
+                                      capabilities: ModelCapabilities(inputModalities: [.image]))
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: device, cloud: cloud), maxUploadBytes: 4096)
+    defer { Task { await chat.stop() } }
+    let id = try await chat.createSession()
+    let upload = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/files?name=..%2F..%2Fdot.png"), body: onePixelPNG)
+    #expect(upload.status == 201, "\(upload.text)")
+    let fileID = try #require(try upload.json["id"] as? String)
+    #expect(try upload.json["name"] as? String == "dot.png", "no directories in a file name")
+    #expect(try upload.json["mimeType"] as? String == "image/png")
+
+    let answer = try await chat.send(id, "What is this?", files: [fileID], mode: "prefer-on-device")
+    #expect(answer.events.names.first == "fallback", "\(answer.text)")
+    #expect((answer.events.first("fallback")?.data["reason"] as? String)?.contains("image/png") == true)
+    #expect(answer.events.text == "A red dot.")
+    #expect(answer.events.first("done")?.data["source"] as? String == "cloud")
+    #expect(try cloud.requests.first.map { request in try request.newAttachments.map { try request.contents(of: $0) } } == [onePixelPNG])
+    #expect(device.requests.isEmpty)
+
+    let detail = try await TestHTTP.send(.GET, chat.url("sessions/\(id)"))
+    let user = try #require((try detail.json["entries"] as? [[String: Any]])?.first)
+    #expect((user["files"] as? [[String: Any]])?.first?["id"] as? String == fileID)
+
+    // Bad files: each a clear error, nothing kept.
+    let html = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/files?name=photo.png"), body: Data("<!DOCTYPE html><html></html>".utf8))
+    #expect(html.status == 400 && html.errorMessage?.contains("text/html") == true, "\(html.text)")
+    let empty = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/files?name=a.png"), body: Data())
+    #expect(empty.status == 400 && empty.errorMessage?.contains("empty") == true, "\(empty.text)")
+    let big = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/files?name=big.png"), body: onePixelPNG + Data(count: 8192))
+    #expect(big.status == 413 && big.errorMessage?.contains("4096") == true, "\(big.text)")
+    #expect(chat.sessions.store.artifactStore.allReferences().count == 1)
+  }
+
+  @Test("stop ends a running answer at once and leaves the conversation as it was")
+  func stop() async throws {
+    let slow = ScriptedLanguageModel(identifier: "slow", deltas: Array(repeating: "word ", count: 200), delay: .milliseconds(20))
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: slow))
+    defer { Task { await chat.stop() } }
+    let id = try await chat.createSession()
+    let running = Task { try await chat.send(id, "Talk for a long time.") }
+    try await Task.sleep(for: .milliseconds(300))
+    let busy = try await chat.send(id, "And another thing.")
+    #expect(busy.status == 409, "one answer at a time per session")
+    let clock = ContinuousClock()
+    let start = clock.now
+    let stopped = try await TestHTTP.send(.POST, chat.url("sessions/\(id):stop"))
+    #expect(try stopped.json["stopped"] as? Bool == true)
+    let answer = try await running.value
+    let took = clock.now - start
+    #expect(answer.events.last?.name == "error" && answer.events.last?.data["kind"] as? String == "cancelled", "\(answer.text)")
+    #expect(answer.events.filter { $0.name == "text" }.count < 200)
+    #expect(took < .seconds(5), "stopped in \(took)")
+    let detail = try await TestHTTP.send(.GET, chat.url("sessions/\(id)"))
+    #expect((try detail.json["entries"] as? [[String: Any]])?.isEmpty == true, "nothing half-written")
+    let idle = try await TestHTTP.send(.POST, chat.url("sessions/\(id):stop"))
+    #expect(try idle.json["stopped"] as? Bool == false)
+  }
+
+  @Test("bad requests: each a clear status and message, nothing reaches the model")
+  func badRequests() async throws {
+    let device = ScriptedLanguageModel(identifier: "device")
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: device), apiKeys: ["secret"])
+    defer { Task { await chat.stop() } }
+    let unauthorised = try await TestHTTP.send(.GET, chat.url("sessions"))
+    #expect(unauthorised.status == 403)
+    let key = ["x-goog-api-key": "secret"]
+    let created = try await TestHTTP.send(.POST, chat.url("sessions"), headers: key, json: [String: Any]())
+    let id = try #require(try created.json["id"] as? String)
+
+    func post(_ path: String, _ body: [String: Any], headers extra: [String: String] = [:]) async throws -> TestHTTP.Reply {
+      try await TestHTTP.send(.POST, chat.url(path), headers: key.merging(extra) { $1 }, json: body)
+    }
+    let empty = try await post("sessions/\(id)/messages", ["text": "  \n "])
+    #expect(empty.status == 400 && empty.errorMessage?.contains("empty") == true)
+    let unknownMode = try await post("sessions/\(id)/messages", ["text": "Hi", "mode": "telepathy"])
+    #expect(unknownMode.status == 400 && unknownMode.errorMessage?.contains("prefer-on-device") == true)
+    let noCloud = try await post("sessions/\(id)/messages", ["text": "Hi", "mode": "cloud"])
+    #expect(noCloud.status == 400 && noCloud.errorMessage?.contains("available: on-device") == true, "\(noCloud.text)")
+    let unknownFile = try await post("sessions/\(id)/messages", ["text": "Hi", "files": ["no-such-file"]])
+    #expect(unknownFile.status == 404)
+    for bad in ["no-such-session", "..%2F..%2Fetc", "x%00y"] {
+      let reply = try await TestHTTP.send(.GET, chat.url("sessions/\(bad)"), headers: key)
+      #expect(reply.status == 404, "\(bad): \(reply.status)")
+    }
+    let crossSite = try await post("sessions/\(id)/messages", ["text": "Hi"], headers: ["origin": "http://evil.example"])
+    #expect(crossSite.status == 403)
+    let fetchSite = try await TestHTTP.send(.DELETE, chat.url("sessions/\(id)"), headers: key.merging(["sec-fetch-site": "cross-site"]) { $1 })
+    #expect(fetchSite.status == 403)
+    let notJSON = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/messages"), headers: key, body: Data("{".utf8))
+    #expect(notJSON.status == 400)
+    #expect(device.requestCount == 0)
+
+    let sameSite = try await post("sessions/\(id)/messages", ["text": "Hi"],
+                                  headers: ["origin": chat.server.baseURL.absoluteString])
+    #expect(sameSite.status == 200, "the page's own requests pass")
+  }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HybridAIProcess
+import HybridAITestSupport
+import Testing
+
+/// `hybrid serve`'s web chat with the real model: the page, a message answered on device through
+/// the sessions API, the conversation kept where `hybrid sessions list` finds it; refused on a
+/// public address without keys.
+@Suite("hybrid serve: the web chat", .serialized)
+struct ServeChatCommandTests {
+  @Test("the page and a real on-device answer through the sessions API; hybrid sessions list sees the conversation")
+  func chatWithTheRealModel() async throws {
+    let data = HybridCommandTests.scratchRegistry()
+    defer { try? FileManager.default.removeItem(atPath: data) }
+    let server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--max-concurrent-requests", "1", "--context-size", "2048"])
+    let base = server.baseURL.absoluteString
+    let page = try await TestHTTP.send(.GET, URL(string: base + "/")!)
+    #expect(page.status == 200 && page.contentType?.hasPrefix("text/html") == true)
+    #expect(page.text.contains("/chat/app.js"))
+    let script = try await TestHTTP.send(.GET, URL(string: base + "/chat/app.js")!)
+    #expect(script.status == 200 && script.text.contains("MarkdownStream"), "the assets are found beside the binary")
+
+    let created = try await TestHTTP.send(.POST, URL(string: base + "/v1/chat/sessions")!, json: ["title": "Sky"])
+    let id = try #require(try created.json["id"] as? String)
+    let answer = try await TestHTTP.send(.POST, URL(string: base + "/v1/chat/sessions/\(id)/messages")!,
+                                         json: ["text": "Say hello.", "mode": "on-device"])
+    #expect(answer.status == 200)
+    #expect(answer.text.contains("event: text"), "\(answer.text)")
+    #expect(answer.text.contains("event: done") && answer.text.contains("SmolLM2-135M-Instruct.Q4_1"), "\(answer.text)")
+    let stopped = await server.stop()
+    #expect(stopped.status == 0)
+
+    let listed = try await HybridCommandTests().run(["sessions", "list", "--sessions-dir", data + "/sessions"])
+    #expect(listed.status == 0 && listed.stdout.contains(id) && listed.stdout.contains("2 entries"), "\(listed.stdout)")
+  }
+
+  @Test("on a non-loopback address without API keys the chat is off, and says so")
+  func refusedWithoutKeysInPublic() async throws {
+    let data = HybridCommandTests.scratchRegistry()
+    defer { try? FileManager.default.removeItem(atPath: data) }
+    let server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--host", "0.0.0.0", "--context-size", "512"])
+    let page = try await TestHTTP.send(.GET, URL(string: "http://127.0.0.1:\(server.baseURL.port ?? 0)/")!)
+    #expect(page.status == 404, "no chat without keys on a public address")
+    let api = try await TestHTTP.send(.GET, URL(string: "http://127.0.0.1:\(server.baseURL.port ?? 0)/v1/chat/config")!)
+    #expect(api.status == 404)
+    let models = try await TestHTTP.send(.GET, URL(string: "http://127.0.0.1:\(server.baseURL.port ?? 0)/v1beta/models")!)
+    #expect(models.status == 200, "the rest of the server runs")
+    await server.stop()
+  }
+}
