@@ -34,21 +34,19 @@ struct ChatBrowserTests {
   func page() async throws {
     let python = try TestRepository.requireExecutable(TestRepository.dependency("browser-venv/bin/python"))
     let model = PageTestModel()
-    let chat = try await ChatServer.start(models: ChatModels(onDevice: model), tools: [PageTestModel.paintAndSpeak],
-                                          maxUploadBytes: 1 << 20)
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: model, cloud: PageTestModel(source: .cloud)),
+                                          tools: [PageTestModel.paintAndSpeak], maxUploadBytes: 1 << 20)
     defer { Task { await chat.stop() } }
     let big = chat.directory.appending("big.bin")
     #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
     let handle = try FileHandle(forWritingTo: big)
     try handle.truncate(atOffset: 50 << 20)   // 50 MB, sparse
     try handle.close()
-    let screenshots = TestRepository.root.appendingPathComponent(".build/chat-screenshots")
-    try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
-
+    let html = chat.directory.appending("page.html")
+    try Data("<!DOCTYPE html><html><body>not a picture</body></html>".utf8).write(to: html)
     let outcome = try await ChildProcess.run(python, [
-      TestRepository.file("Tests/HybridAIChatAppTests/Browser/chat_page_check.py").path,
-      "--url", chat.server.baseURL.absoluteString, "--photo", TestRepository.photo.path, "--big", big.path,
-      "--screenshots", screenshots.path,
+      Self.script.path, "--url", chat.server.baseURL.absoluteString, "--photo", TestRepository.photo.path, "--big", big.path,
+      "--html", html.path, "--screenshots", try Self.screenshots().path,
     ], mergingStandardError: true)
     #expect(outcome.succeeded, "\(outcome.output)")
     let last = outcome.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
@@ -65,14 +63,44 @@ struct ChatBrowserTests {
   }
 }
 
+extension ChatBrowserTests {
+  static var script: URL { TestRepository.file("Tests/HybridAIChatAppTests/Browser/chat_page_check.py") }
+
+  /// `.build/chat-screenshots/`, made if missing.
+  static func screenshots() throws -> URL {
+    let directory = TestRepository.root.appendingPathComponent(".build/chat-screenshots")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+  }
+
+  @Test("with API keys the page asks for one, sends it, and answers; a wrong key is asked for again")
+  func pageAsksForAKey() async throws {
+    let python = try TestRepository.requireExecutable(TestRepository.dependency("browser-venv/bin/python"))
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: PageTestModel()), apiKeys: ["page-secret"])
+    defer { Task { await chat.stop() } }
+    let outcome = try await ChildProcess.run(python, [
+      Self.script.path, "--scenario", "key", "--key", "page-secret", "--url", chat.server.baseURL.absoluteString,
+      "--screenshots", try Self.screenshots().path,
+    ], mergingStandardError: true)
+    #expect(outcome.succeeded, "\(outcome.output)")
+  }
+}
+
 /// A model whose answer depends on the message: Markdown, a tool call, markup to keep inert, a
 /// slow answer to stop, a photo's description, a 2,000-word answer.
 final class PageTestModel: LanguageModel, Sendable {
-  let modelIdentifier = "page-model"
-  let source = ModelSource.onDevice
+  let modelIdentifier: String
+  let source: ModelSource
   let availability = ModelAvailability.available
-  var capabilities: ModelCapabilities { ModelCapabilities(inputModalities: [.image]) }
+  let capabilities: ModelCapabilities
   private let state = Mutex<(firstDelta: Double?, cancelled: Bool)>((nil, false))
+
+  /// An on-device model that reads text only, or a cloud model that also reads images.
+  init(source: ModelSource = .onDevice) {
+    self.source = source
+    modelIdentifier = source == .cloud ? "page-cloud" : "page-model"
+    capabilities = source == .cloud ? ModelCapabilities(inputModalities: [.image]) : .text
+  }
 
   /// When the first text delta of the first answer was produced (seconds since 1970).
   var firstDeltaSentAt: Double? { state.withLock { $0.firstDelta } }
@@ -121,7 +149,7 @@ final class PageTestModel: LanguageModel, Sendable {
             continuation.yield(.textDelta(delta))
           }
           if let artifact { continuation.yield(.artifact(artifact)) }
-          continuation.yield(.completed(RawResponse(modelVersion: "page-model-1", source: .onDevice,
+          continuation.yield(.completed(RawResponse(modelVersion: "\(self.modelIdentifier)-1", source: self.source,
                                                     usage: Usage(promptTokens: 12, outputTokens: deltas.count), finishReason: .stop)))
           continuation.finish()
         } catch {

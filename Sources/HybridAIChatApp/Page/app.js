@@ -28,10 +28,12 @@ async function call(method, path, body, extraHeaders = {}) {
   let response;
   try { response = await fetch(API + path, init); }
   catch (error) { throw new APIError(0, "The server cannot be reached. Check that hybrid serve is running."); }
-  if (response.status === 403 || response.status === 401) {
-    const text = await response.text();
-    if (/API key/i.test(text)) { await askForKey(); return call(method, path, body, extraHeaders); }
-    throw new APIError(response.status, errorMessage(text, response.status));
+  if ([400, 401, 403].includes(response.status)) {
+    const text = await response.clone().text();
+    if (/API key/i.test(errorMessage(text, response.status))) {   // missing (403) or not valid (400): ask
+      await askForKey(!!state.key);
+      return call(method, path, body, extraHeaders);
+    }
   }
   if (!response.ok) throw new APIError(response.status, errorMessage(await response.text(), response.status));
   return response;
@@ -46,9 +48,11 @@ async function json(method, path, body) {
   return response.status === 204 ? null : response.json();
 }
 
-function askForKey() {
+function askForKey(wrong) {
   return new Promise((resolve) => {
     const dialog = $("key-dialog");
+    $("key-message").textContent = wrong ? "That key was not accepted. Try another." : "This server needs an API key.";
+    $("key-input").value = "";
     $("key-form").onsubmit = () => {
       state.key = $("key-input").value.trim();
       localStorage.setItem("hybridai.key", state.key);

@@ -4,7 +4,8 @@ Run by ChatBrowserTests (Swift), which starts the server with a scripted model w
 on the message (see PageTestModel there). Prints one JSON object on its last line: the checks'
 measurements. Any failed check raises, so the exit status is not 0.
 
-    python chat_page_check.py --url http://127.0.0.1:PORT --photo photo.png --big big.bin --screenshots DIR
+    python chat_page_check.py --url http://127.0.0.1:PORT --photo photo.png --big big.bin --html page.html --screenshots DIR
+    python chat_page_check.py --scenario key --key SECRET --url http://127.0.0.1:PORT --screenshots DIR
 """
 import argparse
 import json
@@ -20,9 +21,12 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 parser = argparse.ArgumentParser()
+parser.add_argument("--scenario", default="main", choices=["main", "key"])
 parser.add_argument("--url", required=True)
-parser.add_argument("--photo", required=True)
-parser.add_argument("--big", required=True)
+parser.add_argument("--photo")
+parser.add_argument("--big")
+parser.add_argument("--html")
+parser.add_argument("--key")
 parser.add_argument("--screenshots", required=True)
 args = parser.parse_args()
 
@@ -69,10 +73,41 @@ def wait_for_answer(count):
     return model_messages()[count - 1]
 
 
-try:
-    driver.get(args.url + "/")
+def ready():
     wait.until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+
+
+def key_scenario():
+    """The server wants a key: the page asks, a wrong one is asked for again, the right one works."""
+    driver.get(args.url + "/")
+    dialog = driver.find_element(By.ID, "key-dialog")
+    wait.until(lambda d: dialog.get_attribute("open") is not None)
+    shot("08-key-dialog")
+    field = driver.find_element(By.ID, "key-input")
+    field.send_keys("wrong-key")
+    field.send_keys(Keys.ENTER)
+    wait.until(lambda d: "not accepted" in d.find_element(By.ID, "key-message").text)
+    check(dialog.get_attribute("open") is not None, "a wrong key is asked for again")
+    field.send_keys(args.key)
+    field.send_keys(Keys.ENTER)
+    ready()
+    send("markdown please")
+    answer = wait_for_answer(1)
+    check("page-model-1" in answer.find_element(By.CSS_SELECTOR, ".badge").text, "answered with the key")
+    check(driver.execute_script("return localStorage.getItem('hybridai.key')") == args.key, "the key is remembered")
+
+
+try:
+    if args.scenario == "key":
+        key_scenario()
+        print(json.dumps({"scenario": "key"}))
+        raise SystemExit(0)
+    driver.get(args.url + "/")
+    ready()
     shot("01-empty")
+    modes = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#mode option:not([disabled])")]
+    check(len(modes) == 4 and driver.find_element(By.ID, "mode").get_attribute("value") == "prefer-on-device",
+          f"the four modes, prefer on-device first: {modes}")
 
     # Empty message: a notice, nothing sent.
     driver.find_element(By.ID, "input").send_keys(Keys.ENTER)
@@ -140,13 +175,22 @@ try:
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pending-files img"))
     shot("04-attachment-pending")
     send("What is in this photo?")
-    wait_for_answer(5)
+    answer = wait_for_answer(5)
     users = driver.find_elements(By.CSS_SELECTOR, ".message.user")
     wait.until(lambda d: d.execute_script(
         "const i = arguments[0].querySelector('img'); return i && i.complete && i.naturalWidth > 0", users[-1]))
-    check("A photo" in model_messages()[4].text, "the model saw the photo")
+    check("A photo" in answer.text, "the cloud model saw the photo")
+    badge = answer.find_element(By.CSS_SELECTOR, ".badge").text
+    check("cloud" in badge and "page-cloud-1" in badge and "image/png" in badge,
+          f"the badge says the cloud answered because the on-device model cannot read image/png: {badge}")
+    shot("04b-photo-fallback")
+
+    # A file of a kind no model takes: the server's reason, shown.
+    driver.find_element(By.ID, "file-input").send_keys(args.html)
+    wait.until(lambda d: "text/html" in d.find_element(By.ID, "notice").text)
 
     # 6. A file larger than the server takes: a clear notice, nothing uploaded.
+    driver.execute_script("document.getElementById('notice').hidden = true")
     driver.find_element(By.ID, "file-input").send_keys(args.big)
     wait.until(lambda d: "takes files up to" in d.find_element(By.ID, "notice").text)
     check(not driver.find_elements(By.CSS_SELECTOR, "#pending-files .pending"), "the big file is not attached")
