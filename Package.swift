@@ -369,6 +369,8 @@ let package = Package(
       name: "HybridAIChatAppTests",
       dependencies: [
         "HybridAI", "HybridAIChatApp", "HybridAIPersistence", "HybridAIServing", "HybridAITestSupport", "HybridAIProcess",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ],
       exclude: ["Browser"],
       swiftSettings: strictSwift),

@@ -106,11 +106,17 @@ public struct ChatApp: ServerComponent {
         }
         return mode
       }
-      let events = try await sessions.send(sessionID: try context.parameters.require("id"), text: message.text ?? "",
-                                           fileIDs: message.files ?? [], mode: mode)
+      let id = try context.parameters.require("id")
+      let events = try await sessions.send(sessionID: id, text: message.text ?? "", fileIDs: message.files ?? [], mode: mode)
       let body = ResponseBody { writer in
-        for await event in events {
-          try await writer.write(ByteBuffer(string: event.serverSentEvent))
+        do {
+          for await event in events {
+            try await writer.write(ByteBuffer(string: event.serverSentEvent))
+          }
+        } catch {
+          // The client went away (a closed tab, a network cut): nobody reads the answer, so stop it.
+          _ = try? await sessions.stop(sessionID: id)
+          throw error
         }
         try await writer.finish(nil)
       }

@@ -1,8 +1,10 @@
+import AsyncHTTPClient
 import Foundation
 import HybridAI
 @testable import HybridAIChatApp
 import HybridAIPersistence
 import HybridAITestSupport
+import NIOCore
 import Testing
 
 /// The web chat's sessions API over a real socket and a real SQLite file: sessions made, listed,
@@ -170,6 +172,41 @@ struct ChatSessionsAPITests {
     #expect((try detail.json["entries"] as? [[String: Any]])?.isEmpty == true, "nothing half-written")
     let idle = try await TestHTTP.send(.POST, chat.url("sessions/\(id):stop"))
     #expect(try idle.json["stopped"] as? Bool == false)
+  }
+
+  @Test("a client that goes away mid-answer (a network cut, a closed tab) stops the generation; the session keeps what it had")
+  func clientGoesAway() async throws {
+    let slow = ScriptedLanguageModel(identifier: "slow", deltas: Array(repeating: "word ", count: 100), delay: .milliseconds(20))
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: slow))
+    defer { Task { await chat.stop() } }
+    let id = try await chat.createSession()
+    _ = try await chat.send(id, "First.")   // the saved state to keep
+    let firstChunk = AsyncStream.makeStream(of: Void.self)
+    let reader = Task {
+      var request = HTTPClientRequest(url: chat.url("sessions/\(id)/messages").absoluteString)
+      request.method = .POST
+      request.headers.add(name: "content-type", value: "application/json")
+      request.body = .bytes(ByteBuffer(string: #"{"text": "Second."}"#))
+      let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(60))
+      for try await _ in response.body {
+        firstChunk.continuation.yield()
+      }
+    }
+    var chunks = firstChunk.stream.makeAsyncIterator()
+    _ = await chunks.next()
+    reader.cancel()   // the connection goes away mid-answer
+    _ = await reader.result
+    // The server notices, stops generating and frees the session for the next message.
+    var answer = try await chat.send(id, "Third.")
+    for _ in 0..<50 where answer.status == 409 {
+      try await Task.sleep(for: .milliseconds(100))
+      answer = try await chat.send(id, "Third.")
+    }
+    #expect(answer.status == 200 && answer.events.names.last == "done", "\(answer.text)")
+    let detail = try await TestHTTP.send(.GET, chat.url("sessions/\(id)"))
+    let texts = (try detail.json["entries"] as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
+    #expect(texts.filter { ["First.", "Second.", "Third."].contains($0) } == ["First.", "Third."],
+            "the cut answer was not saved; the others were: \(texts)")
   }
 
   @Test("bad requests: each a clear status and message, nothing reaches the model")
