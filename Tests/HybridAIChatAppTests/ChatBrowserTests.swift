@@ -169,20 +169,7 @@ final class PageTestModel: LanguageModel, Sendable {
     context.report(progress: 0.7, "speaking")
     return ToolOutput("Made a picture and a sound.", artifacts: [
       Artifact(fileAt: TestRepository.photo, mimeType: "image/png", name: "picture.png"),
-      Artifact(data: toneWAV(seconds: 0.5), mimeType: "audio/wav", name: "hello.wav"),
+      Artifact(data: TestMedia.toneWAV(seconds: 0.5), mimeType: "audio/wav", name: "hello.wav"),
     ])
-  }
-
-  /// A 16-bit mono PCM WAV of a 440 Hz tone at 8 kHz.
-  static func toneWAV(seconds: Double) -> Data {
-    let samples = (0..<Int(8000 * seconds)).map { Int16(sin(Double($0) * 2 * .pi * 440 / 8000) * 8000) }
-    var data = Data()
-    func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + samples.count * 2))
-    data.append(contentsOf: Array("WAVEfmt ".utf8)); append(UInt32(16)); append(UInt16(1)); append(UInt16(1))
-    append(UInt32(8000)); append(UInt32(16000)); append(UInt16(2)); append(UInt16(16))
-    data.append(contentsOf: Array("data".utf8)); append(UInt32(samples.count * 2))
-    for sample in samples { append(sample) }
-    return data
   }
 }

@@ -72,8 +72,7 @@ extension [SentEvent] {
   func first(_ name: String) -> SentEvent? { first { $0.name == name } }
 }
 
-/// A 1×1 PNG.
-let onePixelPNG = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
+let onePixelPNG = TestMedia.onePixelPNG
 
 /// A failed step of a chat test.
 struct ChatTestFailure: Error, CustomStringConvertible {

@@ -9,8 +9,7 @@ import Testing
 /// the others as a line naming them; and what the server direction says of such parts.
 @Suite("OpenAI attachment parts")
 struct AttachmentPartsTests {
-  /// A 1×1 PNG.
-  static let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
+  static let png = TestMedia.onePixelPNG
   static let pdf = Data("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".utf8)
 
   /// A request whose prompt holds a PNG, a PDF and a remote image, stored in a fresh store.
@@ -68,12 +67,7 @@ struct AttachmentPartsTests {
     let directory = try TemporaryDirectory("openai-parts")
     defer { directory.remove() }
     let store = try ArtifactStore(directory: directory.url)
-    var wavBytes = Data("RIFF".utf8)
-    wavBytes.append(contentsOf: [36, 0, 0, 0] as [UInt8])
-    wavBytes.append(Data("WAVEfmt ".utf8))
-    wavBytes.append(contentsOf: [16, 0, 0, 0, 1, 0, 1, 0, 0x40, 0x1F, 0, 0, 0x80, 0x3E, 0, 0, 2, 0, 16, 0] as [UInt8])
-    wavBytes.append(Data("data".utf8))
-    wavBytes.append(contentsOf: [0, 0, 0, 0] as [UInt8])
+    let wavBytes = TestMedia.toneWAV(seconds: 0)
     let wav = try store.store(Artifact(data: wavBytes, mimeType: "audio/wav", name: "hello.wav"))
     let flac = try store.store(Artifact(data: Data("fLaC".utf8) + Data(repeating: 0, count: 40), mimeType: "audio/flac", name: "song.flac"))
     let prompt = Transcript.Prompt(segments: [.attachment(Transcript.AttachmentSegment(reference: wav)),

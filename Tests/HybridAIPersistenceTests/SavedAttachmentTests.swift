@@ -8,8 +8,7 @@ private typealias Attachment = HybridAI.Attachment
 
 @Suite("SessionStore: attachments")
 struct SavedAttachmentTests {
-  /// A 1×1 PNG.
-  static let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
+  static let png = TestMedia.onePixelPNG
 
   @Test("a saved session reopens after a restart with its attachments and the files the model made; deleting it removes them")
   func reopensWithAttachments() async throws {
@@ -17,13 +16,7 @@ struct SavedAttachmentTests {
     defer { directory.cleanUp() }
     let photo = directory.url.appendingPathComponent("photo.png")
     try Self.png.write(to: photo)
-    var wav = Data("RIFF".utf8)
-    wav.append(contentsOf: [36, 0, 0, 0] as [UInt8])
-    wav.append(Data("WAVEfmt ".utf8))
-    wav.append(contentsOf: [16, 0, 0, 0, 1, 0, 1, 0, 0x40, 0x1F, 0, 0, 0x80, 0x3E, 0, 0, 2, 0, 16, 0] as [UInt8])
-    wav.append(Data("data".utf8))
-    wav.append(contentsOf: [0, 0, 0, 0] as [UInt8])
-    let speech = wav
+    let speech = TestMedia.toneWAV(seconds: 0)
     do {
       let store = try SessionStore(directory: directory.url)
       // A model that answers with a sound file, as Gemini's speech models do.

@@ -18,17 +18,7 @@ struct AttachmentTests {
   static func jpeg() throws -> Data { try Bitmap.samplePortrait(width: 32, height: 24).jpegData() }
 
   /// A real PCM WAV: 0.1 s of a 440 Hz tone, 16-bit mono, 8 kHz.
-  static func wav() -> Data {
-    let samples = (0..<800).map { Int16(sin(Double($0) * 2 * .pi * 440 / 8000) * 8000) }
-    var data = Data()
-    func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-    data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + samples.count * 2))
-    data.append(contentsOf: Array("WAVEfmt ".utf8)); append(UInt32(16)); append(UInt16(1)); append(UInt16(1))
-    append(UInt32(8000)); append(UInt32(16000)); append(UInt16(2)); append(UInt16(16))
-    data.append(contentsOf: Array("data".utf8)); append(UInt32(samples.count * 2))
-    for sample in samples { append(sample) }
-    return data
-  }
+  static func wav() -> Data { TestMedia.toneWAV(seconds: 0.1) }
 
   /// A one-page PDF saying "Hello".
   static func pdf() -> Data {
