@@ -133,7 +133,7 @@ final class PageTestModel: LanguageModel, Sendable {
             deltas = ["Look: <img src=x onerror=window.__xss=1> and ", "<script>window.__xss=2</script> done."]
             artifact = Artifact(data: Data("plain".utf8), mimeType: "text/plain", name: "<img src=x onerror=window.__xss=3>.txt")
           } else if text.hasPrefix("slow") {
-            deltas = Array(repeating: "slow ", count: 500)
+            deltas = Array(repeating: "slow ", count: 2000)   // 40 s unless stopped
             delay = .milliseconds(20)
           } else if text.hasPrefix("long") {
             deltas = (0..<2000).map { $0 % 12 == 11 ? "word\n\n" : "word " }

@@ -151,7 +151,8 @@ struct ChatSessionsAPITests {
 
   @Test("stop ends a running answer at once and leaves the conversation as it was")
   func stop() async throws {
-    let slow = ScriptedLanguageModel(identifier: "slow", deltas: Array(repeating: "word ", count: 200), delay: .milliseconds(20))
+    // 40 s unless stopped.
+    let slow = ScriptedLanguageModel(identifier: "slow", deltas: Array(repeating: "word ", count: 2000), delay: .milliseconds(20))
     let chat = try await ChatServer.start(models: ChatModels(onDevice: slow))
     defer { Task { await chat.stop() } }
     let id = try await chat.createSession()
@@ -166,8 +167,8 @@ struct ChatSessionsAPITests {
     let answer = try await running.value
     let took = clock.now - start
     #expect(answer.events.last?.name == "error" && answer.events.last?.data["kind"] as? String == "cancelled", "\(answer.text)")
-    #expect(answer.events.filter { $0.name == "text" }.count < 200)
-    #expect(took < .seconds(5), "stopped in \(took)")
+    #expect(answer.events.filter { $0.name == "text" }.count < 2000)
+    #expect(took < .seconds(20), "stopped long before the answer's end (in \(took))")
     let detail = try await TestHTTP.send(.GET, chat.url("sessions/\(id)"))
     #expect((try detail.json["entries"] as? [[String: Any]])?.isEmpty == true, "nothing half-written")
     let idle = try await TestHTTP.send(.POST, chat.url("sessions/\(id):stop"))

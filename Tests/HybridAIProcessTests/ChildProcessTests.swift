@@ -83,11 +83,12 @@ import Testing
   @Test func cancellingTheCallerKillsTheChild() async throws {
     let clock = ContinuousClock()
     let started = clock.now
-    let task = Task { try await Self.shell("exec sleep 30").run() }
+    let task = Task { try await Self.shell("exec sleep 600").run() }
     try await Task.sleep(for: .milliseconds(200))
     task.cancel()
     await #expect(throws: ChildProcess.Failure.cancelled) { try await task.value }
-    #expect(clock.now - started < .seconds(20))
+    // Killed, not waited for: far sooner than the child's 600 s (a loaded CI machine took 20 s once).
+    #expect(clock.now - started < .seconds(300))
   }
 }
 

@@ -49,7 +49,9 @@ def make_driver():
 
 
 driver = make_driver()
-wait = WebDriverWait(driver, 30)
+# Generous: under a full test run on two cores the browser and the server share the CPU with
+# everything else; these waits are for things to happen, not for how fast.
+wait = WebDriverWait(driver, 120)
 
 
 def shot(name):
@@ -161,9 +163,9 @@ try:
     stop.click()
     wait.until(lambda d: model_messages()[3].find_elements(By.CSS_SELECTOR, ".error-text"))
     results["stopSeconds"] = time.monotonic() - clicked
-    # The answer would run 10 s: ending long before that shows Stop stopped it. How fast is printed by
+    # The answer would run 40 s: ending long before that shows Stop stopped it. How fast is printed by
     # the Swift test (about 0.1 s here; a timing bound would fail on a loaded machine, not on a bug).
-    check(results["stopSeconds"] < 5.0, f"stopped long before the answer's end ({results['stopSeconds']:.3f} s)")
+    check(results["stopSeconds"] < 20.0, f"stopped long before the answer's end ({results['stopSeconds']:.3f} s)")
     words_at_stop = len(model_messages()[3].find_element(By.CSS_SELECTOR, ".body").text.split())
     time.sleep(0.3)
     check(len(model_messages()[3].find_element(By.CSS_SELECTOR, ".body").text.split()) == words_at_stop,
@@ -236,7 +238,7 @@ try:
     check(background != "rgb(255, 255, 255)", f"dark mode darkens the page ({background})")
 finally:
     try:
-        shot("zz-last")
+        shot("zz-last-" + args.scenario)
     except Exception:
         pass
     driver.quit()
