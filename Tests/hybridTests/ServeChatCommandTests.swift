@@ -2,6 +2,9 @@ import Foundation
 import HybridAIProcess
 import HybridAITestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `hybrid serve`'s web chat with the real model: the page, a message answered on device through
 /// the sessions API, the conversation kept where `hybrid sessions list` finds it; refused on a
@@ -48,5 +51,29 @@ struct ServeChatCommandTests {
     let models = try await TestHTTP.send(.GET, URL(string: "http://127.0.0.1:\(server.baseURL.port ?? 0)/v1beta/models")!)
     #expect(models.status == 200, "the rest of the server runs")
     await server.stop()
+  }
+
+  @Test("the page when the server dies mid-answer and comes back: the answer is said lost, the conversation is as before it")
+  func pageSurvivesARestart() async throws {
+    let python = try TestRepository.requireExecutable(TestRepository.dependency("browser-venv/bin/python"))
+    let data = HybridCommandTests.scratchRegistry()
+    defer { try? FileManager.default.removeItem(atPath: data) }
+    let port = try Sockets.freeLoopbackPort()
+    let arguments = ["--port", "\(port)", "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data,
+                     "--max-concurrent-requests", "1", "--context-size", "2048"]
+    var server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: arguments)
+    let screenshots = TestRepository.root.appendingPathComponent(".build/chat-screenshots")
+    try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+    let page = try await ChildProcess(executable: python, arguments: [
+      TestRepository.file("Tests/HybridAIChatAppTests/Browser/chat_page_check.py").path, "--scenario", "restart",
+      "--url", "http://127.0.0.1:\(port)", "--screenshots", screenshots.path,
+    ]).start(standardError: .collected)
+    let streaming = await page.firstLine { $0 == "STREAMING" ? true : nil }
+    #expect(streaming == true, "the page saw the answer start")
+    _ = await server.stop(signal: SIGKILL)   // a crash mid-answer: the connection is cut
+    server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: arguments)
+    let outcome = await page.waitForExit()
+    await server.stop()
+    #expect(outcome.succeeded, "\(outcome.standardOutput)\(outcome.standardError)")
   }
 }

@@ -512,7 +512,10 @@ async function start() {
   });
   $("input").addEventListener("input", autosize);
   $("stop").onclick = stop;
-  $("new-session").onclick = () => { if (!state.running) startFresh(); };
+  $("new-session").onclick = () => {
+    if (!state.running) startFresh();
+    $("app").classList.remove("show-sidebar");
+  };
   $("toggle-sidebar").onclick = () => $("app").classList.toggle("show-sidebar");
   $("file-input").onchange = (event) => { attach(event.target.files); event.target.value = ""; };
   const composer = $("composer");

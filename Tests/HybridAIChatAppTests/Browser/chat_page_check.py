@@ -6,6 +6,8 @@ measurements. Any failed check raises, so the exit status is not 0.
 
     python chat_page_check.py --url http://127.0.0.1:PORT --photo photo.png --big big.bin --html page.html --screenshots DIR
     python chat_page_check.py --scenario key --key SECRET --url http://127.0.0.1:PORT --screenshots DIR
+    python chat_page_check.py --scenario restart --url http://127.0.0.1:PORT --screenshots DIR
+        (prints STREAMING while an answer streams: the caller then kills and restarts the server)
 """
 import argparse
 import json
@@ -21,7 +23,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--scenario", default="main", choices=["main", "key"])
+parser.add_argument("--scenario", default="main", choices=["main", "key", "restart"])
 parser.add_argument("--url", required=True)
 parser.add_argument("--photo")
 parser.add_argument("--big")
@@ -99,7 +101,47 @@ def key_scenario():
     check(driver.execute_script("return localStorage.getItem('hybridai.key')") == args.key, "the key is remembered")
 
 
+def server_is_back(deadline_seconds=120):
+    deadline = time.monotonic() + deadline_seconds
+    while True:
+        try:
+            urllib.request.urlopen(args.url + "/v1/chat/config", timeout=2).read()
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def restart_scenario():
+    """The server dies mid-answer and comes back: the page says the answer was lost; the
+    conversation is as it was before that answer."""
+    driver.get(args.url + "/")
+    ready()
+    send("Say hello.")
+    wait_for_answer(1)
+    send("Write a very long story about a dragon and a knight, in ten chapters.")
+    wait.until(lambda d: len(model_messages()) >= 2 and model_messages()[1].find_element(By.CSS_SELECTOR, ".body").text)
+    print("STREAMING", flush=True)
+    wait.until(lambda d: "connection was lost" in model_messages()[1].text)
+    shot("09-connection-lost")
+    server_is_back()
+    driver.refresh()
+    ready()
+    wait.until(lambda d: len(model_messages()) >= 1)
+    users = len(driver.find_elements(By.CSS_SELECTOR, ".message.user"))
+    check(users == 1 and len(model_messages()) == 1,
+          f"after the restart the conversation holds the first turn only ({users} user, {len(model_messages())} model)")
+    send("Say hello again.")
+    wait_for_answer(2)
+    check(model_messages()[1].find_elements(By.CSS_SELECTOR, ".badge"), "the restarted server answers")
+
+
 try:
+    if args.scenario == "restart":
+        restart_scenario()
+        print(json.dumps({"scenario": "restart"}))
+        raise SystemExit(0)
     if args.scenario == "key":
         key_scenario()
         print(json.dumps({"scenario": "key"}))
@@ -225,7 +267,14 @@ try:
 
     # 10. Phone width, and dark.
     driver.set_window_size(390, 844)
+    # At phone width the sidebar is folded away: open it with ☰, then start a new conversation.
+    wait.until(lambda d: d.find_element(By.ID, "toggle-sidebar").is_displayed())
+    driver.find_element(By.ID, "toggle-sidebar").click()
+    wait.until(lambda d: d.execute_script(
+        "return document.getElementById('new-session').getBoundingClientRect().left >= 0"))
     driver.find_element(By.ID, "new-session").click()
+    wait.until(lambda d: d.execute_script(
+        "return document.getElementById('sidebar').getBoundingClientRect().right <= 0"))
     send("markdown please")
     wait_for_answer(1)
     results["phoneScrollWidth"] = driver.execute_script("return document.documentElement.scrollWidth")
