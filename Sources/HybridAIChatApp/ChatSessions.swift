@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIPersistence
 import Logging
+import Synchronization
 
 /// The web chat's conversations: the library's ``GenerativeModelSession``s saved in a
 /// ``SessionStore`` (so they survive a restart and `hybrid sessions list` sees them), one answer
@@ -18,6 +19,10 @@ public actor ChatSessions {
   private var answering: [String: Task<Void, Never>] = [:]
   /// Files uploaded to a session and not yet sent with a message (they become the session's once sent).
   private var uploads: [String: Set<String>] = [:]
+  /// Files the running answer of a session made: the page shows them (and fetches them) before the
+  /// answer is complete and saved. Locked, not actor-isolated, so a file is this session's before
+  /// its event reaches the client.
+  private let answerFiles = LockedFileSets()
 
   /// The longest title made from a first message.
   static let titleLength = 60
@@ -97,7 +102,9 @@ public actor ChatSessions {
   /// File `fileID` of conversation `sessionID` (with its local path), if it is that conversation's.
   public func file(sessionID: String, fileID: String) throws -> ArtifactReference {
     let saved = try load(sessionID)
-    let owned = uploads[saved.record.id]?.contains(fileID) == true || saved.transcript.fileReferences.contains { $0.id == fileID }
+    let owned = uploads[saved.record.id]?.contains(fileID) == true
+      || answerFiles.contains(fileID, in: saved.record.id)
+      || saved.transcript.fileReferences.contains { $0.id == fileID }
     guard owned, let reference = store.artifactStore.reference(id: fileID), reference.fileURL != nil else {
       throw ChatAppError.fileNotFound(fileID)
     }
@@ -135,8 +142,12 @@ public actor ChatSessions {
     let (events, continuation) = AsyncStream.makeStream(of: ChatEvent.self)
     let answer = Answer(sessionID: id, session: session, prompt: prompt, options: options, mode: mode, title: title,
                         store: store, logger: logger)
+    let answerFiles = self.answerFiles
     let task = Task {
-      await answer.run { continuation.yield($0) }
+      await answer.run { event in
+        if case .artifact(let file, _) = event { answerFiles.insert(file.id, in: id) }
+        continuation.yield(event)
+      }
       continuation.finish()
       self.answerEnded(sessionID: id, sentFiles: Set(fileIDs))
     }
@@ -157,6 +168,7 @@ public actor ChatSessions {
 
   private func answerEnded(sessionID: String, sentFiles: Set<String>) {
     answering.removeValue(forKey: sessionID)
+    answerFiles.removeAll(in: sessionID)   // saved with the turn, or removed with it
     if let saved = try? store.load(id: sessionID) {
       let kept = Set(saved.transcript.fileReferences.map(\.id))
       uploads[sessionID]?.subtract(kept.intersection(sentFiles))
@@ -193,4 +205,13 @@ public actor ChatSessions {
       .trimmingCharacters(in: .whitespaces)
     return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "attachment" : String(cleaned.prefix(200))
   }
+}
+
+/// File ids by session, behind a lock (readable without awaiting the actor).
+final class LockedFileSets: Sendable {
+  private let sets = Mutex<[String: Set<String>]>([:])
+
+  func insert(_ fileID: String, in session: String) { sets.withLock { _ = $0[session, default: []].insert(fileID) } }
+  func contains(_ fileID: String, in session: String) -> Bool { sets.withLock { $0[session]?.contains(fileID) == true } }
+  func removeAll(in session: String) { sets.withLock { _ = $0.removeValue(forKey: session) } }
 }

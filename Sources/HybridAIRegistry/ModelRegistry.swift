@@ -94,6 +94,23 @@ public final class ModelRegistry: Sendable {
     return nil
   }
 
+  // MARK: - Readiness
+
+  /// Why the registry cannot serve now — its store does not answer, or its directory is not
+  /// writable — or `nil` when it can (a server's `/readyz` check).
+  public func readinessProblem() async -> String? {
+    do {
+      _ = try await store.model(named: "-")   // a read that reaches the store, not the snapshot
+    } catch {
+      return "the registry store does not answer: \(error)"
+    }
+    let directory = configuration.dataDirectory.path
+    guard FileManager.default.isWritableFile(atPath: directory) else {
+      return "the registry directory \(directory) is not writable"
+    }
+    return nil
+  }
+
   // MARK: - Models
 
   /// All models, by name, from the snapshot.

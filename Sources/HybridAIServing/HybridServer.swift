@@ -13,20 +13,28 @@ import UnixSignals
 /// ```
 ///
 /// Every error answers in Google's envelope (``GoogleErrorMiddleware``); the configured API keys
-/// guard the routes each component marks as client routes.
+/// guard the routes each component marks as client routes. Every server also answers
+/// `GET /healthz`, `GET /readyz` (``health``) and `GET /metrics` (``metrics``, Prometheus).
 public struct HybridServer: Sendable {
   /// Where it listens and whom it answers.
   public let configuration: ServerConfiguration
   /// The products served, in the order their routes are added.
   public let components: [any ServerComponent]
+  /// Liveness and readiness (`/healthz`, `/readyz`): products add their readiness checks.
+  public let health: ServerHealth
+  /// The server's metrics (`/metrics`): every request's, and what products record.
+  public let metrics: ServerMetrics
   private let logger: Logger
 
   /// A server for `components` (at least one).
   public init(configuration: ServerConfiguration = ServerConfiguration(), components: [any ServerComponent],
+              health: ServerHealth = ServerHealth(), metrics: ServerMetrics = ServerMetrics(),
               logger: Logger = Logger(label: "HybridAI.server")) {
     precondition(!components.isEmpty, "a server needs at least one component")
     self.configuration = configuration
     self.components = components
+    self.health = health
+    self.metrics = metrics
     self.logger = logger
   }
 
@@ -50,8 +58,10 @@ public struct HybridServer: Sendable {
     // of cancelling the server mid-request.
     let running = Task { try await group.run() }
     let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+    let health = self.health
     let shutdownHook = Task {
       for await _ in signals {
+        health.beginDraining()   // /readyz says 503 from now on
         await onShutdownRequested()
         break
       }
@@ -60,6 +70,7 @@ public struct HybridServer: Sendable {
     try await withTaskCancellationHandler {
       try await running.value
     } onCancel: {
+      health.beginDraining()
       Task { await group.triggerGracefulShutdown() }
       Task { await onShutdownRequested() }
     }
@@ -68,7 +79,9 @@ public struct HybridServer: Sendable {
   /// The router with every component's routes, for running or for testing in memory.
   public func makeRouter() -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: RequestMetricsMiddleware(metrics: metrics))   // outside: it sees the final status
     router.add(middleware: GoogleErrorMiddleware(maxRequestBytes: configuration.maxRequestBytes))
+    OperationsAPI(health: health, metrics: metrics).addRoutes(to: router, server: configuration)
     for component in components {
       component.addRoutes(to: router, server: configuration)
     }

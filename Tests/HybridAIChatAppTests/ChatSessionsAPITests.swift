@@ -113,6 +113,39 @@ struct ChatSessionsAPITests {
     #expect(stolen.status == 404)
   }
 
+  @Test("a file a tool made can be fetched while the answer is still being written (the page shows it at once)")
+  func filesDuringTheAnswer() async throws {
+    let painter = RecordingTool(name: "paint") { _ in
+      ToolOutput("Painted.", artifacts: [Artifact(data: onePixelPNG, mimeType: "image/png", name: "dot.png")])
+    }
+    let call = Transcript.ToolCall(id: "call-1", toolName: "paint", arguments: try GeneratedContent(json: "{}"))
+    let model = ScriptedLanguageModel(identifier: "slow-painter", source: .cloud, delay: .milliseconds(300)) { _, round in
+      round == 0 ? [.toolCalls([call])] : [.textDelta("Here"), .textDelta(" it"), .textDelta(" is.")]
+    }
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: nil, cloud: model), tools: [painter])
+    defer { Task { await chat.stop() } }
+    let id = try await chat.createSession()
+    var request = HTTPClientRequest(url: chat.url("sessions/\(id)/messages").absoluteString)
+    request.method = .POST
+    request.headers.add(name: "content-type", value: "application/json")
+    request.body = .bytes(ByteBuffer(string: #"{"text": "Paint."}"#))
+    let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(60))
+    var received = ""
+    var fetchedBeforeDone: Int?
+    for try await buffer in response.body {
+      received += String(buffer: buffer)
+      if fetchedBeforeDone == nil, let file = SentEvent.parse(received).first("artifact")?.data["file"] as? [String: Any],
+         !received.contains("event: done") {
+        let url = URL(string: chat.server.baseURL.absoluteString + (file["url"] as? String ?? ""))!
+        let image = try await TestHTTP.send(.GET, url)
+        fetchedBeforeDone = image.status
+        #expect(image.body == onePixelPNG)
+      }
+    }
+    #expect(fetchedBeforeDone == 200, "the file was served before the answer was saved: \(received)")
+    #expect(received.contains("event: done"))
+  }
+
   @Test("an attached photo: stored once, routed to the cloud with the reason, shown in the conversation")
   func attachments() async throws {
     let device = ScriptedLanguageModel(identifier: "device", deltas: ["device"])

@@ -31,6 +31,15 @@ struct ServeChatCommandTests {
     #expect(answer.status == 200)
     #expect(answer.text.contains("event: text"), "\(answer.text)")
     #expect(answer.text.contains("event: done") && answer.text.contains("SmolLM2-135M-Instruct.Q4_1"), "\(answer.text)")
+
+    // The operator's view of the same server: ready (model, registry, sessions), and the answer in the metrics.
+    let ready = try await TestHTTP.send(.GET, URL(string: base + "/readyz")!)
+    #expect(ready.status == 200, "\(ready.text)")
+    let metrics = try await TestHTTP.send(.GET, URL(string: base + "/metrics")!).text
+    let output = metrics.split(separator: "\n").first { $0.hasPrefix(#"hybrid_output_tokens_total{model="smollm2"}"#) }
+    #expect((output?.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 0, "\(metrics)")
+    #expect(metrics.contains(#"hybrid_batch_sequences{model="smollm2"} 0"#), "read at the scrape: \(metrics)")
+    #expect(metrics.contains(#"route="/v1/chat/sessions/{id}/messages""#), "\(metrics)")
     let stopped = await server.stop()
     #expect(stopped.status == 0)
 

@@ -98,6 +98,9 @@ actor BatchScheduler: LlamaContextOwner {
   /// A result code the next step reports instead of calling `llama_decode` (tests only).
   private var injectedDecodeResult: Int32?
 
+  /// Requests decoding now and requests waiting for a sequence.
+  var occupancy: BatchOccupancy { BatchOccupancy(active: active.count, waiting: waiting.count) }
+
   init(weights: LlamaModelWeights, settings: Settings, logger: Logger) {
     self.weights = weights
     self.settings = settings

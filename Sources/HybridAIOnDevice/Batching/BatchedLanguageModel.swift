@@ -162,6 +162,13 @@ public final class BatchedLanguageModel: LanguageModel {
     await scheduler?.close()
   }
 
+  /// How many requests decode in the batch now and how many wait for a free sequence (for a
+  /// server's metrics); zero before the first request.
+  public func occupancy() async -> BatchOccupancy {
+    guard let scheduler = schedulerState.withLock({ $0.current }) else { return BatchOccupancy(active: 0, waiting: 0) }
+    return await scheduler.occupancy
+  }
+
   // MARK: - Internals
 
   /// The scheduler serving these weights (made on first use).

@@ -105,6 +105,8 @@ struct ServeCommand: AsyncParsableCommand {
   func run() async throws {
     logging.bootstrap()
     ServingProcess.keepStreamingBuffersAllocated()
+    let metrics = ServerMetrics()
+    let health = ServerHealth()
     var models: [ServedModel] = []
     var batchedModels: [BatchedLanguageModel] = []
     for (name, path) in registryOnly ? [] : try modelSpecs() {
@@ -130,7 +132,13 @@ struct ServeCommand: AsyncParsableCommand {
       }
       let warmed = ContinuousClock.now - warming
       Terminal.status("hybrid serve: model \(name) on \(placement), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
-      models.append(ServedModel(name: name, batched: batched))
+      models.append(ServedModel(name: name, batched: batched).metered(by: metrics))
+      health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
+      metrics.addRefresher {
+        let occupancy = await batched.occupancy()
+        metrics.gauge(MetricName.batchWidth, [("model", name)]).record(occupancy.active)
+        metrics.gauge(MetricName.queueDepth, [("model", name)]).record(occupancy.waiting)
+      }
       batchedModels.append(batched)
     }
     for (alias, target) in try aliasSpecs(servedNames: models.map(\.name)) {
@@ -151,6 +159,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
     // The registry first: its `/v1/models/{name}:download` is more specific than the Gemini API's
     // `/v1/models/{model}` on the same path.
+    health.addCheck("registry") { await registry.readinessProblem() }
     var components: [any ServerComponent] = [RegistryAPI(registry: registry)]
     if !models.isEmpty {
       components.append(GeminiCompatibleAPI(models: models))
@@ -165,12 +174,15 @@ struct ServeCommand: AsyncParsableCommand {
         let cloud = try await chat.makeCloudModel()
         let sessions = ChatSessions(store: store, models: ChatModels(onDevice: served.model, cloud: cloud), tools: DemoTools.all)
         components.append(ChatApp(sessions: sessions, maxUploadBytes: chat.chatMaxUploadBytes))
+        health.addCheck("sessions") {
+          FileManager.default.isWritableFile(atPath: store.directory.path) ? nil : "\(store.directory.path) is not writable"
+        }
         chatState = "web chat at / (sessions in \(store.directory.path)\(cloud.map { ", cloud \($0.modelIdentifier)" } ?? ""))"
       }
     }
     let server = HybridServer(
       configuration: ServerConfiguration(host: host, port: port, apiKeys: keys, maxRequestBytes: maxRequestBytes),
-      components: components)
+      components: components, health: health, metrics: metrics)
     let names = models.isEmpty ? "none"
       : models.map { $0.name == $0.modelVersion ? $0.name : "\($0.name) → \($0.modelVersion)" }.joined(separator: ", ")
     let host = self.host

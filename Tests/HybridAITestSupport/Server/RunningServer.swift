@@ -26,11 +26,13 @@ public final class RunningServer: Sendable {
   /// Starts `components` (in that order) and returns once it takes requests. Over a socket,
   /// `configuration`'s host and port are replaced by 127.0.0.1 and 0.
   public static func start(_ components: [any ServerComponent], configuration: ServerConfiguration = ServerConfiguration(),
+                           health: ServerHealth = ServerHealth(), metrics: ServerMetrics = ServerMetrics(),
                            transport: ServerTransport = .socket) async throws -> RunningServer {
     var configuration = configuration
     configuration.host = "127.0.0.1"
     configuration.port = 0
-    let server = HybridServer(configuration: configuration, components: components, logger: TestLogging.logger("server"))
+    let server = HybridServer(configuration: configuration, components: components, health: health, metrics: metrics,
+                              logger: TestLogging.logger("server"))
     switch transport {
     case .socket:
       let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -1,0 +1,74 @@
+import CoreMetrics
+import HybridAI
+import HybridAIServing
+
+/// A served model that records its answers in the server's metrics: requests by outcome, prompt
+/// and output tokens, time to first token, answers in flight — labelled with the served name.
+struct MeteredLanguageModel: LanguageModel {
+  let base: any LanguageModel
+  let name: String
+  let metrics: ServerMetrics
+
+  var modelIdentifier: String { base.modelIdentifier }
+  var source: ModelSource { base.source }
+  var availability: ModelAvailability { base.availability }
+  var availabilityDetail: String? { base.availabilityDetail }
+  var capabilities: ModelCapabilities { base.capabilities }
+  func supports(_ request: GenerationRequest) async -> RequestSupport { await base.supports(request) }
+  func prepareAssets() { base.prepareAssets() }
+  var contextSize: Int { get async throws { try await base.contextSize } }
+  func tokenCount(for request: GenerationRequest) async throws -> Int { try await base.tokenCount(for: request) }
+  func prewarm(_ request: GenerationRequest) async throws { try await base.prewarm(request) }
+
+  func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
+    let dimensions = [("model", name)]
+    let active = metrics.meter(MetricName.activeStreams, dimensions)
+    let metrics = self.metrics
+    let name = self.name
+    let events = base.generate(request)
+    active.increment()
+    return AsyncThrowingStream { continuation in
+      let task = Task {
+        var outcome = "error"
+        defer {
+          active.decrement()
+          metrics.counter(MetricName.generationRequests, [("model", name), ("outcome", outcome)]).increment()
+        }
+        do {
+          for try await event in events {
+            if case .completed(let raw) = event {
+              outcome = "completed"
+              metrics.counter(MetricName.promptTokens, dimensions).increment(by: Int64(raw.usage.promptTokens))
+              metrics.counter(MetricName.outputTokens, dimensions).increment(by: Int64(raw.usage.outputTokens))
+              if let firstToken = raw.timings?.timeToFirstToken {
+                metrics.timer(MetricName.timeToFirstToken, dimensions).recordNanoseconds(firstToken.nanoseconds)
+              }
+            }
+            continuation.yield(event)
+          }
+          continuation.finish()
+        } catch {
+          outcome = error is CancellationError ? "cancelled" : "error"
+          continuation.finish(throwing: error)
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+}
+
+extension ServedModel {
+  /// This model with its answers recorded in `metrics` (under its served name).
+  public func metered(by metrics: ServerMetrics) -> ServedModel {
+    ServedModel(name: name, model: MeteredLanguageModel(base: model, name: name, metrics: metrics),
+                inputTokenLimit: inputTokenLimit, outputTokenLimit: outputTokenLimit, countTokens: countTokens)
+  }
+}
+
+extension Duration {
+  /// The duration in whole nanoseconds.
+  var nanoseconds: Int64 {
+    let (seconds, attoseconds) = components
+    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+  }
+}
