@@ -112,8 +112,10 @@ public struct ModelDeliveryBenchmark: Sendable {
     let registry = try ModelRegistry(configuration: RegistryConfiguration(
       dataDirectory: work.appendingPathComponent("registry", isDirectory: true), adminToken: token,
       maxUploadBytes: max(8 << 30, 2 * size)))
+    // As `hybrid serve` runs it: with its metrics (each chunk sent is counted).
+    let metrics = ServerMetrics()
     let server = HybridServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
-                              components: [RegistryAPI(registry: registry)])
+                              components: [RegistryAPI(registry: registry, metrics: metrics)], metrics: metrics)
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let serverTask = Task {
       defer { portContinuation.finish() }

@@ -15,12 +15,15 @@ import NIOCore
 public struct RegistryAPI: ServerComponent {
   /// The registry answered.
   public let registry: ModelRegistry
+  /// Download counters, when the server keeps metrics.
+  let downloads: DownloadMetrics?
   /// ``RegistryConfiguration/publicURL`` without trailing slashes, worked out once.
   private let publicBaseURL: String?
 
-  /// The API of `registry`.
-  public init(registry: ModelRegistry) {
+  /// The API of `registry`; with `metrics`, downloads are counted there (bytes sent, resumes).
+  public init(registry: ModelRegistry, metrics: ServerMetrics? = nil) {
     self.registry = registry
+    self.downloads = metrics.map(DownloadMetrics.init)
     publicBaseURL = registry.configuration.publicURL.map { publicURL in
       var base = publicURL.absoluteString
       while base.hasSuffix("/") { base.removeLast() }
@@ -192,12 +195,14 @@ public struct RegistryAPI: ServerComponent {
         ? try await FileIO().loadFile(path: path, range: Int(range.lowerBound)...Int(range.upperBound), context: context,
                                      chunkLength: Self.blobChunkBytes)
         : ResponseBody()
-      return Response(status: .partialContent, headers: headers, body: body)
+      if includeBody { downloads?.started(resuming: range.lowerBound > 0) }
+      return Response(status: .partialContent, headers: headers, body: includeBody ? downloads?.counting(body) ?? body : body)
     case .whole:
       headers[.contentLength] = String(size)
       let body = includeBody ? try await FileIO().loadFile(path: path, context: context, chunkLength: Self.blobChunkBytes)
         : ResponseBody()
-      return Response(status: .ok, headers: headers, body: body)
+      if includeBody { downloads?.started(resuming: false) }
+      return Response(status: .ok, headers: headers, body: includeBody ? downloads?.counting(body) ?? body : body)
     }
   }
 

@@ -81,6 +81,7 @@ public struct HybridServer: Sendable {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))   // outside: it sees the final status
     router.add(middleware: GoogleErrorMiddleware(maxRequestBytes: configuration.maxRequestBytes))
+    router.add(middleware: DrainingMiddleware(health: health))
     OperationsAPI(health: health, metrics: metrics).addRoutes(to: router, server: configuration)
     for component in components {
       component.addRoutes(to: router, server: configuration)

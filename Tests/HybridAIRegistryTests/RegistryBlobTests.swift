@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIServing
 import HybridAITestSupport
 import Testing
 
@@ -58,6 +59,27 @@ struct RegistryBlobTests {
       #expect(expired.errorMessage?.contains("expired") == true)
       // A fresh URL works again.
       #expect(try await TestHTTP.send(.GET, try await server.downloadURI("signed")).status == 200)
+    }
+  }
+
+  @Test("downloads are counted in /metrics: whole ones, resumed ranges and the bytes sent")
+  func downloadMetrics() async throws {
+    try await RegistryTestServer.with { server in
+      let file = RegistryFixtures.bytes(3 << 20, seed: 5)
+      try await server.publishedModel("counted", files: [file])
+      let uri = try await server.downloadURI("counted")
+      #expect(try await TestHTTP.send(.GET, uri).status == 200)
+      #expect(try await TestHTTP.send(.GET, uri, headers: ["Range": "bytes=1000-"]).status == 206)   // a resume
+      #expect(try await TestHTTP.send(.HEAD, uri).status == 200)   // no body: not a download
+      let text = try await TestHTTP.send(.GET, server.baseURL.appendingPathComponent("metrics")).text
+      func value(_ prefix: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+      }
+      #expect(value(MetricName.downloadBytes) == Double(file.count + file.count - 1000), "\(text)")
+      #expect(value(MetricName.downloadResumes) == 1)
+      #expect(value(MetricName.downloads + #"{kind="whole"}"#) == 1)
+      #expect(value(MetricName.downloads + #"{kind="range"}"#) == 1)
+      #expect(text.contains(#"route="/v1/blobs/{sha256}""#) && text.contains(#"status="206""#), "\(text)")
     }
   }
 

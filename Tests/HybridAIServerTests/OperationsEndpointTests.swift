@@ -44,6 +44,9 @@ struct OperationsEndpointTests {
     #expect(try (draining.json["problems"] as? [String: String])?["draining"] != nil)
     let stillAlive = try await TestHTTP.send(.GET, server.baseURL.appendingPathComponent("healthz"))
     #expect(stillAlive.status == 200, "alive while draining")
+    let refused = try await TestHTTP.send(.GET, server.baseURL.appendingPathComponent("v1beta/models"))
+    #expect(refused.status == 503 && refused.errorStatus == "UNAVAILABLE", "new work goes elsewhere while draining")
+    #expect(refused.header("retry-after") == "1")
   }
 
   @Test("metrics: requests by route and status; a served model's tokens, time to first token and answers in flight")

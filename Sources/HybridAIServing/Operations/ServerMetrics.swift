@@ -78,4 +78,7 @@ public enum MetricName {
   public static let activeStreams = "hybrid_active_generations"
   public static let batchWidth = "hybrid_batch_sequences"
   public static let queueDepth = "hybrid_batch_queue_depth"
+  public static let downloads = "hybrid_downloads_total"
+  public static let downloadResumes = "hybrid_download_resumes_total"
+  public static let downloadBytes = "hybrid_download_bytes_total"
 }

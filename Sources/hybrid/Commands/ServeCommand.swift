@@ -160,7 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
     // The registry first: its `/v1/models/{name}:download` is more specific than the Gemini API's
     // `/v1/models/{model}` on the same path.
     health.addCheck("registry") { await registry.readinessProblem() }
-    var components: [any ServerComponent] = [RegistryAPI(registry: registry)]
+    var components: [any ServerComponent] = [RegistryAPI(registry: registry, metrics: metrics)]
     if !models.isEmpty {
       components.append(GeminiCompatibleAPI(models: models))
       components.append(OpenAICompatibleAPI(models: models))   // the same models under /v1beta/openai/

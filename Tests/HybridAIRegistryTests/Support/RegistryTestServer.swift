@@ -14,6 +14,8 @@ final class RegistryTestServer: Sendable {
 
   let dataDirectory: URL
   let clock: TestClock
+  /// The server's metrics (`GET /metrics`).
+  let metrics: ServerMetrics
   private let server: RunningServer
 
   var port: Int { server.port }
@@ -26,8 +28,9 @@ final class RegistryTestServer: Sendable {
       .filter { $0.hasPrefix(FileSystemBlobStore.stagingPrefix) }
   }
 
-  private init(server: RunningServer, dataDirectory: URL, clock: TestClock) {
+  private init(server: RunningServer, dataDirectory: URL, clock: TestClock, metrics: ServerMetrics) {
     self.server = server
+    self.metrics = metrics
     self.dataDirectory = dataDirectory
     self.clock = clock
   }
@@ -44,12 +47,13 @@ final class RegistryTestServer: Sendable {
       configuration: RegistryConfiguration(dataDirectory: directory, adminToken: adminToken, publicURL: publicURL,
                                            maxUploadBytes: maxUploadBytes, downloadURLLifetime: .seconds(600)),
       now: { clock.now }, logger: logger)
+    let metrics = ServerMetrics()
     let server = try await RunningServer.start(
-      [RegistryAPI(registry: registry)],
+      [RegistryAPI(registry: registry, metrics: metrics)],
       // The Gemini API's body limit (1 MiB) is below the uploads' (tests upload 3 MiB): uploads
       // must not be held to it.
-      configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: 1 << 20), transport: transport)
-    return RegistryTestServer(server: server, dataDirectory: directory, clock: clock)
+      configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: 1 << 20), metrics: metrics, transport: transport)
+    return RegistryTestServer(server: server, dataDirectory: directory, clock: clock, metrics: metrics)
   }
 
   /// Runs `body` against a fresh server, then stops it and deletes its directory.
