@@ -258,6 +258,16 @@ try:
     check(driver.find_elements(By.CSS_SELECTOR, "#session-list li.active"), "the sidebar marks the open session")
     shot("05-restored")
 
+    # 8b. Rename from the sidebar (the browser's prompt).
+    driver.find_element(By.CSS_SELECTOR, "#session-list li.active button[title='Rename']").click()
+    WebDriverWait(driver, 30).until(lambda d: d.switch_to.alert)
+    alert = driver.switch_to.alert
+    alert.send_keys("Renamed by the test")
+    alert.accept()
+    wait.until(lambda d: d.execute_script(
+        "const n = document.querySelector('#session-list li.active .name'); return n && n.textContent") == "Renamed by the test")
+    check(driver.find_element(By.ID, "session-title").text == "Renamed by the test", "the header follows the new title")
+
     # 9. The session deleted in another tab: sending says so.
     session_id = driver.execute_script("return location.hash.slice(1)")
     request = urllib.request.Request(f"{args.url}/v1/chat/sessions/{session_id}", method="DELETE")
@@ -285,6 +295,13 @@ try:
     shot("07-dark")
     background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
     check(background != "rgb(255, 255, 255)", f"dark mode darkens the page ({background})")
+
+    # 11. Delete from the sidebar (the browser's confirm): the list is empty and says so.
+    driver.find_element(By.CSS_SELECTOR, "#session-list li.active button[title='Delete']").click()
+    WebDriverWait(driver, 30).until(lambda d: d.switch_to.alert)
+    driver.switch_to.alert.accept()
+    wait.until(lambda d: d.execute_script("return document.querySelectorAll('#session-list li').length") == 0)
+    check(not model_messages(), "the deleted conversation left the page")
 finally:
     try:
         shot("zz-last-" + args.scenario)
