@@ -8,26 +8,46 @@ public struct LoggingOptions: ParsableArguments {
   @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (default: $HYBRIDAI_LOG_LEVEL or warning).")
   public var logLevel: String?
 
+  @Option(name: .long, help: "Log format: text, or json (one object a line, for log collectors). Default: $HYBRIDAI_LOG_FORMAT or text.")
+  public var logFormat: LogFormat?
+
   public init() {}
 
-  /// Sends swift-log output to standard error at the chosen level (once per process).
-  public func bootstrap() { LogSetup.bootstrap(level: logLevel) }
+  /// Sends swift-log output to standard error at the chosen level and format (once per process).
+  public func bootstrap() { LogSetup.bootstrap(level: logLevel, format: logFormat) }
+}
+
+/// How log records are written.
+public enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+  /// swift-log's text lines.
+  case text
+  /// One JSON object a line (``JSONLogHandler``).
+  case json
 }
 
 /// Sends swift-log output to standard error, once per process.
 public enum LogSetup {
   private static let done = Mutex(false)
 
-  public static func bootstrap(level: String?) {
-    let name = level ?? ProcessInfo.processInfo.environment["HYBRIDAI_LOG_LEVEL"] ?? "warning"
+  public static func bootstrap(level: String?, format: LogFormat? = nil) {
+    let environment = ProcessInfo.processInfo.environment
+    let name = level ?? environment["HYBRIDAI_LOG_LEVEL"] ?? "warning"
     let logLevel = Logger.Level(rawValue: name.lowercased()) ?? .warning
+    let format = format ?? environment["HYBRIDAI_LOG_FORMAT"].flatMap { LogFormat(rawValue: $0.lowercased()) } ?? .text
     done.withLock { done in
       guard !done else { return }
       done = true
       LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = logLevel
-        return handler
+        switch format {
+        case .text:
+          var handler = StreamLogHandler.standardError(label: label)
+          handler.logLevel = logLevel
+          return handler
+        case .json:
+          var handler = JSONLogHandler(label: label)
+          handler.logLevel = logLevel
+          return handler
+        }
       }
     }
   }
