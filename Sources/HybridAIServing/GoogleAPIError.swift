@@ -17,6 +17,8 @@ public struct GoogleAPIError: Error, Sendable {
   public let reason: String?
   /// Extra response headers, e.g. `WWW-Authenticate` with a 401 or `Content-Range` with a 416.
   public var headers: HTTPFields
+  /// When to try again (a 429): sent as a `google.rpc.RetryInfo` detail, as Google does.
+  public var retryDelay: Duration?
 
   /// An error from its parts.
   public init(status: HTTPResponse.Status, statusName: String, message: String, reason: String?,
@@ -31,6 +33,12 @@ public struct GoogleAPIError: Error, Sendable {
   /// The error as Google's envelope.
   public var envelope: GoogleErrorEnvelope {
     var details: [JSONValue] = []
+    if let retryDelay {
+      details.append(.object([
+        "@type": .string("type.googleapis.com/google.rpc.RetryInfo"),
+        "retryDelay": .string("\(Self.wholeSeconds(retryDelay))s"),
+      ]))
+    }
     if let reason {
       details.append(.object([
         "@type": .string("type.googleapis.com/google.rpc.ErrorInfo"),
@@ -41,6 +49,22 @@ public struct GoogleAPIError: Error, Sendable {
     }
     return GoogleErrorEnvelope(code: Int(status.code), message: message, status: statusName,
                                details: details.isEmpty ? nil : details)
+  }
+
+  /// `429 RESOURCE_EXHAUSTED` with `Retry-After` and a `RetryInfo` detail when `retryAfter` is known.
+  public static func rateLimited(_ message: String, retryAfter: Duration?) -> GoogleAPIError {
+    var error = GoogleAPIError(status: .tooManyRequests, statusName: "RESOURCE_EXHAUSTED", message: message, reason: nil)
+    if let retryAfter {
+      error.headers[.retryAfter] = "\(wholeSeconds(retryAfter))"
+      error.retryDelay = retryAfter
+    }
+    return error
+  }
+
+  /// `duration` in whole seconds, rounded up, at least 1.
+  static func wholeSeconds(_ duration: Duration) -> Int {
+    let (seconds, attoseconds) = duration.components
+    return max(1, Int(seconds) + (attoseconds > 0 ? 1 : 0))
   }
 
   public static func invalidArgument(_ message: String) -> GoogleAPIError {

@@ -19,5 +19,5 @@ public protocol ServerComponent: Sendable {
 
 extension ServerConfiguration {
   /// The middleware that guards client routes with ``apiKeys``.
-  public var clientAuthentication: APIKeyMiddleware<BasicRequestContext> { APIKeyMiddleware(keys: apiKeys) }
+  public var clientAuthentication: APIKeyMiddleware<BasicRequestContext> { APIKeyMiddleware(keys: apiKeys, rateLimiter: rateLimiter) }
 }

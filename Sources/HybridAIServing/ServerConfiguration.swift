@@ -8,11 +8,16 @@ public struct ServerConfiguration: Sendable {
   public var apiKeys: Set<String>
   /// The largest request body accepted, in bytes.
   public var maxRequestBytes: Int
+  /// Requests per minute each API key may send to client routes (`429 RESOURCE_EXHAUSTED` with
+  /// `Retry-After` and `RetryInfo` above it); `nil`: no limit. Needs ``apiKeys``.
+  public var rateLimiter: RequestRateLimiter?
 
-  public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [], maxRequestBytes: Int = 4 << 20) {
+  public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [], maxRequestBytes: Int = 4 << 20,
+              requestsPerMinutePerKey: Int? = nil) {
     self.host = host
     self.port = port
     self.apiKeys = apiKeys
     self.maxRequestBytes = maxRequestBytes
+    self.rateLimiter = requestsPerMinutePerKey.map { RequestRateLimiter(requestsPerMinute: $0) }
   }
 }

@@ -31,10 +31,7 @@ extension GoogleAPIError {
     case GenerationError.unsupportedRequest(let reason):
       return .invalidArgument("Unsupported request: \(reason).")
     case GenerationError.rateLimited(let retryAfter, let detail):
-      var headers = HTTPFields()
-      if let retryAfter { headers[.retryAfter] = "\(max(1, Int(retryAfter.seconds.rounded(.up))))" }
-      return GoogleAPIError(status: .tooManyRequests, statusName: "RESOURCE_EXHAUSTED",
-                            message: "Rate limited: \(detail)", reason: nil, headers: headers)
+      return .rateLimited("Rate limited: \(detail)", retryAfter: retryAfter)
     case GenerationError.guardrailViolation(let detail):
       return .invalidArgument("Blocked by a safety guardrail: \(detail).")
     case GenerationError.refusal(let explanation):

@@ -43,6 +43,11 @@ struct ServeCommand: AsyncParsableCommand {
           help: "An API key clients must send (x-goog-api-key header or ?key=). Repeatable. Default: $HYBRIDAI_SERVER_API_KEY, else none required.")
   var apiKey: [String] = []
 
+  @Option(name: .long, help: ArgumentHelp(
+    "Requests per minute each API key may send (429 RESOURCE_EXHAUSTED with Retry-After above it).",
+    discussion: "Needs --api-key. Each key may burst up to the limit; its allowance refills evenly over a minute."))
+  var requestsPerMinute: Int?
+
   @Option(name: .long, help: "Requests decoded together per model; more wait in line.")
   var maxConcurrentRequests = 8
 
@@ -99,6 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
       }
     }
     if registryOnly, !model.isEmpty { throw ValidationError("--registry-only serves no GGUF model; drop --model") }
+    if let requestsPerMinute, requestsPerMinute <= 0 { throw ValidationError("--requests-per-minute must be positive") }
     _ = try aliasSpecs(servedNames: registryOnly ? [] : modelSpecs().map(\.0))
   }
 
@@ -145,6 +151,9 @@ struct ServeCommand: AsyncParsableCommand {
       if let served = models.first(where: { $0.name == target }) { models.append(served.alias(alias)) }
     }
     let keys = Set(apiKey + (ProcessInfo.processInfo.environment["HYBRIDAI_SERVER_API_KEY"].map { [$0] } ?? []))
+    if requestsPerMinute != nil, keys.isEmpty {
+      Terminal.status("hybrid serve: --requests-per-minute limits each API key; no --api-key is set, so nothing is limited")
+    }
     let environment = ProcessInfo.processInfo.environment
     let adminToken = adminToken ?? environment["HYBRIDAI_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
     let dataDirectory = data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? Self.defaultDataDirectory(environment)
@@ -181,7 +190,8 @@ struct ServeCommand: AsyncParsableCommand {
       }
     }
     let server = HybridServer(
-      configuration: ServerConfiguration(host: host, port: port, apiKeys: keys, maxRequestBytes: maxRequestBytes),
+      configuration: ServerConfiguration(host: host, port: port, apiKeys: keys, maxRequestBytes: maxRequestBytes,
+                                         requestsPerMinutePerKey: requestsPerMinute),
       components: components, health: health, metrics: metrics)
     let names = models.isEmpty ? "none"
       : models.map { $0.name == $0.modelVersion ? $0.name : "\($0.name) → \($0.modelVersion)" }.joined(separator: ", ")

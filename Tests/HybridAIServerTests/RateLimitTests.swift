@@ -1,0 +1,71 @@
+import Foundation
+import HybridAI
+import HybridAIGemini
+import HybridAIServer
+@testable import HybridAIServing
+import HybridAITestSupport
+import Hummingbird
+import Synchronization
+import Testing
+
+/// Per-key request limits and constant-time key checks: a key over its limit gets Google's
+/// `429 RESOURCE_EXHAUSTED` with `Retry-After` and `RetryInfo` (which `GeminiModel` reads), other
+/// keys are unaffected.
+@Suite("API keys: rate limits and constant-time checks")
+struct RateLimitTests {
+  @Test("a key over its requests per minute gets 429 with Retry-After and RetryInfo; another key does not; GeminiModel reads the delay")
+  func perKeyLimit() async throws {
+    let served = ServedModel(name: "m", model: ScriptedLanguageModel(), inputTokenLimit: 100, outputTokenLimit: 100) { _ in 1 }
+    let server = try await RunningServer.start([GeminiCompatibleAPI(models: [served])],
+                                               configuration: ServerConfiguration(apiKeys: ["key-one", "key-two"],
+                                                                                  requestsPerMinutePerKey: 3))
+    defer { Task { await server.stop() } }
+    let models = server.baseURL.appendingPathComponent("v1beta/models")
+    for _ in 0..<3 {
+      #expect(try await TestHTTP.send(.GET, models, headers: ["x-goog-api-key": "key-one"]).status == 200)
+    }
+    let limited = try await TestHTTP.send(.GET, models, headers: ["x-goog-api-key": "key-one"])
+    #expect(limited.status == 429 && limited.errorStatus == "RESOURCE_EXHAUSTED", "\(limited.text)")
+    #expect(limited.errorMessage?.contains("3 requests per minute") == true)
+    let retryAfter = try #require(limited.header("retry-after").flatMap(Int.init))
+    #expect((1...20).contains(retryAfter), "one request comes back every 20 s: \(retryAfter)")
+    let details = try #require(((try limited.json["error"] as? [String: Any])?["details"] as? [[String: Any]]))
+    #expect(details.contains { ($0["@type"] as? String)?.hasSuffix("google.rpc.RetryInfo") == true
+                               && $0["retryDelay"] as? String == "\(retryAfter)s" }, "\(details)")
+    #expect(try await TestHTTP.send(.GET, models, headers: ["x-goog-api-key": "key-two"]).status == 200, "each key has its own allowance")
+
+    // What an app sees: GeminiModel's typed error with the server's delay (no retries here).
+    let cloud = GeminiModel(name: "m", apiKey: "key-one", baseURL: server.baseURL,
+                            configuration: .init(retryPolicy: .none))
+    await #expect {
+      try await GenerativeModelSession(model: cloud).respond(to: "Hi")
+    } throws: { error in
+      guard case GenerationError.rateLimited(let delay?, _) = error else { return false }
+      return delay >= .seconds(1) && delay <= .seconds(20)
+    }
+  }
+
+  @Test("the token bucket refills evenly over a minute")
+  func bucketRefills() {
+    let start = ContinuousClock.now
+    let clock = Mutex(start)
+    let limiter = RequestRateLimiter(requestsPerMinute: 2) { clock.withLock { $0 } }
+    #expect(limiter.admit("k") == nil && limiter.admit("k") == nil)
+    let wait = limiter.admit("k")
+    #expect(wait.map { $0 > .seconds(29) && $0 <= .seconds(30) } == true, "\(String(describing: wait))")
+    clock.withLock { $0 = start + .seconds(30) }
+    #expect(limiter.admit("k") == nil, "one request back after half a minute")
+    #expect(limiter.admit("k") != nil)
+    #expect(limiter.admit("other") == nil)
+  }
+
+  @Test("keys match only exactly: a prefix, a longer string (even 256 bytes longer) and a near miss are refused")
+  func constantTimeMatch() {
+    let keys = [Array("secret-key".utf8), Array("another".utf8)]
+    #expect(APIKeyMiddleware<BasicRequestContext>.matchesAny(Array("secret-key".utf8), keys))
+    #expect(APIKeyMiddleware<BasicRequestContext>.matchesAny(Array("another".utf8), keys))
+    for guess in ["secret-ke", "secret-keyX", "secret-key" + String(repeating: "x", count: 256), "secret-kez", "", "ANOTHER"] {
+      #expect(!APIKeyMiddleware<BasicRequestContext>.matchesAny(Array(guess.utf8), keys), "\(guess.prefix(20))")
+    }
+  }
+}
