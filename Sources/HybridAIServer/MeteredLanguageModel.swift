@@ -41,7 +41,7 @@ struct MeteredLanguageModel: LanguageModel {
               metrics.counter(MetricName.promptTokens, dimensions).increment(by: Int64(raw.usage.promptTokens))
               metrics.counter(MetricName.outputTokens, dimensions).increment(by: Int64(raw.usage.outputTokens))
               if let firstToken = raw.timings?.timeToFirstToken {
-                metrics.timer(MetricName.timeToFirstToken, dimensions).recordNanoseconds(firstToken.nanoseconds)
+                metrics.timer(MetricName.timeToFirstToken, dimensions).record(firstToken)
               }
             }
             continuation.yield(event)
@@ -62,13 +62,5 @@ extension ServedModel {
   public func metered(by metrics: ServerMetrics) -> ServedModel {
     ServedModel(name: name, model: MeteredLanguageModel(base: model, name: name, metrics: metrics),
                 inputTokenLimit: inputTokenLimit, outputTokenLimit: outputTokenLimit, countTokens: countTokens)
-  }
-}
-
-extension Duration {
-  /// The duration in whole nanoseconds.
-  var nanoseconds: Int64 {
-    let (seconds, attoseconds) = components
-    return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
   }
 }

@@ -54,10 +54,12 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 extension CoreMetrics.Timer {
-  /// Records the time since `start`.
-  func recordInterval(since start: ContinuousClock.Instant) {
-    let elapsed = ContinuousClock.now - start
-    let (seconds, attoseconds) = elapsed.components
+  /// Records `duration`.
+  public func record(_ duration: Duration) {
+    let (seconds, attoseconds) = duration.components
     recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
   }
+
+  /// Records the time since `start`.
+  func recordInterval(since start: ContinuousClock.Instant) { record(ContinuousClock.now - start) }
 }
