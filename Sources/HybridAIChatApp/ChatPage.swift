@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HybridAIServing
 import NIOCore
 
 /// The page at `/` and its script and style sheet, read once from the module's resources
@@ -25,29 +26,12 @@ struct ChatPage: Sendable {
     + "media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
   init() {
-    var assets: [String: Asset] = [:]
-    for (name, type) in Self.contentTypes {
-      for candidate in Self.candidates(for: name) {
-        if let data = try? Data(contentsOf: candidate) {
-          assets[name] = Asset(bytes: ByteBuffer(data: data), contentType: type)
-          break
-        }
-      }
+    let sourceDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    assets = Self.contentTypes.reduce(into: [:]) { assets, entry in
+      guard let data = InstalledResource.contents(bundle: "HybridAI_HybridAIChatApp.resources", path: "Page/\(entry.key)",
+                                                  sourceDirectory: sourceDirectory) else { return }
+      assets[entry.key] = Asset(bytes: ByteBuffer(data: data), contentType: entry.value)
     }
-    self.assets = assets
-  }
-
-  /// Where `name` may be: SwiftPM's resource bundle beside the executable (or the test bundle),
-  /// else the source tree this was built from. Not `Bundle.module`, whose accessor stops the
-  /// process when the bundle is missing.
-  static func candidates(for name: String) -> [URL] {
-    let bundleName = "HybridAI_HybridAIChatApp.resources"
-    var directories = [Bundle.main.bundleURL]
-    if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-      directories.append(executable.deletingLastPathComponent())
-    }
-    return directories.map { $0.appending(path: bundleName).appending(path: "Page").appending(path: name) }
-      + [URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "Page").appending(path: name)]
   }
 
   /// The response for asset `name`, or a 404 naming what is missing.

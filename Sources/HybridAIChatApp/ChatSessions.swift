@@ -86,24 +86,21 @@ public actor ChatSessions {
   ///   unsupported kind, truncated, too large).
   public func upload(sessionID: String, data: Data, name: String) throws -> ChatFile {
     let id = try load(sessionID).record.id
-    let attachment = try Attachment(data: data, name: Self.safeFileName(name))
-    let reference: ArtifactReference
-    do {
-      reference = try store.artifactStore.store(Artifact(data: data, mimeType: attachment.mimeType, name: attachment.name))
-    } catch .artifactTooLarge(let size, let limit) {
-      throw AttachmentError.tooLarge(name: attachment.name, size: size, limit: limit)
-    } catch {
-      throw AttachmentError.storeFailed(name: attachment.name, error)
-    }
+    let reference = try Attachment(data: data, name: Self.safeFileName(name)).store(in: store.artifactStore)
     uploads[id, default: []].insert(reference.id)
     return ChatFile(reference, sessionID: id)
   }
 
   /// File `fileID` of conversation `sessionID` (with its local path), if it is that conversation's.
   public func file(sessionID: String, fileID: String) throws -> ArtifactReference {
-    let saved = try load(sessionID)
-    let owned = uploads[saved.record.id]?.contains(fileID) == true
-      || answerFiles.contains(fileID, in: saved.record.id)
+    try ownedFile(fileID, of: try load(sessionID))
+  }
+
+  /// File `fileID` with its local path, if it belongs to `saved`: uploaded to it, made by its
+  /// running answer, or in its transcript.
+  private func ownedFile(_ fileID: String, of saved: SavedSession) throws -> ArtifactReference {
+    let id = saved.record.id
+    let owned = uploads[id]?.contains(fileID) == true || answerFiles.contains(fileID, in: id)
       || saved.transcript.fileReferences.contains { $0.id == fileID }
     guard owned, let reference = store.artifactStore.reference(id: fileID), reference.fileURL != nil else {
       throw ChatAppError.fileNotFound(fileID)
@@ -132,7 +129,7 @@ public actor ChatSessions {
     let model = try models.model(for: mode)
     var parts: [Prompt.Part] = trimmed.isEmpty ? [] : [.text(trimmed)]
     for fileID in fileIDs {
-      let reference = try file(sessionID: id, fileID: fileID)
+      let reference = try ownedFile(fileID, of: saved)   // the session read once, not once per file
       parts.append(.attachment(try Attachment(artifact: reference)))
     }
     let prompt = Prompt(parts: parts)

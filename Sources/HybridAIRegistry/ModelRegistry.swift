@@ -74,24 +74,17 @@ public final class ModelRegistry: Sendable {
     ])
   }
 
-  /// Where the document may be: SwiftPM's resource bundle beside the executable (or the test
-  /// bundle), else the source tree this was built from. Not `Bundle.module`, whose accessor stops
-  /// the process when the bundle is missing (a binary copied elsewhere without it).
+  /// Where the document may be (``HybridAIServing/InstalledResource``).
   static var openAPIDocumentCandidates: [URL] {
-    let bundleName = "HybridAI_HybridAIRegistry.resources"
-    var directories = [Bundle.main.bundleURL]
-    if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
-      directories.append(executable.deletingLastPathComponent())
-    }
-    return directories.map { $0.appending(path: bundleName).appending(path: "openapi.yaml") }
-      + [URL(fileURLWithPath: #filePath).deletingLastPathComponent().appending(path: "openapi.yaml")]
+    InstalledResource.candidates(bundle: openAPIBundle, path: "openapi.yaml", sourceDirectory: sourceDirectory)
   }
 
+  private static let openAPIBundle = "HybridAI_HybridAIRegistry.resources"
+  private static var sourceDirectory: URL { URL(fileURLWithPath: #filePath).deletingLastPathComponent() }
+
   private static func loadOpenAPIDocument() -> ByteBuffer? {
-    for candidate in openAPIDocumentCandidates {
-      if let data = try? Data(contentsOf: candidate) { return ByteBuffer(data: data) }
-    }
-    return nil
+    InstalledResource.contents(bundle: openAPIBundle, path: "openapi.yaml", sourceDirectory: sourceDirectory)
+      .map { ByteBuffer(data: $0) }
   }
 
   // MARK: - Readiness

@@ -134,7 +134,9 @@ public struct Attachment: Sendable, Hashable {
   /// Puts the bytes into `store` (once: identical bytes share their space) and returns the
   /// reference the transcript keeps. Nothing is left behind when it throws. A remote file is not
   /// stored: its reference names the URI (``Transcript/AttachmentSegment/remote(_:name:mimeType:)``).
-  func store(in store: ArtifactStore) throws(AttachmentError) -> ArtifactReference {
+  /// Sessions call it when a prompt is sent; a server that takes files ahead of the message
+  /// (the web chat's uploads) calls it itself.
+  public func store(in store: ArtifactStore) throws(AttachmentError) -> ArtifactReference {
     let artifact: Artifact
     switch source {
     case .stored(let reference):
