@@ -81,6 +81,10 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    // `hybrid serve`'s config file (JSON or YAML) layered under the environment and the flags.
+    .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: [.defaults, "YAML"]),
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
   ],
@@ -161,6 +165,7 @@ let package = Package(
       dependencies: [
         "HybridAI", "HybridAIWire", "CLinuxExtras",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -306,6 +311,9 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Configuration", package: "swift-configuration"),
+        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "Yams", package: "Yams"),
       ],
       swiftSettings: strictSwift),
     // Test support shared by test targets (not a product): servers on loopback (RunningServer,
@@ -362,7 +370,7 @@ let package = Package(
       name: "HybridAIServerTests",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer",
-        "HybridAITestSupport",
+        "HybridAIRegistry", "HybridAITestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -39,7 +39,7 @@ public struct ChatApp: ServerComponent {
     router.get("/chat/app.css") { _, _ in page.response("app.css") }
 
     let api = router.group(RouterPath(ChatRoutes.apiRoot))
-      .add(middleware: server.clientAuthentication)
+      .add(middleware: server.authentication(requiring: .generate))
       .add(middleware: SameOriginMiddleware())
       .add(middleware: ChatErrorMiddleware())
     let sessions = self.sessions

@@ -45,7 +45,7 @@ public struct RegistryAPI: ServerComponent {
   static let maxSplitCount = 100
   public func addRoutes(to router: Router<BasicRequestContext>, server: ServerConfiguration) {
     // The client API: behind the server's API keys, as the Gemini API is.
-    let clients = router.group().add(middleware: server.clientAuthentication)
+    let clients = router.group().add(middleware: server.authentication(requiring: .registryRead))
     clients.get("/v1/models/{name}:download") { request, context in
       try await download(try context.parameters.require("name"), request: request)
     }
@@ -59,7 +59,7 @@ public struct RegistryAPI: ServerComponent {
     }
 
     let admin = router.group("/v1/admin")
-      .add(middleware: AdminAuthorizationMiddleware<BasicRequestContext>(token: registry.configuration.adminToken))
+      .add(middleware: AdminAuthorizationMiddleware<BasicRequestContext>(token: registry.configuration.adminToken, keys: server.keys))
     admin.post("models") { request, _ in try await createModel(request) }
     admin.get("models") { _, _ in try json(RegistryModelList(models: try await registry.models().map(RegistryModel.init))) }
     admin.get("models/{name}") { _, context in

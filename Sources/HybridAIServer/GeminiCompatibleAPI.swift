@@ -33,7 +33,7 @@ public struct GeminiCompatibleAPI: ServerComponent {
 
   public func addRoutes(to router: Router<BasicRequestContext>, server: ServerConfiguration) {
     let routes = router.group()
-      .add(middleware: server.clientAuthentication)
+      .add(middleware: server.authentication(requiring: .generate))
       .add(middleware: GenerationErrorMiddleware<BasicRequestContext>())
     let endpoints = GeminiEndpoints(api: self, maxRequestBytes: server.maxRequestBytes)
     for version in ["v1beta", "v1"] {

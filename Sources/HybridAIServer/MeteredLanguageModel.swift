@@ -60,7 +60,7 @@ struct MeteredLanguageModel: LanguageModel {
 extension ServedModel {
   /// This model with its answers recorded in `metrics` (under its served name).
   public func metered(by metrics: ServerMetrics) -> ServedModel {
-    ServedModel(name: name, model: MeteredLanguageModel(base: model, name: name, metrics: metrics),
+    ServedModel(name: name, model: MeteredLanguageModel(base: base, name: name, metrics: metrics),
                 inputTokenLimit: inputTokenLimit, outputTokenLimit: outputTokenLimit, countTokens: countTokens)
   }
 }

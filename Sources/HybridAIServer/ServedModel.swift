@@ -6,8 +6,10 @@ import Logging
 public struct ServedModel: Sendable {
   /// The name in URLs (`/v1beta/models/{name}:generateContent`), without `models/`.
   public private(set) var name: String
-  /// The model that answers.
+  /// The model that answers (each answer's tokens charged to the caller's API key).
   public let model: any LanguageModel
+  /// The model as given, before the charging.
+  let base: any LanguageModel
   /// Counts the prompt tokens of a request (its transcript and tool declarations), for `:countTokens`.
   public let countTokens: @Sendable (GenerationRequest) async throws -> Int
   /// The most prompt tokens a request may have.
@@ -22,7 +24,8 @@ public struct ServedModel: Sendable {
   public init(name: String, model: any LanguageModel, inputTokenLimit: Int, outputTokenLimit: Int,
               countTokens: @escaping @Sendable (GenerationRequest) async throws -> Int) {
     self.name = name
-    self.model = model
+    self.base = model
+    self.model = KeyChargedLanguageModel(base: model)
     self.inputTokenLimit = inputTokenLimit
     self.outputTokenLimit = outputTokenLimit
     self.countTokens = countTokens

@@ -52,8 +52,11 @@ public struct HybridServer: Sendable {
         address: .hostname(configuration.host, port: configuration.port), serverName: "hybrid-serve"),
       onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
       logger: logger)
-    let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-      services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+    var groupConfiguration = ServiceGroupConfiguration(
+      services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    // Past the grace period, requests still running are cancelled rather than keep the process.
+    groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
+    let group = ServiceGroup(configuration: groupConfiguration)
     // The group runs in its own task so that cancelling ours asks for a graceful shutdown instead
     // of cancelling the server mid-request.
     let running = Task { try await group.run() }

@@ -7,8 +7,8 @@ public protocol ServerComponent: Sendable {
   ///
   /// Errors thrown from the routes reach ``GoogleErrorMiddleware``, so they should be
   /// ``GoogleAPIError``s or be mapped to them. Routes that serve API clients put
-  /// ``ServerConfiguration/clientAuthentication`` in front of them (the server's API keys); routes
-  /// with their own authorization (an admin token, signed URLs) leave it out.
+  /// ``ServerConfiguration/authentication(requiring:)`` in front of them (the server's API keys,
+  /// with the scope the routes need); routes with their own authorization (signed URLs) leave it out.
   ///
   /// Routes are matched in the order they are added where patterns overlap, so a component with
   /// a more specific pattern (the registry's `/v1/models/{name}:download`) comes before one with a
@@ -18,6 +18,8 @@ public protocol ServerComponent: Sendable {
 }
 
 extension ServerConfiguration {
-  /// The middleware that guards client routes with ``apiKeys``.
-  public var clientAuthentication: APIKeyMiddleware<BasicRequestContext> { APIKeyMiddleware(keys: apiKeys, rateLimiter: rateLimiter) }
+  /// The middleware that lets in keys with `scope` (see ``keys``).
+  public func authentication(requiring scope: APIKeyScope) -> APIKeyMiddleware<BasicRequestContext> {
+    APIKeyMiddleware(authority: keys, scope: scope)
+  }
 }

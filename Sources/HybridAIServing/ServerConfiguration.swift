@@ -4,20 +4,30 @@ public struct ServerConfiguration: Sendable {
   public var host: String
   /// The TCP port; `0` picks a free one (see ``HybridServer/run(onListening:)``).
   public var port: Int
-  /// API keys clients must send (`x-goog-api-key` header or `key` query parameter). Empty: no key needed.
-  public var apiKeys: Set<String>
+  /// Who may call, with what scopes and limits (`--api-key`, the key file); by default anyone.
+  public var keys: APIKeyAuthority
   /// The largest request body accepted, in bytes.
   public var maxRequestBytes: Int
-  /// Requests per minute each API key may send to client routes (`429 RESOURCE_EXHAUSTED` with
-  /// `Retry-After` and `RetryInfo` above it); `nil`: no limit. Needs ``apiKeys``.
-  public var rateLimiter: RequestRateLimiter?
+  /// How long requests still running (uploads, answers) may take after a stop begins; then they
+  /// are cancelled (an upload's staged bytes are removed, nothing is recorded) and the server
+  /// returns. `nil`: it waits for them however long they take.
+  public var shutdownGracePeriod: Duration?
 
-  public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [], maxRequestBytes: Int = 4 << 20,
-              requestsPerMinutePerKey: Int? = nil) {
+  /// A configuration whose callers are checked by `keys`.
+  public init(host: String = "127.0.0.1", port: Int = 8080, keys: APIKeyAuthority = APIKeyAuthority(),
+              maxRequestBytes: Int = 4 << 20) {
     self.host = host
     self.port = port
-    self.apiKeys = apiKeys
+    self.keys = keys
     self.maxRequestBytes = maxRequestBytes
-    self.rateLimiter = requestsPerMinutePerKey.map { RequestRateLimiter(requestsPerMinute: $0) }
+  }
+
+  /// A configuration that needs one of `apiKeys` (none: anyone may call), each limited to
+  /// `requestsPerMinutePerKey` requests a minute (`429 RESOURCE_EXHAUSTED` with `Retry-After` and
+  /// `RetryInfo` above it) when given.
+  public init(host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String>, maxRequestBytes: Int = 4 << 20,
+              requestsPerMinutePerKey: Int? = nil) {
+    self.init(host: host, port: port, keys: APIKeyAuthority(keys: apiKeys, requestsPerMinute: requestsPerMinutePerKey),
+              maxRequestBytes: maxRequestBytes)
   }
 }

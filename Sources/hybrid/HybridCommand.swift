@@ -8,7 +8,7 @@ struct HybridCommand: AsyncParsableCommand {
     commandName: "hybrid",
     abstract: "Hybrid on-device + cloud generative AI for Swift on Linux.",
     subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, ServeCommand.self, ModelsCommand.self, DevicesCommand.self,
-                  SessionsCommand.self,
+                  SessionsCommand.self, KeysCommand.self,
                   TFLiteCommand.self, BenchCommand.self])
 
   /// Runs the command, then frees llama.cpp's contexts, weights and backend before the process

@@ -45,27 +45,37 @@ struct RateLimitTests {
     }
   }
 
-  @Test("the token bucket refills evenly over a minute")
+  @Test("the token bucket refills evenly over a minute; charged tokens may take it below zero until it refills")
   func bucketRefills() {
     let start = ContinuousClock.now
     let clock = Mutex(start)
-    let limiter = RequestRateLimiter(requestsPerMinute: 2) { clock.withLock { $0 } }
-    #expect(limiter.admit("k") == nil && limiter.admit("k") == nil)
-    let wait = limiter.admit("k")
+    let limiter = RateLimiter { clock.withLock { $0 } }
+    #expect(limiter.admit("k", perMinute: 2) == nil && limiter.admit("k", perMinute: 2) == nil)
+    let wait = limiter.admit("k", perMinute: 2)
     #expect(wait.map { $0 > .seconds(29) && $0 <= .seconds(30) } == true, "\(String(describing: wait))")
     clock.withLock { $0 = start + .seconds(30) }
-    #expect(limiter.admit("k") == nil, "one request back after half a minute")
-    #expect(limiter.admit("k") != nil)
-    #expect(limiter.admit("other") == nil)
+    #expect(limiter.admit("k", perMinute: 2) == nil, "one request back after half a minute")
+    #expect(limiter.admit("k", perMinute: 2) != nil)
+    #expect(limiter.admit("other", perMinute: 2) == nil)
+
+    // Tokens: 60 a minute, 90 spent → 30 in debt: half a minute until any allowance is back.
+    #expect(limiter.waitUntilPositive("t", perMinute: 60) == nil)
+    limiter.charge("t", perMinute: 60, amount: 90)
+    let debt = limiter.waitUntilPositive("t", perMinute: 60)
+    #expect(debt.map { $0 > .seconds(29) && $0 <= .seconds(30) } == true, "\(String(describing: debt))")
+    clock.withLock { $0 = start + .seconds(61) }
+    #expect(limiter.waitUntilPositive("t", perMinute: 60) == nil)
   }
 
   @Test("keys match only exactly: a prefix, a longer string (even 256 bytes longer) and a near miss are refused")
-  func constantTimeMatch() {
-    let keys = [Array("secret-key".utf8), Array("another".utf8)]
-    #expect(APIKeyMiddleware<BasicRequestContext>.matchesAny(Array("secret-key".utf8), keys))
-    #expect(APIKeyMiddleware<BasicRequestContext>.matchesAny(Array("another".utf8), keys))
-    for guess in ["secret-ke", "secret-keyX", "secret-key" + String(repeating: "x", count: 256), "secret-kez", "", "ANOTHER"] {
-      #expect(!APIKeyMiddleware<BasicRequestContext>.matchesAny(Array(guess.utf8), keys), "\(guess.prefix(20))")
+  func constantTimeMatch() throws {
+    let authority = APIKeyAuthority(keys: ["secret-key", "another"])
+    #expect(try authority.authenticate("secret-key", for: .generate) != nil)
+    #expect(try authority.authenticate("another", for: .generate) != nil)
+    for guess in ["secret-ke", "secret-keyX", "secret-key" + String(repeating: "x", count: 256), "secret-kez", "ANOTHER"] {
+      #expect(throws: GoogleAPIError.self, "\(guess.prefix(20))") { try authority.authenticate(guess, for: .generate) }
     }
+    #expect { try authority.authenticate("", for: .generate) } throws: { ($0 as? GoogleAPIError)?.reason == "API_KEY_MISSING" }
+    #expect(try APIKeyAuthority().authenticate(nil, for: .generate) == nil, "no keys: anyone")
   }
 }

@@ -243,12 +243,14 @@ struct HybridCommandTests {
   func serveValidation() {
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--model", "bad name=/x.gguf"]) }
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--port", "70000"]) }
-    #expect((try? ServeCommand.parse(["--model", "/models/My Model.Q4.gguf"]).modelSpecs().first?.0) == "my-model.q4")
+    let settings = try? ServeCommand.parse(["--model", "/models/My Model.Q4.gguf"]).flags
+    #expect((try? ServeSettings(ServeConfiguration.flagsOnly(settings ?? [:])).models.first?.name) == "my-model.q4")
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--alias", "gemini-2.5-flash=nope"]) }
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--alias", "smollm2=smollm2"]) }
     #expect(throws: (any Error).self) { try ServeCommand.parse(["--alias", "no equals"]) }
-    let aliases = try? ServeCommand.parse(["--alias", "models/gemini-2.5-flash=smollm2"]).aliasSpecs(servedNames: ["smollm2"])
-    #expect(aliases?.first?.0 == "gemini-2.5-flash" && aliases?.first?.1 == "smollm2")
+    let aliased = try? ServeCommand.parse(["--alias", "models/gemini-2.5-flash=smollm2"]).flags
+    let aliases = try? ServeSettings(ServeConfiguration.flagsOnly(aliased ?? [:])).aliases
+    #expect(aliases?.first?.alias == "gemini-2.5-flash" && aliases?.first?.model == "smollm2")
   }
 
   @Test("--cloud-api openai needs the server or the served model's name; a bad --cloud-api is rejected")

@@ -53,6 +53,50 @@ struct ServeLifecycleTests {
             "http://127.0.0.1:\(port)/v1beta/models/smollm2:streamGenerateContent?alt=sse"]
   }
 
+  @Test("SIGTERM during uploads: one still arriving finishes and is recorded; one stalled past the grace period is cancelled, nothing of it staged or recorded; exit 0")
+  func uploadsOnStop() async throws {
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("serve-upload-stop-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: data) }
+    let arguments = ["--registry-only", "--data", data.path, "--admin-token", "t", "--shutdown-timeout", "1"]
+    let server = try await Server(executable: HybridCommandTests.executable, arguments: arguments)
+    let admin = ["authorization": "Bearer t"]
+    let created = try await TestHTTP.send(.POST, URL(string: "http://127.0.0.1:\(server.port)/v1/admin/models")!, headers: admin,
+                                          json: ["name": "m"])
+    #expect(created.status == 201, "\(created.text)")
+    let size = 2 << 20
+    let finishing = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+    let uploadHead = ["Authorization": "Bearer t", "Content-Type": "application/octet-stream", "Content-Length": "\(size)"]
+    let arriving = try RawHTTPConnection(port: server.port)
+    try arriving.sendHead("POST", "/v1/admin/models/m/versions", headers: uploadHead)
+    try arriving.send(finishing.prefix(size / 2))
+    let stalled = try RawHTTPConnection(port: server.port)
+    try stalled.sendHead("POST", "/v1/admin/models/m/versions", headers: uploadHead)
+    try stalled.send(Data(repeating: 1, count: size / 4))
+    try await Task.sleep(for: .milliseconds(300))
+
+    server.child.send(signal: SIGTERM)
+    try await Task.sleep(for: .milliseconds(500))
+    try arriving.send(finishing.suffix(size / 2))
+    let finished = arriving.readResponse()
+    #expect(finished.status == 201, "the upload that kept arriving is recorded: \(finished.text.prefix(300))")
+    let cut = stalled.readResponse(timeout: .seconds(30))
+    #expect(cut.status != 201, "the stalled upload is not recorded: \(cut.text.prefix(300))")
+    let outcome = await server.child.waitForExit()
+    #expect(outcome.status == 0 && !outcome.wasSignalled, "\(outcome.standardError.suffix(2000))")
+
+    let staging = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("blobs/sha256").path)
+      .filter { $0.hasPrefix(".part") }
+    #expect(staging.isEmpty, "nothing half-written is left: \(staging)")
+    let restarted = try await Server(executable: HybridCommandTests.executable, arguments: arguments)
+    let model = try await TestHTTP.send(.GET, URL(string: "http://127.0.0.1:\(restarted.port)/v1/admin/models/m")!, headers: admin)
+    let versions = try #require((try model.json["versions"]) as? [[String: Any]], "\(model.text)")
+    #expect(versions.count == 1, "\(model.text)")
+    let digest = try await ChildProcess(executable: "/usr/bin/sha256sum", arguments: [], standardInput: finishing)
+      .run(output: .collected(limit: 1 << 16)).standardOutput.prefix(64)
+    #expect(versions.first?["sha256"] as? String == String(digest))
+    _ = await restarted.stop()
+  }
+
   @Test("SIGTERM under load: every open stream ends with a final UNAVAILABLE event, llama.cpp is freed in order (contexts, weights, backend) before 'stopped', exit 0")
   func stopUnderLoad() async throws {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serve-stop-\(UUID().uuidString)")

@@ -33,7 +33,7 @@ public struct OpenAICompatibleAPI: ServerComponent {
   public func addRoutes(to router: Router<BasicRequestContext>, server: ServerConfiguration) {
     let routes = router.group(RouterPath(OpenAI.servedPathPrefix))
       .add(middleware: OpenAIErrorMiddleware<BasicRequestContext>(maxRequestBytes: server.maxRequestBytes))
-      .add(middleware: server.clientAuthentication)
+      .add(middleware: server.authentication(requiring: .generate))
     routes.get("/models") { _, _ in try OpenAIResponses.json(ChatModelList(data: describeAll())) }
     routes.get("/models/{model}") { _, context in
       try OpenAIResponses.json(describe(try servedModel(named: try context.parameters.require("model"))))

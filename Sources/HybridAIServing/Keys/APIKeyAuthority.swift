@@ -1,0 +1,169 @@
+import Crypto
+import Foundation
+import Logging
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who may call a ``HybridServer``: the keys given on the command line (`--api-key`, scopes
+/// ``APIKeyScope/clientScopes``) and the keys of an ``APIKeyFile`` (each with its scopes and
+/// limits), with per-key request and token limits.
+///
+/// The key file is re-read when it changes (checked with one `stat` per request), so a key
+/// created with `hybrid keys create` works at once and a revoked one is refused from the next
+/// request on; answers already streaming finish. Keys are compared by their SHA-256, in constant
+/// time, against every known key.
+///
+/// Keys are required when any `--api-key` is given or the key file exists (once seen, it stays
+/// required: deleting the file refuses every file key rather than opening the server).
+public final class APIKeyAuthority: Sendable {
+  /// The key file, if the server has one.
+  public let keyFile: APIKeyFile?
+  /// Requests per minute for keys without their own limit; `nil`: none.
+  public let defaultRequestsPerMinute: Int?
+  /// Tokens per minute for keys without their own limit; `nil`: none.
+  public let defaultTokensPerMinute: Int?
+  private let flagKeys: [Entry]
+  private let state = Mutex(FileState())
+  private let requests: RateLimiter
+  private let tokens: RateLimiter
+  private let logger: Logger
+
+  struct Entry: Sendable {
+    let record: APIKeyRecord
+    let digest: [UInt8]
+  }
+
+  struct FileState {
+    var signature: FileSignature?
+    var entries: [Entry] = []
+    var seen = false
+  }
+
+  /// What identifies a version of the file without reading it.
+  struct FileSignature: Equatable {
+    var device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int, modifiedNanoseconds: Int
+  }
+
+  /// An authority for `keys` (all with ``APIKeyScope/clientScopes``) and the keys in `keyFile`.
+  public init(keys: Set<String> = [], keyFile: APIKeyFile? = nil, requestsPerMinute: Int? = nil,
+              tokensPerMinute: Int? = nil, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+              logger: Logger = Logger(label: "HybridAI.server.keys")) {
+    precondition(requestsPerMinute.map { $0 > 0 } ?? true && tokensPerMinute.map { $0 > 0 } ?? true,
+                 "limits must be positive")
+    self.keyFile = keyFile
+    defaultRequestsPerMinute = requestsPerMinute
+    defaultTokensPerMinute = tokensPerMinute
+    flagKeys = keys.sorted().enumerated().map { index, key in
+      Entry(record: APIKeyRecord(id: "flag-\(index + 1)", name: "--api-key #\(index + 1)", scopes: APIKeyScope.clientScopes,
+                                 sha256: "", created: Date(timeIntervalSince1970: 0)),
+            digest: Array(SHA256.hash(data: Data(key.utf8))))
+    }
+    requests = RateLimiter(now: now)
+    tokens = RateLimiter(now: now)
+    self.logger = logger
+    refreshIfChanged()
+  }
+
+  /// Whether requests must carry a key.
+  public var isRequired: Bool {
+    refreshIfChanged()
+    return !flagKeys.isEmpty || state.withLock(\.seen)
+  }
+
+  /// The key `presented` if it is known, not revoked, has `scope` and is within its limits;
+  /// else the ``GoogleAPIError`` to answer with.
+  public func authenticate(_ presented: String?, for scope: APIKeyScope) throws(GoogleAPIError) -> AuthenticatedKey? {
+    refreshIfChanged()
+    let fileEntries = state.withLock { $0.seen ? $0.entries : nil }
+    guard !flagKeys.isEmpty || fileEntries != nil else { return nil }
+    guard let presented, !presented.isEmpty else { throw GoogleAPIError.apiKeyMissing }
+    guard let entry = Self.match(Array(SHA256.hash(data: Data(presented.utf8))), in: flagKeys + (fileEntries ?? [])) else {
+      throw GoogleAPIError.apiKeyInvalid
+    }
+    let record = entry.record
+    if let revoked = record.revoked {
+      logger.notice("request with a revoked API key refused", metadata: ["key": "\(record.id)", "revoked": "\(revoked)"])
+      throw GoogleAPIError(status: .badRequest, statusName: "INVALID_ARGUMENT",
+                           message: "API key revoked. Please pass a valid API key.", reason: "API_KEY_INVALID")
+    }
+    guard record.scopes.contains(scope) else {
+      throw GoogleAPIError(status: .forbidden, statusName: "PERMISSION_DENIED",
+                           message: "This API key (\(record.name)) does not have the \(scope.rawValue) scope.",
+                           reason: "API_KEY_SCOPE_MISSING")
+    }
+    if let perMinute = record.requestsPerMinute ?? defaultRequestsPerMinute, let wait = requests.admit(record.id, perMinute: perMinute) {
+      throw GoogleAPIError.rateLimited("Quota exceeded: \(perMinute) requests per minute for this API key.", retryAfter: wait)
+    }
+    var charging: (@Sendable (Int) -> Void)?
+    if let perMinute = record.tokensPerMinute ?? defaultTokensPerMinute {
+      if let wait = tokens.waitUntilPositive(record.id, perMinute: perMinute) {
+        throw GoogleAPIError.rateLimited("Quota exceeded: \(perMinute) tokens per minute for this API key.", retryAfter: wait)
+      }
+      let tokens = self.tokens, id = record.id
+      charging = { tokens.charge(id, perMinute: perMinute, amount: $0) }
+    }
+    return AuthenticatedKey(id: record.id, name: record.name, scopes: record.scopes, charging: charging)
+  }
+
+  /// The entry whose digest is `digest`, comparing with every entry, every byte, whatever matches.
+  static func match(_ digest: [UInt8], in entries: [Entry]) -> Entry? {
+    var found: Entry?
+    for entry in entries {
+      var difference: UInt8 = 0
+      for index in 0..<min(digest.count, entry.digest.count) { difference |= digest[index] ^ entry.digest[index] }
+      if difference == 0, digest.count == entry.digest.count { found = entry }
+    }
+    return found
+  }
+
+  /// Re-reads the key file when its signature changed; keeps the last good keys when it is not valid.
+  private func refreshIfChanged() {
+    guard let keyFile else { return }
+    var info = stat()
+    let signature: FileSignature? = stat(keyFile.url.path, &info) == 0
+      ? FileSignature(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                      modifiedSeconds: Int(info.st_mtim.tv_sec), modifiedNanoseconds: Int(info.st_mtim.tv_nsec))
+      : nil
+    guard state.withLock({ $0.signature != signature }) else { return }
+    guard signature != nil else {
+      state.withLock { state in
+        if state.seen { logger.error("the API key file is gone: every key it held is refused", metadata: ["path": "\(keyFile.url.path)"]) }
+        state.signature = nil
+        state.entries = []
+      }
+      return
+    }
+    do {
+      let entries = try keyFile.records().map { record in
+        Entry(record: record, digest: Self.bytes(ofHex: record.sha256))
+      }
+      state.withLock { state in
+        state.signature = signature
+        state.entries = entries
+        state.seen = true
+      }
+      logger.info("API keys loaded", metadata: [
+        "path": "\(keyFile.url.path)", "active": "\(entries.count { !$0.record.isRevoked })", "revoked": "\(entries.count { $0.record.isRevoked })",
+      ])
+    } catch {
+      state.withLock { state in
+        state.signature = signature
+        state.seen = true
+      }
+      logger.error("the API key file is not valid; the keys read before stay in force", metadata: ["error": "\(error)"])
+    }
+  }
+
+  private static func bytes(ofHex hex: String) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var index = hex.startIndex
+    while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex),
+          let byte = UInt8(hex[index..<next], radix: 16) {
+      bytes.append(byte)
+      index = next
+    }
+    return bytes.count == 32 ? bytes : []
+  }
+}

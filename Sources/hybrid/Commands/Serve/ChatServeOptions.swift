@@ -1,0 +1,68 @@
+import ArgumentParser
+import Configuration
+import Foundation
+import HybridAI
+import HybridAIChatApp
+import HybridAIPersistence
+
+/// `hybrid serve`'s web chat flags (each also a config-file key; see ``ServeSetting``).
+struct ChatServeOptions: ParsableArguments {
+  @Flag(name: .long, help: "Do not serve the web chat at / (and its sessions API under /v1/chat).")
+  var noChat = false
+
+  @Flag(name: .long, help: ArgumentHelp(
+    "Serve the web chat on a non-loopback --host without API keys.",
+    discussion: "By default the chat is served only on a loopback address, or with API keys: anyone who can reach it can use your models and read its conversations."))
+  var chatWithoutKey = false
+
+  @Option(name: .long, help: "Largest file the chat takes as an attachment, in bytes (default: 20 MiB).")
+  var chatMaxUploadBytes: Int?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "A cloud model for the chat's hybrid modes: a Gemini API base URL (Google's, or another hybrid serve).",
+    discussion: "With it the chat offers all four inference modes; without it, only on-device. The model is --chat-cloud-model, else the server's first; the key comes from $GEMINI_API_KEY."))
+  var chatCloudURL: String?
+
+  @Option(name: .long, help: "The chat's cloud model name (default: the --chat-cloud-url server's first model).")
+  var chatCloudModel: String?
+
+  @OptionGroup var sessionStore: SessionStoreOptions
+
+  /// The flags given, as settings.
+  var flags: [ServeSetting: ConfigContent] {
+    var flags: [ServeSetting: ConfigContent] = [:]
+    if noChat { flags[.noChat] = .bool(true) }
+    if chatWithoutKey { flags[.chatWithoutKey] = .bool(true) }
+    if let chatMaxUploadBytes { flags[.chatMaxUploadBytes] = .int(chatMaxUploadBytes) }
+    if let chatCloudURL { flags[.chatCloudURL] = .string(chatCloudURL) }
+    if let chatCloudModel { flags[.chatCloudModel] = .string(chatCloudModel) }
+    if let sessionsDir = sessionStore.sessionsDir { flags[.sessionsDir] = .string(sessionsDir) }
+    return flags
+  }
+}
+
+extension ServeSettings {
+  /// The chat's session store: `sessions-dir`; else `<data>/sessions` beside a `data` registry
+  /// directory; else `hybrid sessions`' default.
+  func openSessionStore() throws -> SessionStore {
+    var options = SessionStoreOptions()
+    options.sessionsDir = sessionsDir ?? data.map { URL(fileURLWithPath: $0, isDirectory: true).appendingPathComponent("sessions").path }
+    return try options.open()
+  }
+
+  /// Whether the chat may be served on ``host`` when keys are (or are not) required; `nil`, or why not.
+  func chatRefusal(keysRequired: Bool) -> String? {
+    let loopback = ["127.0.0.1", "::1", "localhost"].contains(host.lowercased()) || host.hasPrefix("127.")
+    guard !loopback, !keysRequired, !chatWithoutKey else { return nil }
+    return "the web chat is off: --host \(host) is not loopback and no API key is required "
+      + "(add --api-key or hybrid keys create, or --chat-without-key)"
+  }
+
+  /// The chat's cloud model, when one is configured (the same rules as `hybrid generate --cloud-url`).
+  func makeChatCloudModel() async throws -> (any LanguageModel)? {
+    guard let chatCloudURL else { return nil }
+    var arguments = ["--cloud-url", chatCloudURL, "--mode", "cloud"]
+    if let chatCloudModel { arguments += ["--cloud-model", chatCloudModel] }
+    return await (try RoutingOptions.parse(arguments)).makeCloudModel()
+  }
+}

@@ -1,0 +1,329 @@
+import ArgumentParser
+import Foundation
+import HybridAI
+import HybridAIChatApp
+import HybridAIOnDevice
+import HybridAIRegistry
+import HybridAIServer
+import HybridAIServing
+import Configuration
+import HybridCommandLine
+
+/// `hybrid serve` — a self-hosted Gemini-compatible cloud on local GGUF models, and a model registry.
+struct ServeCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Serve local GGUF models through a Gemini-compatible REST API (v1beta), and a model registry.",
+    discussion: """
+      Gemini endpoints: POST /v1beta/models/{model}:generateContent, :streamGenerateContent?alt=sse, \
+      :countTokens; GET /v1beta/models, /v1beta/models/{model}. Concurrent requests are decoded \
+      together in one llama.cpp batch.
+      Model registry (docs/model-delivery.md): GET /v1/models/{name}:download, signed blob URLs, and \
+      the admin API under /v1/admin (needs --admin-token); OpenAPI document at /v1/openapi.yaml.
+      Web chat (docs/web-chat.md): the page at /, its sessions API under /v1/chat; conversations are       kept in --sessions-dir, where hybrid sessions list sees them.
+      Stops gracefully on SIGINT or SIGTERM.
+      Example: hybrid serve --port 8080 --model smollm2=.deps/models/SmolLM2-135M-Instruct.Q4_1.gguf --api-key secret --admin-token admin-secret
+      """)
+
+  @Option(name: .long, help: ArgumentHelp(
+    "A config file (YAML or JSON): every setting below by its flag's name, e.g. port: 8080. Default: $HYBRIDAI_SERVE_CONFIG.",
+    discussion: "Flags win over the environment (HYBRIDAI_SERVE_<NAME>, e.g. HYBRIDAI_SERVE_MAX_CONCURRENT_REQUESTS), which wins over the file. Secrets can come from files: admin-token-file, api-key-file (one key a line). See docs/server.md."))
+  var config: String?
+
+  @Flag(name: .long, help: "Print the effective configuration (secrets masked, each value's source) and exit.")
+  var printConfig = false
+
+  @Option(name: .long, help: "Address to bind (default: 127.0.0.1, loopback only).")
+  var host: String?
+
+  @Option(name: .long, help: "TCP port; 0 picks a free one (printed on start). Default: 8080.")
+  var port: Int?
+
+  @Option(name: .long, parsing: .singleValue,
+          help: "A model to serve as NAME=PATH, or PATH (named after the file). Repeatable. Default: smollm2=<the bootstrap's SmolLM2>.")
+  var model: [String] = []
+
+  @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
+    "Another name for a served model, as ALIAS=MODEL (e.g. gemini-2.5-flash=smollm2). Repeatable.",
+    discussion: "Apps written for a Gemini model name then run unchanged against this server; answers report the served model's name as modelVersion."))
+  var alias: [String] = []
+
+  @Option(name: .long, parsing: .singleValue,
+          help: "An API key clients must send (x-goog-api-key header, ?key= or Authorization: Bearer). Repeatable. Default: $HYBRIDAI_SERVER_API_KEY, else none required.")
+  var apiKey: [String] = []
+
+  @Option(name: .long, help: "A file of API keys, one a line (a secret kept out of the command line).")
+  var apiKeyFile: String?
+
+  @Option(name: .long, help: "The API key file (hybrid keys create writes it). Default: <--data>/api-keys.json; keys are required once it exists.")
+  var keysFile: String?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "Requests per minute each API key may send (429 RESOURCE_EXHAUSTED with Retry-After above it).",
+    discussion: "Each key may burst up to the limit; its allowance refills evenly over a minute. A key's own limit (hybrid keys create --requests-per-minute) wins."))
+  var requestsPerMinute: Int?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "Prompt + output tokens per minute each API key may use (429 RESOURCE_EXHAUSTED with Retry-After once spent).",
+    discussion: "An answer's tokens are counted when it ends; a key over its allowance waits until it refills. A key's own limit (hybrid keys create --tokens-per-minute) wins."))
+  var tokensPerMinute: Int?
+
+  @Option(name: .long, help: "Requests decoded together per model; more wait in line. Default: 8.")
+  var maxConcurrentRequests: Int?
+
+  @Option(name: .long, help: "Context window per request, in tokens. Default: 4096.")
+  var contextSize: Int?
+
+  @Flag(name: .long, help: ArgumentHelp(
+    "Clear a request's keys and values when it ends.",
+    discussion: "By default a finished request's cache stays in its sequence, so a later request with the same prompt prefix (system prompt, earlier turns) evaluates only the rest; greedy answers may then round differently than computed afresh."))
+  var noPromptCache = false
+
+  @Option(name: .long, help: "CPU threads (default: all cores).")
+  var threads: Int?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "Model layers on the GPU: auto (all that fit on the first GPU, else the CPU), 0 (CPU only) or a count.",
+    valueName: "auto|N|0"))
+  var gpuLayers: String?
+
+  @Option(name: .long, help: "Compute device for offloaded layers, by llama.cpp's name (CUDA0, Vulkan0, CPU); default: the first GPU.")
+  var device: String?
+
+  @Option(name: .long, help: "Largest request body accepted, in bytes. Default: 4 MiB.")
+  var maxRequestBytes: Int?
+
+  @Option(name: .long, help: "The registry's directory (SQLite metadata, model files, api-keys.json). Default: $XDG_DATA_HOME/hybridai/registry.")
+  var data: String?
+
+  @Option(name: .long, help: "Bearer token for the registry's admin API. Default: $HYBRIDAI_ADMIN_TOKEN; without one (or a registry-admin key) the admin API is off.")
+  var adminToken: String?
+
+  @Option(name: .long, help: "A file holding the admin token (a secret kept out of the command line).")
+  var adminTokenFile: String?
+
+  @Option(name: .long, help: "The URL clients reach this server at (behind a reverse proxy); default: each request's Host.")
+  var publicURL: String?
+
+  @Option(name: .long, help: "Largest model file the registry accepts, in bytes. Default: 8 GiB.")
+  var maxUploadBytes: Int?
+
+  @Option(name: .long, help: "How long a download URL stays valid, in seconds. Default: 3600.")
+  var downloadURLLifetime: Int?
+
+  @Flag(name: .long, help: "Serve only the model registry: no GGUF model is loaded.")
+  var registryOnly = false
+
+  @Option(name: .long, help: ArgumentHelp(
+    "On SIGTERM/SIGINT: seconds open streams may take to finish before they end with an UNAVAILABLE event. Default: 10.",
+    discussion: "Uploads and other requests get 5 seconds more, then are cancelled; an upload cut this way records nothing."))
+  var shutdownTimeout: Int?
+
+  @OptionGroup(title: "Web chat") var chat: ChatServeOptions
+
+  @OptionGroup var logging: LoggingOptions
+
+  /// The flags given on the command line, as settings (what wins over the environment and the file).
+  var flags: [ServeSetting: ConfigContent] {
+    var flags = chat.flags
+    func set(_ setting: ServeSetting, _ value: String?) { if let value { flags[setting] = .string(value) } }
+    func set(_ setting: ServeSetting, _ value: Int?) { if let value { flags[setting] = .int(value) } }
+    func set(_ setting: ServeSetting, _ values: [String]) { if !values.isEmpty { flags[setting] = .stringArray(values) } }
+    func set(_ setting: ServeSetting, _ value: Bool) { if value { flags[setting] = .bool(true) } }
+    set(.config, config)
+    set(.host, host)
+    set(.port, port)
+    set(.model, model)
+    set(.alias, alias)
+    set(.apiKey, apiKey)
+    set(ServeSetting(ServeSetting.apiKey.fileName, .string), apiKeyFile)
+    set(.keysFile, keysFile)
+    set(.requestsPerMinute, requestsPerMinute)
+    set(.tokensPerMinute, tokensPerMinute)
+    set(.maxConcurrentRequests, maxConcurrentRequests)
+    set(.contextSize, contextSize)
+    set(.noPromptCache, noPromptCache)
+    set(.threads, threads)
+    set(.gpuLayers, gpuLayers)
+    set(.device, device)
+    set(.maxRequestBytes, maxRequestBytes)
+    set(.data, data)
+    set(.adminToken, adminToken)
+    set(ServeSetting(ServeSetting.adminToken.fileName, .string), adminTokenFile)
+    set(.publicURL, publicURL)
+    set(.maxUploadBytes, maxUploadBytes)
+    set(.downloadURLLifetime, downloadURLLifetime)
+    set(.registryOnly, registryOnly)
+    set(.shutdownTimeout, shutdownTimeout)
+    set(.logLevel, logging.logLevel)
+    set(.logFormat, logging.logFormat?.rawValue)
+    return flags
+  }
+
+  /// The flags' own values are checked at once; the file's and the environment's when `run` reads them.
+  func validate() throws {
+    do {
+      _ = try ServeSettings(ServeConfiguration.flagsOnly(flags))
+    } catch {
+      throw ValidationError(error.description)
+    }
+  }
+
+  /// The effective settings: flags, then the environment, then the config file, then defaults.
+  func resolveSettings(environment: [String: String] = ProcessInfo.processInfo.environment) async throws
+    -> (ServeConfiguration, ServeSettings) {
+    do {
+      let configuration = try await ServeConfiguration.resolve(flags: flags, environment: environment)
+      return (configuration, try ServeSettings(configuration))
+    } catch {
+      Terminal.status("error: \(error.description)")
+      throw ExitCode.validationFailure
+    }
+  }
+
+  func run() async throws {
+    let environment = ProcessInfo.processInfo.environment
+    let (configuration, settings) = try await resolveSettings(environment: environment)
+    if printConfig {
+      Terminal.write(configuration.printable())
+      return
+    }
+    LogSetup.bootstrap(level: settings.logLevel, format: settings.logFormat)
+    if let file = configuration.file { Terminal.status("hybrid serve: configuration from \(file)") }
+    ServingProcess.keepStreamingBuffersAllocated()
+    let metrics = ServerMetrics()
+    let health = ServerHealth()
+    var models: [ServedModel] = []
+    var batchedModels: [BatchedLanguageModel] = []
+    for (name, path) in settings.models {
+      var configuration = BatchedLanguageModel.Configuration()
+      configuration.maxConcurrentSequences = settings.maxConcurrentRequests
+      configuration.contextSizePerSequence = settings.contextSize
+      configuration.reusesPromptPrefixes = !settings.noPromptCache
+      if let threads = settings.threads { configuration.threads = threads }
+      configuration.gpuLayers = settings.gpuLayers
+      configuration.device = settings.device
+      let batched = BatchedLanguageModel(modelPath: path, configuration: configuration)
+      guard batched.isAvailable, let placement = try? batched.placement() else {
+        Terminal.status("error: model \(name) (\(path)) is \(batched.availability): \(batched.availabilityDetail ?? "")")
+        throw ExitCode.failure
+      }
+      // Weights, context and one token now, so the first request is as fast as the others.
+      let warming = ContinuousClock.now
+      do {
+        try await batched.prewarm()
+      } catch {
+        Terminal.status("error: model \(name) (\(path)) cannot answer: \(error)")
+        throw ExitCode.failure
+      }
+      let warmed = ContinuousClock.now - warming
+      Terminal.status("hybrid serve: model \(name) on \(placement), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
+      models.append(ServedModel(name: name, batched: batched).metered(by: metrics))
+      health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
+      metrics.addRefresher {
+        let occupancy = await batched.occupancy()
+        metrics.gauge(MetricName.batchWidth, [("model", name)]).record(occupancy.active)
+        metrics.gauge(MetricName.queueDepth, [("model", name)]).record(occupancy.waiting)
+      }
+      batchedModels.append(batched)
+    }
+    for (alias, target) in settings.aliases {
+      if let served = models.first(where: { $0.name == target }) { models.append(served.alias(alias)) }
+    }
+    let adminToken = settings.adminToken
+    let dataDirectory = settings.data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? Self.defaultDataDirectory(environment)
+    let keys = try Self.makeKeyAuthority(settings, dataDirectory: dataDirectory, environment: environment)
+    let registry: ModelRegistry
+    do {
+      registry = try ModelRegistry(configuration: RegistryConfiguration(
+        dataDirectory: dataDirectory, adminToken: adminToken, publicURL: settings.publicURL,
+        maxUploadBytes: settings.maxUploadBytes, downloadURLLifetime: .seconds(settings.downloadURLLifetime)))
+    } catch {
+      Terminal.status("error: cannot open the model registry in \(dataDirectory.path): \(error)")
+      throw ExitCode.failure
+    }
+    // The registry first: its `/v1/models/{name}:download` is more specific than the Gemini API's
+    // `/v1/models/{model}` on the same path.
+    health.addCheck("registry") { await registry.readinessProblem() }
+    var components: [any ServerComponent] = [RegistryAPI(registry: registry, metrics: metrics)]
+    if !models.isEmpty {
+      components.append(GeminiCompatibleAPI(models: models))
+      components.append(OpenAICompatibleAPI(models: models))   // the same models under /v1beta/openai/
+    }
+    var chatState = "web chat off"
+    if let served = models.first, !settings.noChat {
+      if let refusal = settings.chatRefusal(keysRequired: keys.isRequired) {
+        Terminal.status("hybrid serve: \(refusal)")
+      } else {
+        let store = try settings.openSessionStore()
+        let cloud = try await settings.makeChatCloudModel()
+        let sessions = ChatSessions(store: store, models: ChatModels(onDevice: served.model, cloud: cloud), tools: DemoTools.all)
+        components.append(ChatApp(sessions: sessions, maxUploadBytes: settings.chatMaxUploadBytes))
+        health.addCheck("sessions") {
+          FileManager.default.isWritableFile(atPath: store.directory.path) ? nil : "\(store.directory.path) is not writable"
+        }
+        chatState = "web chat at / (sessions in \(store.directory.path)\(cloud.map { ", cloud \($0.modelIdentifier)" } ?? ""))"
+      }
+    }
+    var serverConfiguration = ServerConfiguration(host: settings.host, port: settings.port, keys: keys,
+                                                  maxRequestBytes: settings.maxRequestBytes)
+    // Streams get shutdown-timeout seconds and then end with UNAVAILABLE; uploads and other
+    // requests get a few seconds more, then are cancelled (nothing half-written is recorded).
+    serverConfiguration.shutdownGracePeriod = .seconds(settings.shutdownTimeout + Self.uploadGraceAfterStreams)
+    let server = HybridServer(
+      configuration: serverConfiguration,
+      components: components, health: health, metrics: metrics)
+    let names = models.isEmpty ? "none"
+      : models.map { $0.name == $0.modelVersion ? $0.name : "\($0.name) → \($0.modelVersion)" }.joined(separator: ", ")
+    let host = settings.host
+    let registryState = "registry \(dataDirectory.path), admin API \(adminToken == nil ? "off" : "on"); \(chatState)"
+    let shutdownTimeout = settings.shutdownTimeout
+    let onDevice = batchedModels
+    try await server.run(onListening: { port in
+      Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
+        + "\(keys.isRequired ? "required" : "not required"); \(registryState))\n")
+    }, onShutdownRequested: {
+      Terminal.status("hybrid serve: stopping; open streams have \(shutdownTimeout) s to finish")
+      guard (try? await Task.sleep(for: .seconds(shutdownTimeout))) != nil else { return }
+      Terminal.status("hybrid serve: ending the streams still open")
+      for model in onDevice { await model.shutDown() }
+    })
+    // Free llama.cpp's contexts, weights and backend now, in this order, rather than leave them to
+    // the process's exit (on a GPU the CUDA driver may be gone by then).
+    for model in batchedModels { await model.shutDown() }
+    await OnDeviceRuntime.shutDown()
+    Terminal.status("hybrid serve: stopped")
+  }
+
+  /// The `api-key`s and the key file, with the per-key limits; a key file that cannot be read
+  /// stops the server here, with the reason.
+  static func makeKeyAuthority(_ settings: ServeSettings, dataDirectory: URL, environment: [String: String]) throws -> APIKeyAuthority {
+    let file = APIKeyFile(url: KeyFileOptions.location(keysFile: settings.keysFile, data: dataDirectory.path, environment: environment))
+    do {
+      let records = try file.records()
+      if !records.isEmpty {
+        Terminal.status("hybrid serve: \(records.count { !$0.isRevoked }) API key(s) from \(file.url.path) "
+          + "(\(records.count { $0.isRevoked }) revoked)")
+      }
+    } catch {
+      Terminal.status("error: \(error)")
+      throw ExitCode.failure
+    }
+    let keys = APIKeyAuthority(keys: settings.apiKeys, keyFile: file, requestsPerMinute: settings.requestsPerMinute,
+                               tokensPerMinute: settings.tokensPerMinute)
+    if settings.requestsPerMinute != nil || settings.tokensPerMinute != nil, !keys.isRequired {
+      Terminal.status("hybrid serve: requests-per-minute and tokens-per-minute limit each API key; no key is required, so nothing is limited")
+    }
+    return keys
+  }
+
+  /// Seconds past `shutdown-timeout` that requests other than streams (uploads) may run on a stop.
+  static let uploadGraceAfterStreams = 5
+
+  /// `$XDG_DATA_HOME/hybridai/registry`, or `~/.local/share/hybridai/registry`.
+  static func defaultDataDirectory(_ environment: [String: String]) -> URL {
+    let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+    return base.appendingPathComponent("hybridai/registry", isDirectory: true)
+  }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HybridAIOnDevice
+import HybridCommandLine
+import Logging
+
+/// `hybrid serve`'s settings, typed and checked, whichever layer set them (``ServeConfiguration``):
+/// an error names the flag, variable or file key the bad value came from.
+struct ServeSettings: Sendable {
+  var host: String
+  var port: Int
+  /// `(name, path)` for each model (the default model when none is given and not registry-only).
+  var models: [(name: String, path: String)]
+  /// `(alias, model)` pairs.
+  var aliases: [(alias: String, model: String)]
+  var apiKeys: Set<String>
+  var keysFile: String?
+  var requestsPerMinute: Int?
+  var tokensPerMinute: Int?
+  var maxConcurrentRequests: Int
+  var contextSize: Int
+  var noPromptCache: Bool
+  var threads: Int?
+  var gpuLayers: GPULayers
+  var device: String?
+  var maxRequestBytes: Int
+  var data: String?
+  var adminToken: String?
+  var publicURL: URL?
+  var maxUploadBytes: Int64
+  var downloadURLLifetime: Int
+  var registryOnly: Bool
+  var shutdownTimeout: Int
+  var noChat: Bool
+  var chatWithoutKey: Bool
+  var chatMaxUploadBytes: Int
+  var chatCloudURL: String?
+  var chatCloudModel: String?
+  var sessionsDir: String?
+  var logLevel: String?
+  var logFormat: LogFormat?
+
+  init(_ configuration: ServeConfiguration) throws(ServeConfigurationError) {
+    func invalid(_ setting: ServeSetting, _ reason: String) -> ServeConfigurationError {
+      .invalidValue(configuration.origin(setting), reason: reason)
+    }
+    func positive(_ setting: ServeSetting) throws(ServeConfigurationError) -> Int? {
+      guard let value = configuration.integer(setting) else { return nil }
+      guard value > 0 else { throw invalid(setting, "must be positive, not \(value)") }
+      return value
+    }
+    host = configuration.string(.host) ?? "127.0.0.1"
+    guard !host.isEmpty else { throw invalid(.host, "must name an address, e.g. 127.0.0.1 or 0.0.0.0") }
+    port = configuration.integer(.port) ?? 8080
+    guard (0...65535).contains(port) else { throw invalid(.port, "must be 0...65535, not \(port)") }
+    registryOnly = configuration.boolean(.registryOnly)
+    let modelSpecs = configuration.list(.model)
+    if registryOnly, !modelSpecs.isEmpty { throw invalid(.model, "serves no GGUF model with registry-only; drop it") }
+    models = registryOnly ? [] : try Self.models(modelSpecs, origin: configuration.origin(.model))
+    aliases = try Self.aliases(configuration.list(.alias), servedNames: models.map(\.name), origin: configuration.origin(.alias))
+    apiKeys = Set(configuration.list(.apiKey).filter { !$0.isEmpty })
+    keysFile = configuration.string(.keysFile)
+    requestsPerMinute = try positive(.requestsPerMinute)
+    tokensPerMinute = try positive(.tokensPerMinute)
+    maxConcurrentRequests = try positive(.maxConcurrentRequests) ?? 8
+    contextSize = try positive(.contextSize) ?? 4096
+    noPromptCache = configuration.boolean(.noPromptCache)
+    threads = try positive(.threads)
+    do {
+      gpuLayers = try GPULayers(parsing: configuration.string(.gpuLayers) ?? "auto")
+    } catch {
+      throw invalid(.gpuLayers, "must be auto, 0 or a number of layers, not \(configuration.string(.gpuLayers) ?? "")")
+    }
+    device = configuration.string(.device)
+    if let device, device.trimmingCharacters(in: .whitespaces).isEmpty { throw invalid(.device, "needs a device name such as CUDA0") }
+    maxRequestBytes = try positive(.maxRequestBytes) ?? 4 << 20
+    data = configuration.string(.data)
+    adminToken = configuration.string(.adminToken).flatMap { $0.isEmpty ? nil : $0 }
+    if let text = configuration.string(.publicURL) {
+      guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+        throw invalid(.publicURL, "must be an http(s) URL, e.g. https://models.example.com")
+      }
+      publicURL = url
+    }
+    maxUploadBytes = Int64(try positive(.maxUploadBytes) ?? 8 << 30)
+    downloadURLLifetime = try positive(.downloadURLLifetime) ?? 3600
+    shutdownTimeout = configuration.integer(.shutdownTimeout) ?? 10
+    guard shutdownTimeout >= 0 else { throw invalid(.shutdownTimeout, "must be 0 or more seconds") }
+    noChat = configuration.boolean(.noChat)
+    chatWithoutKey = configuration.boolean(.chatWithoutKey)
+    chatMaxUploadBytes = try positive(.chatMaxUploadBytes) ?? 20 << 20
+    chatCloudURL = configuration.string(.chatCloudURL)
+    if let chatCloudURL {
+      guard let url = URL(string: chatCloudURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+        throw invalid(.chatCloudURL, "must be an http(s) URL, e.g. http://127.0.0.1:8081")
+      }
+    }
+    chatCloudModel = configuration.string(.chatCloudModel)
+    sessionsDir = configuration.string(.sessionsDir)
+    logLevel = configuration.string(.logLevel)
+    if let level = logLevel, Logger.Level(rawValue: level.lowercased()) == nil {
+      throw invalid(.logLevel, "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \(level)")
+    }
+    if let format = configuration.string(.logFormat) {
+      guard let parsed = LogFormat(rawValue: format.lowercased()) else { throw invalid(.logFormat, "must be text or json, not \(format)") }
+      logFormat = parsed
+    }
+  }
+
+  /// `(name, path)` for each model spec (`NAME=PATH` or `PATH`), or the default model.
+  static func models(_ specs: [String], origin: String) throws(ServeConfigurationError) -> [(name: String, path: String)] {
+    if specs.isEmpty { return [("smollm2", ModelLocator.defaultModelPath())] }
+    var result: [(name: String, path: String)] = []
+    for spec in specs {
+      if let equals = spec.firstIndex(of: "=") {
+        let name = String(spec[..<equals]), path = String(spec[spec.index(after: equals)...])
+        guard isValidName(name), !path.isEmpty else {
+          throw .invalidValue(origin, reason: "\(spec): expected NAME=PATH with NAME made of letters, digits, '-', '_' and '.'")
+        }
+        result.append((name, path))
+      } else {
+        var name = URL(fileURLWithPath: spec).deletingPathExtension().lastPathComponent.lowercased()
+        name = String(name.map { isValidName(String($0)) ? $0 : "-" })
+        result.append((name, spec))
+      }
+    }
+    return result
+  }
+
+  /// `(alias, model)` for each alias spec, checked against the served names.
+  static func aliases(_ specs: [String], servedNames: [String], origin: String) throws(ServeConfigurationError)
+    -> [(alias: String, model: String)] {
+    var taken = Set(servedNames)
+    var result: [(alias: String, model: String)] = []
+    for spec in specs {
+      let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+      let name = parts.first.map { $0.hasPrefix("models/") ? String($0.dropFirst(7)) : $0 } ?? ""
+      guard parts.count == 2, isValidName(name) else {
+        throw .invalidValue(origin, reason: "\(spec): expected ALIAS=MODEL with ALIAS made of letters, digits, '-', '_' and '.'")
+      }
+      guard servedNames.contains(parts[1]) else {
+        let served = servedNames.isEmpty ? "none" : servedNames.joined(separator: ", ")
+        throw .invalidValue(origin, reason: "\(spec): no served model is named \(parts[1]) (served: \(served))")
+      }
+      guard taken.insert(name).inserted else { throw .invalidValue(origin, reason: "\(spec): \(name) is already a served name") }
+      result.append((name, parts[1]))
+    }
+    return result
+  }
+
+  static func isValidName(_ name: String) -> Bool {
+    !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+  }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import HybridAI
+import HybridAIRegistry
+import HybridAIServer
+import HybridAIServing
+import HybridAITestSupport
+import Testing
+
+/// API keys from a key file (`hybrid keys create`): stored hashed, scopes per route family, a new
+/// key working at once and a revoked one refused from its next request, per-key request and token
+/// limits — over a real socket, with the registry and the Gemini API on one server.
+@Suite("API keys: the key file, scopes, revocation, token limits")
+struct APIKeyScopeTests {
+  /// A server with the registry and the Gemini API, its keys in `file`.
+  struct KeyedServer {
+    let server: RunningServer
+    let file: APIKeyFile
+    let directory: TemporaryDirectory
+
+    static func start(model: ScriptedLanguageModel = ScriptedLanguageModel(), requestsPerMinute: Int? = nil,
+                      tokensPerMinute: Int? = nil) async throws -> KeyedServer {
+      let directory = try TemporaryDirectory("hybrid-keys")
+      let file = APIKeyFile(url: directory.url.appending(path: "api-keys.json"))
+      _ = try file.create(name: "bootstrap", scopes: [.generate])   // keys are required once the file exists
+      let registry = try ModelRegistry(configuration: RegistryConfiguration(dataDirectory: directory.url.appending(path: "registry")),
+                                       logger: TestLogging.logger("registry"))
+      let served = ServedModel(name: "m", model: model, inputTokenLimit: 100, outputTokenLimit: 100) { _ in 1 }
+      let keys = APIKeyAuthority(keyFile: file, requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute,
+                                 logger: TestLogging.logger("keys"))
+      let server = try await RunningServer.start([RegistryAPI(registry: registry), GeminiCompatibleAPI(models: [served])],
+                                                 configuration: ServerConfiguration(keys: keys))
+      return KeyedServer(server: server, file: file, directory: directory)
+    }
+
+    func url(_ path: String) -> URL { URL(string: server.baseURL.absoluteString + path)! }
+
+    func generate(key: String?, stream: Bool = false) async throws -> TestHTTP.Reply {
+      let path = stream ? "/v1beta/models/m:streamGenerateContent?alt=sse" : "/v1beta/models/m:generateContent"
+      return try await TestHTTP.send(.POST, url(path), headers: key.map { ["x-goog-api-key": $0] } ?? [:],
+                                     json: ["contents": [["role": "user", "parts": [["text": "Hi"]]]]])
+    }
+  }
+
+  @Test("the key file keeps only hashes (mode 0600); list, revoke by id or name, typed errors; concurrent creates lose nothing")
+  func keyFile() async throws {
+    let directory = try TemporaryDirectory("hybrid-keyfile")
+    let file = APIKeyFile(url: directory.url.appending(path: "keys/api-keys.json"))
+    #expect(try file.records().isEmpty, "no file: no keys")
+    let (record, key) = try file.create(name: "ios-app", scopes: [.generate, .registryRead], tokensPerMinute: 500)
+    #expect(key.hasPrefix("hai_\(record.id)_") && key.count == 4 + 8 + 1 + 43, "\(key)")
+    #expect(APIKeyFile.identifier(inKey: key) == record.id)
+    let stored = try String(contentsOf: file.url, encoding: .utf8)
+    #expect(!stored.contains(key) && !stored.contains(String(key.suffix(43))), "the key itself is never stored")
+    #expect(stored.contains(APIKeyFile.digestHex(of: key)))
+    let mode = try FileManager.default.attributesOfItem(atPath: file.url.path)[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+
+    // Many processes' worth of creates at once: each lands (the lock), none is lost.
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for index in 0..<12 { group.addTask { _ = try file.create(name: "worker-\(index)", scopes: [.generate]) } }
+      try await group.waitForAll()
+    }
+    let records = try file.records()
+    #expect(records.count == 13 && Set(records.map(\.id)).count == 13)
+
+    #expect(try file.revoke(id: "ios-app").revoked != nil, "by name")
+    let revokedAgain = try file.revoke(id: record.id)
+    #expect(revokedAgain.revoked == (try file.records().first { $0.id == record.id })?.revoked, "the first date stays")
+    #expect(throws: APIKeyFileError.unknownKey("nope")) { try file.revoke(id: "nope") }
+    _ = try file.create(name: "twin", scopes: [.generate])
+    _ = try file.create(name: "twin", scopes: [.generate])
+    #expect(throws: APIKeyFileError.ambiguousName("twin")) { try file.revoke(id: "twin") }
+    #expect(throws: APIKeyFileError.noScopes) { try file.create(name: "none", scopes: []) }
+    #expect(throws: APIKeyFileError.invalidName("two\nlines")) { try file.create(name: "two\nlines", scopes: [.generate]) }
+
+    try Data("{ not json".utf8).write(to: file.url)
+    #expect { try file.records() } throws: { error in
+      guard case APIKeyFileError.corrupt(let path, _) = error else { return false }
+      return path == file.url.path
+    }
+  }
+
+  @Test("each scope opens its routes only: generate, registry-read, registry-admin; a missing or unknown key is refused")
+  func scopes() async throws {
+    let keyed = try await KeyedServer.start()
+    defer { Task { await keyed.server.stop() } }
+    let (_, generator) = try keyed.file.create(name: "generator", scopes: [.generate])
+    let (_, reader) = try keyed.file.create(name: "reader", scopes: [.registryRead])
+    let (_, admin) = try keyed.file.create(name: "admin", scopes: [.registryAdmin])
+
+    #expect(try await keyed.generate(key: generator).status == 200, "a key created while the server runs works at once")
+    let wrongScope = try await keyed.generate(key: reader)
+    #expect(wrongScope.status == 403 && wrongScope.errorStatus == "PERMISSION_DENIED", "\(wrongScope.text)")
+    #expect(wrongScope.errorMessage?.contains("generate scope") == true)
+    #expect(try await keyed.generate(key: nil).status == 403)
+    let unknown = try await keyed.generate(key: "hai_00000000_" + String(repeating: "x", count: 43))
+    #expect(unknown.status == 400 && unknown.text.contains("API_KEY_INVALID"))
+
+    // The registry: download info needs registry-read, the admin API registry-admin (as a bearer token).
+    let download = keyed.url("/v1/models/selfie:download")
+    #expect(try await TestHTTP.send(.GET, download, headers: ["x-goog-api-key": reader]).status == 404, "let in; no such model")
+    #expect(try await TestHTTP.send(.GET, download, headers: ["x-goog-api-key": generator]).status == 403)
+    let create = try await TestHTTP.send(.POST, keyed.url("/v1/admin/models"), headers: ["authorization": "Bearer \(admin)"],
+                                         json: ["name": "selfie", "description": "a test"])
+    #expect((200..<300).contains(create.status), "\(create.text)")
+    let notAdmin = try await TestHTTP.send(.GET, keyed.url("/v1/admin/models"), headers: ["authorization": "Bearer \(reader)"])
+    #expect(notAdmin.status == 403 && notAdmin.text.contains("registry-admin"), "\(notAdmin.text)")
+    let noCredential = try await TestHTTP.send(.GET, keyed.url("/v1/admin/models"))
+    #expect(noCredential.status == 401)
+  }
+
+  @Test("a key revoked mid-stream: the running answer finishes whole, the next request is refused; a deleted key file refuses every key")
+  func revocation() async throws {
+    let model = ScriptedLanguageModel(deltas: ["one ", "two ", "three ", "four"], delay: .milliseconds(150))
+    let keyed = try await KeyedServer.start(model: model)
+    defer { Task { await keyed.server.stop() } }
+    let (record, key) = try keyed.file.create(name: "leaked", scopes: [.generate])
+    let streaming = Task { try await keyed.generate(key: key, stream: true) }
+    while model.recording.deltasSent == 0 { try await Task.sleep(for: .milliseconds(10)) }
+    try keyed.file.revoke(id: record.id)
+    let reply = try await streaming.value
+    #expect(reply.status == 200)
+    let text = try reply.events.compactMap { event in
+      ((event["candidates"] as? [[String: Any]])?.first?["content"] as? [String: Any]).flatMap { $0["parts"] as? [[String: Any]] }?
+        .compactMap { $0["text"] as? String }.joined()
+    }.joined()
+    #expect(text == "one two three four", "nothing of the running answer is lost: \(reply.text)")
+    let next = try await keyed.generate(key: key)
+    #expect(next.status == 400 && next.errorMessage?.contains("revoked") == true, "\(next.text)")
+
+    let (_, other) = try keyed.file.create(name: "other", scopes: [.generate])
+    #expect(try await keyed.generate(key: other).status == 200)
+    try FileManager.default.removeItem(at: keyed.file.url)
+    #expect(try await keyed.generate(key: other).status == 400, "the file is gone: its keys are refused, the server stays closed")
+    #expect(try await keyed.generate(key: nil).status == 403)
+  }
+
+  @Test("tokens per minute: an answer's prompt and output tokens are charged to its key (unary and streamed); then 429 with Retry-After")
+  func tokenLimit() async throws {
+    let model = ScriptedLanguageModel(deltas: ["a", "b"], usage: Usage(promptTokens: 20, outputTokens: 15))
+    let keyed = try await KeyedServer.start(model: model, tokensPerMinute: 30)
+    defer { Task { await keyed.server.stop() } }
+    let (_, unary) = try keyed.file.create(name: "unary", scopes: [.generate])
+    let (_, streamed) = try keyed.file.create(name: "streamed", scopes: [.generate])
+    let (_, generous) = try keyed.file.create(name: "generous", scopes: [.generate], tokensPerMinute: 10_000)
+
+    #expect(try await keyed.generate(key: unary).status == 200, "30 tokens left: the first answer (35) goes through")
+    let limited = try await keyed.generate(key: unary)
+    #expect(limited.status == 429 && limited.errorStatus == "RESOURCE_EXHAUSTED", "\(limited.text)")
+    #expect(limited.errorMessage?.contains("30 tokens per minute") == true)
+    let retryAfter = try #require(limited.header("retry-after").flatMap(Int.init))
+    #expect((1...60).contains(retryAfter), "5 tokens in debt at 30 a minute: about 10 s, \(retryAfter)")
+
+    #expect(try await keyed.generate(key: streamed, stream: true).status == 200)
+    #expect(try await keyed.generate(key: streamed, stream: true).status == 429, "a streamed answer is charged too")
+    for _ in 0..<3 { #expect(try await keyed.generate(key: generous).status == 200, "its own limit wins") }
+  }
+
+  @Test("a burst far over the request limit: exactly the allowance is answered, the rest get 429, the server stays up")
+  func burst() async throws {
+    let keyed = try await KeyedServer.start(requestsPerMinute: 10)
+    defer { Task { await keyed.server.stop() } }
+    let (_, key) = try keyed.file.create(name: "burst", scopes: [.generate])
+    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<120 {
+        group.addTask { try await TestHTTP.send(.GET, keyed.url("/v1beta/models"), headers: ["x-goog-api-key": key]).status }
+      }
+      return try await group.reduce(into: [Int]()) { $0.append($1) }
+    }
+    #expect(statuses.count { $0 == 200 } == 10 && statuses.count { $0 == 429 } == 110, "\(Dictionary(grouping: statuses) { $0 }.mapValues(\.count))")
+    #expect(try await TestHTTP.send(.GET, keyed.url("/healthz")).status == 200)
+  }
+}

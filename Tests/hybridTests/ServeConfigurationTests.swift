@@ -1,0 +1,150 @@
+import Foundation
+import HybridAIProcess
+import HybridAITestSupport
+@testable import hybrid
+import Testing
+
+/// `hybrid serve`'s configuration: a YAML or JSON file under the environment under the flags,
+/// secrets from files, clear errors for unknown keys and bad values — resolved in process, and
+/// through the real executable (`--print-config`, a server started from a file, `hybrid keys`).
+@Suite("hybrid serve: config file, environment, flags; hybrid keys")
+struct ServeConfigurationTests {
+  func write(_ text: String, to name: String, in directory: TemporaryDirectory) throws -> String {
+    let url = directory.url.appending(path: name)
+    try Data(text.utf8).write(to: url)
+    return url.path
+  }
+
+  func settings(_ arguments: [String], environment: [String: String] = [:]) async throws -> (ServeConfiguration, ServeSettings) {
+    let flags = try ServeCommand.parse(arguments).flags
+    let configuration = try await ServeConfiguration.resolve(flags: flags, environment: environment)
+    return (configuration, try ServeSettings(configuration))
+  }
+
+  @Test("flags win over the environment, which wins over the file, which wins over the defaults; each value knows its source")
+  func layering() async throws {
+    let directory = try TemporaryDirectory("serve-config")
+    let file = try write("""
+      # a service's settings
+      host: 0.0.0.0
+      port: 9000
+      max-concurrent-requests: 4
+      model: ["a=/models/a.gguf", "b=/models/b.gguf"]
+      alias: ["gemini-2.5-flash=a"]
+      no-chat: true
+      tokens-per-minute: 5000
+      """, to: "serve.yaml", in: directory)
+    let (configuration, settings) = try await settings(
+      ["--config", file, "--port", "9100"],
+      environment: ["HYBRIDAI_SERVE_PORT": "9200", "HYBRIDAI_SERVE_MAX_CONCURRENT_REQUESTS": "6", "HOME": "/root"])
+    #expect(settings.port == 9100 && configuration.origin(.port) == "--port")
+    #expect(settings.maxConcurrentRequests == 6 && configuration.origin(.maxConcurrentRequests) == "$HYBRIDAI_SERVE_MAX_CONCURRENT_REQUESTS")
+    #expect(settings.host == "0.0.0.0" && configuration.origin(.host) == "host in \(file)")
+    #expect(settings.models.map(\.name) == ["a", "b"] && settings.aliases.first?.alias == "gemini-2.5-flash")
+    #expect(settings.noChat && settings.tokensPerMinute == 5000)
+    #expect(settings.contextSize == 4096 && configuration.origin(.contextSize) == "the default context-size")
+
+    // The same from JSON.
+    let json = try write(#"{"port": 9300, "registry-only": true, "log-format": "json"}"#, to: "serve.json", in: directory)
+    let (_, fromJSON) = try await self.settings(["--config", json])
+    #expect(fromJSON.port == 9300 && fromJSON.registryOnly && fromJSON.models.isEmpty && fromJSON.logFormat == .json)
+    // The file named by the environment.
+    let (_, fromEnvironment) = try await self.settings([], environment: ["HYBRIDAI_SERVE_CONFIG": json])
+    #expect(fromEnvironment.port == 9300)
+  }
+
+  @Test("secrets from files (one value; a list one a line); --print-config masks them and names every source")
+  func secretsAndPrinting() async throws {
+    let directory = try TemporaryDirectory("serve-secrets")
+    let token = try write("admin-secret-value\n", to: "admin-token", in: directory)
+    let keys = try write("# client keys\nkey-one\n\nkey-two\n", to: "api-keys", in: directory)
+    let file = try write("admin-token-file: \(token)\nport: 9000\n", to: "serve.yaml", in: directory)
+    let (configuration, settings) = try await settings(["--config", file, "--api-key-file", keys],
+                                                       environment: ["HYBRIDAI_ADMIN_TOKEN": "older-variable"])
+    #expect(settings.adminToken == "older-variable", "the environment (even its older names) wins over the file")
+    #expect(settings.apiKeys == ["key-one", "key-two"])
+    let printed = configuration.printable()
+    #expect(!printed.contains("key-one") && !printed.contains("older-variable") && !printed.contains("admin-secret-value"), "\(printed)")
+    #expect(printed.contains(#"api-key: ["********", "********"]  # --api-key-file"#), "\(printed)")
+    #expect(printed.contains("port: 9000  # port in \(file)") && printed.contains("context-size: 4096  # default"), "\(printed)")
+    let (_, fromFile) = try await self.settings(["--config", file])
+    #expect(fromFile.adminToken == "admin-secret-value")
+
+    await #expect(throws: ServeConfigurationError.self) {
+      try await self.settings(["--admin-token-file", directory.url.appending(path: "missing").path])
+    }
+    let empty = try write("\n", to: "empty", in: directory)
+    await #expect { try await self.settings(["--admin-token-file", empty]) } throws: { "\($0)".contains("the file is empty") }
+  }
+
+  @Test("unknown keys (with a suggestion), unknown HYBRIDAI_SERVE_ variables, wrong types and bad values name their source")
+  func errors() async throws {
+    let directory = try TemporaryDirectory("serve-errors")
+    func failure(_ text: String, name: String = "serve.yaml", environment: [String: String] = [:]) async -> String {
+      do {
+        let path = try write(text, to: name, in: directory)
+        _ = try await settings(["--config", path], environment: environment)
+        return "no error"
+      } catch {
+        return "\(error)"
+      }
+    }
+    let typo = await failure("prot: 9000\n")
+    #expect(typo.contains("unknown setting prot in") && typo.contains("did you mean port?"), "\(typo)")
+    let type = await failure("port: many\n")
+    #expect(type.contains("port in") && type.contains("must be a whole number"), "\(type)")
+    let range = await failure("port: 70000\n")
+    #expect(range.contains("port in") && range.contains("0...65535"), "\(range)")
+    let nested = await failure("chat:\n  cloud-url: http://x\n")
+    #expect(nested.contains("unknown setting chat"), "\(nested)")
+    let notMapping = await failure("- port\n- 9000\n")
+    #expect(notMapping.contains("expected a mapping"), "\(notMapping)")
+    let broken = await failure("port: [9000\n")
+    #expect(broken.contains("is not valid"), "\(broken)")
+    let badAlias = await failure("alias: [\"x=nope\"]\n")
+    #expect(badAlias.contains("alias in") && badAlias.contains("no served model is named nope"), "\(badAlias)")
+    let extensionless = await failure("port: 1\n", name: "serve.conf")
+    #expect(extensionless.contains(".yaml, .yml or .json"), "\(extensionless)")
+    let variable = await failure("port: 1\n", environment: ["HYBRIDAI_SERVE_MAX_CONCURENT_REQUESTS": "2"])
+    #expect(variable.contains("$HYBRIDAI_SERVE_MAX_CONCURENT_REQUESTS") && variable.contains("did you mean $HYBRIDAI_SERVE_MAX_CONCURRENT_REQUESTS?"), "\(variable)")
+    let environmentType = await failure("port: 1\n", environment: ["HYBRIDAI_SERVE_CONTEXT_SIZE": "big"])
+    #expect(environmentType.contains("$HYBRIDAI_SERVE_CONTEXT_SIZE must be a whole number"), "\(environmentType)")
+    await #expect { try await self.settings(["--config", "/nonexistent/serve.yaml"]) } throws: { "\($0)".contains("cannot read the config file") }
+  }
+
+  @Test("the real executable: --print-config, a bad file exits 64 with the reason, a server started from a file, keys made by hybrid keys")
+  func executable() async throws {
+    let directory = try TemporaryDirectory("serve-config-cli")
+    let data = directory.url.appending(path: "data").path
+    let file = try write("registry-only: true\ndata: \(data)\nadmin-token: file-admin\n", to: "serve.yaml", in: directory)
+    let printed = try await ChildProcess.run(HybridCommandTests.executable, ["serve", "--config", file, "--print-config"])
+    #expect(printed.status == 0 && printed.standardOutput.contains("registry-only: true  # registry-only in \(file)"), "\(printed.standardOutput)")
+    #expect(printed.standardOutput.contains(#"admin-token: "********""#) && !printed.standardOutput.contains("file-admin"))
+
+    let bad = try write("registry-only: true\nport: high\n", to: "bad.yaml", in: directory)
+    let refused = try await ChildProcess.run(HybridCommandTests.executable, ["serve", "--config", bad], mergingStandardError: true)
+    #expect(refused.status == 64 && refused.standardOutput.contains("port in \(bad) must be a whole number"), "\(refused.standardOutput)")
+
+    // Keys: made before the server starts and while it runs; the server sees both, and a revoke.
+    let created = try await ChildProcess.run(HybridCommandTests.executable, ["keys", "create", "reader", "--scope", "registry-read", "--data", data])
+    let reader = created.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(created.status == 0 && reader.hasPrefix("hai_"), "\(created)")
+    let server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: ["--config", file])
+    defer { server.terminate() }
+    let download = server.baseURL.appending(path: "v1/models/none:download")
+    #expect(try await TestHTTP.send(.GET, download).status == 403, "keys are required: the file exists")
+    #expect(try await TestHTTP.send(.GET, download, headers: ["x-goog-api-key": reader]).status == 404, "let in; no such model")
+    let admin = try await ChildProcess.run(HybridCommandTests.executable, ["keys", "create", "ops", "--scope", "registry-admin", "--data", data, "--json"])
+    let adminKey = try #require((try JSONSerialization.jsonObject(with: Data(admin.standardOutput.utf8)) as? [String: Any])?["key"] as? String)
+    #expect(try await TestHTTP.send(.GET, server.baseURL.appending(path: "v1/admin/models"), headers: ["authorization": "Bearer \(adminKey)"]).status == 200)
+    #expect(try await TestHTTP.send(.GET, server.baseURL.appending(path: "v1/admin/models"), headers: ["authorization": "Bearer file-admin"]).status == 200,
+            "the admin token from the file works too")
+    let listed = try await ChildProcess.run(HybridCommandTests.executable, ["keys", "list", "--data", data])
+    #expect(listed.standardOutput.contains("reader") && listed.standardOutput.contains("registry-admin") && !listed.standardOutput.contains(reader))
+    #expect(try await ChildProcess.run(HybridCommandTests.executable, ["keys", "revoke", "reader", "--data", data]).status == 0)
+    #expect(try await TestHTTP.send(.GET, download, headers: ["x-goog-api-key": reader]).status == 400, "revoked: refused at once")
+    let unknown = try await ChildProcess.run(HybridCommandTests.executable, ["keys", "revoke", "nobody", "--data", data], mergingStandardError: true)
+    #expect(unknown.status == 1 && unknown.standardOutput.contains("no API key has the id or name nobody"))
+    #expect(await server.stop().status == 0)
+  }
+}
