@@ -68,8 +68,9 @@ public final class TemporaryPostgres: Sendable {
     let clock = ContinuousClock()
     let started = clock.now
     let programs = try Programs.locate()
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("hybridai-postgres-\(UUID().uuidString)", isDirectory: true)
+    // As root, under /tmp whatever $TMPDIR says: nobody must reach it, and a socket path has at most 107 bytes.
+    let base = programs.runAs == nil ? FileManager.default.temporaryDirectory : URL(filePath: "/tmp")
+    let directory = base.appendingPathComponent("hybridai-postgres-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory.appending(path: "socket"), withIntermediateDirectories: true)
     do {
       try programs.handOver(directory)
@@ -101,13 +102,16 @@ public final class TemporaryPostgres: Sendable {
   /// Starts `postgres` on `port` under the watchdog shell and waits until it accepts connections.
   private static func launch(_ programs: Programs, directory: URL, port: Int) async throws -> RunningChildProcess {
     // $1: the directory; the rest: the server's command line. The subshell waits for the end of
-    // standard input, then stops the server; the main shell removes the directory once the server
-    // has stopped that way (not when `stopServer()` stopped it for a restart).
+    // standard input (kept on descriptor 3: sh gives background jobs /dev/null), then stops the
+    // server; the main shell removes the directory once the server has stopped that way (not when
+    // `stopServer()` stopped it for a restart).
     let script = #"""
       dir="$1"; shift
-      "$@" </dev/null >>"$dir/server.log" 2>&1 &
+      exec 3<&0
+      "$@" </dev/null 3<&- >>"$dir/server.log" 2>&1 &
       pid=$!
-      ( read -r _ || true; touch "$dir/.stopping-$pid"; kill -INT "$pid" 2>/dev/null ) >/dev/null 2>&1 &
+      ( read -r _ <&3 || true; touch "$dir/.stopping-$pid"; kill -INT "$pid" 2>/dev/null ) >/dev/null 2>&1 &
+      exec 3<&-
       echo "started $pid"
       wait "$pid"; status=$?
       if [ -e "$dir/.stopping-$pid" ]; then rm -rf "$dir"; fi
