@@ -105,7 +105,7 @@ struct PostgresRegistryStoreTests {
     let postgres = try await TemporaryPostgres.start()   // its own server: the shared one must stay up
     do {
       let store = try await PostgresRegistryStore(
-        configuration: postgres.configuration(database: try await postgres.createDatabase("restart"), operationTimeout: .seconds(3)),
+        configuration: postgres.configuration(database: try await postgres.createDatabase("restart"), operationTimeout: .seconds(2)),
         logger: Self.logger)
       try await store.createModel(ModelRecord(name: "kept", description: "before", tags: ["t"], createTime: Self.now))
       _ = try await store.addVersion(toModel: "kept", sha256: Self.sha, sizeBytes: 5, format: .gguf, createTime: Self.now)
@@ -130,7 +130,7 @@ struct PostgresRegistryStoreTests {
           #expect(reason.contains("127.0.0.1:\(postgres.port)"), "\(reason)")
         }
       }
-      #expect(clock.now - started < .seconds(8), "each call gives up within the operation timeout")
+      #expect(clock.now - started < .seconds(6), "each call gives up within the operation timeout")
       #expect(await ModelRegistryProbe.status(of: store) == 503)
 
       try await postgres.startServer()

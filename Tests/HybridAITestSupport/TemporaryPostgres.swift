@@ -86,7 +86,11 @@ public final class TemporaryPostgres: Sendable {
         let port = try Sockets.freeLoopbackPort()
         do {
           let watchdog = try await launch(programs, directory: directory, port: port)
-          return TemporaryPostgres(port: port, directory: directory, startupTime: clock.now - started,
+          let startupTime = clock.now - started
+          TestLogging.logger("postgres").info("PostgreSQL started", metadata: [
+            "port": "\(port)", "directory": "\(directory.path)", "startupTime": "\(startupTime)",
+          ])
+          return TemporaryPostgres(port: port, directory: directory, startupTime: startupTime,
                                    programs: programs, watchdog: watchdog)
         } catch let problem as Unavailable where problem.description.contains("Address already in use") {
           lastProblem = problem.description
