@@ -100,6 +100,46 @@ struct PostgresRegistryStoreTests {
     await second.shutdown()
   }
 
+  @Test("publishing, unpublishing and roll-outs racing from two stores never leave a roll-out naming a draft")
+  func rolloutRaces() async throws {
+    let postgres = try await TemporaryPostgres.shared()
+    let configuration = postgres.configuration(database: try await postgres.createDatabase("races"))
+    let stores = [try await PostgresRegistryStore(configuration: configuration, logger: Self.logger),
+                  try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)]
+    try await stores[0].createModel(ModelRecord(name: "m", description: "", tags: [], createTime: Self.now))
+    for number in 1...4 {
+      _ = try await stores[0].addVersion(toModel: "m", sha256: Self.sha, sizeBytes: 1, format: .gguf, createTime: Self.now)
+      _ = try await stores[1].setState(.published, ofVersion: number, inModel: "m")
+    }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for step in 0..<60 {
+        let store = stores[step % 2]
+        let version = step % 4 + 1
+        group.addTask {
+          do {
+            switch step % 3 {
+            case 0:
+              let other = version % 4 + 1
+              _ = try await store.setRollout(ModelRecord.Rollout(splits: [.init(version: version, basisPoints: 5000),
+                                                                          .init(version: other, basisPoints: 5000)]),
+                                             ofModel: "m")
+            case 1: _ = try await store.setState(.draft, ofVersion: version, inModel: "m")
+            default: _ = try await store.setState(.published, ofVersion: version, inModel: "m")
+            }
+          } catch RegistryStoreError.versionNotPublished {
+            // The roll-out lost the race to an unpublish: refused, as it must be.
+          }
+          let model = try #require(try await store.model(named: "m"))
+          for split in model.rollout?.splits ?? [] {
+            #expect(model.version(split.version)?.state == .published, "roll-out \(model.rollout as Any) names a draft")
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    for store in stores { await store.shutdown() }
+  }
+
   @Test("PostgreSQL restarting mid-run: calls throw unavailable, then the store reconnects with nothing lost")
   func serverRestart() async throws {
     let postgres = try await TemporaryPostgres.start()   // its own server: the shared one must stay up
@@ -196,6 +236,7 @@ struct PostgresRegistryStoreTests {
         Issue.record("a shut-down store answered")
       } catch let error as GoogleAPIError {
         #expect(error.status == .serviceUnavailable)
+        #expect(error.headers[.retryAfter] == "1")
       }
       #expect(await b.readinessProblem() != nil)
       #expect(await a.readinessProblem() == nil)

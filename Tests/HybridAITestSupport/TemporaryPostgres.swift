@@ -223,16 +223,16 @@ public final class TemporaryPostgres: Sendable {
     /// `nobody`'s ids when this process is root (initdb and postgres refuse to run as root).
     let runAs: (uid: UInt32, gid: UInt32)?
 
-    /// `$HYBRIDAI_POSTGRES_BIN`, else Debian's newest `/usr/lib/postgresql/<version>/bin`.
+    /// `$HYBRIDAI_POSTGRES_BIN` when set, else Debian's newest `/usr/lib/postgresql/<version>/bin`.
     static func locate() throws -> Programs {
-      var candidates: [URL] = []
-      if let explicit = ProcessInfo.processInfo.environment["HYBRIDAI_POSTGRES_BIN"] {
-        candidates.append(URL(filePath: explicit))
-      }
+      let candidates: [URL]
       let debian = URL(filePath: "/usr/lib/postgresql")
-      let versions = ((try? FileManager.default.contentsOfDirectory(atPath: debian.path)) ?? [])
-        .compactMap(Int.init).sorted(by: >)
-      candidates += versions.map { debian.appending(path: "\($0)/bin") }
+      if let explicit = ProcessInfo.processInfo.environment["HYBRIDAI_POSTGRES_BIN"], !explicit.isEmpty {
+        candidates = [URL(filePath: explicit)]
+      } else {
+        candidates = ((try? FileManager.default.contentsOfDirectory(atPath: debian.path)) ?? [])
+          .compactMap(Int.init).sorted(by: >).map { debian.appending(path: "\($0)/bin") }
+      }
       guard let binDirectory = candidates.first(where: {
         FileManager.default.isExecutableFile(atPath: $0.appending(path: "initdb").path)
           && FileManager.default.isExecutableFile(atPath: $0.appending(path: "postgres").path)
