@@ -39,15 +39,19 @@ public enum RegistryDatabase: Sendable, Hashable {
     self = .postgres(try PostgresRegistryStore.Configuration(url: url))
   }
 
-  /// Opens the store: the SQLite file (creating it), or a connection to PostgreSQL that checks
+  /// Opens the store: the SQLite file (creating it and its folder), or a connection to PostgreSQL that checks
   /// the server answers and brings the schema up to date. Call ``RegistryStore/shutdown()`` when done.
   ///
   /// - Throws: ``RegistryStoreError/unavailable(_:)`` naming `host:port` when PostgreSQL cannot
   ///   be reached; GRDB's errors for a SQLite file that cannot be opened.
   public func openStore(logger: Logger = Logger(label: "HybridAI.registry.store")) async throws -> any RegistryStore {
     switch self {
-    case .sqlite(let path): try SQLiteRegistryStore(path: path, logger: logger)
-    case .postgres(let configuration): try await PostgresRegistryStore(configuration: configuration, logger: logger)
+    case .sqlite(let path):
+      let folder = URL(filePath: path).deletingLastPathComponent()
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      return try SQLiteRegistryStore(path: path, logger: logger)
+    case .postgres(let configuration):
+      return try await PostgresRegistryStore(configuration: configuration, logger: logger)
     }
   }
 

@@ -96,8 +96,30 @@ struct PostgresRegistryStoreTests {
     #expect(model.versions.allSatisfy { $0.state == .published })
     #expect(Set(model.versions.map(\.sizeBytes)) == Set((0..<20).map(Int64.init)))
     #expect(try await first.model(named: "m") == model)
+    #expect(try await Self.connections(to: configuration.database, on: postgres) > 0)
     await first.shutdown()
     await second.shutdown()
+    await first.shutdown()   // idempotent
+    var open = -1
+    for _ in 0..<50 where open != 0 {   // backends end a moment after their client closes
+      open = try await Self.connections(to: configuration.database, on: postgres)
+      if open != 0 { try await Task.sleep(for: .milliseconds(20)) }
+    }
+    #expect(open == 0, "shutdown closes every connection")
+    await #expect(throws: RegistryStoreError.self) { try await first.models() }
+  }
+
+  /// How many sessions PostgreSQL has open to `database`.
+  static func connections(to database: String, on postgres: TemporaryPostgres) async throws -> Int {
+    let connection = try await PostgresConnection.connect(
+      configuration: postgres.connectionConfiguration(database: "postgres"), id: 1, logger: logger)
+    var count = 0
+    for try await value in try await connection.query(
+      "SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database)", logger: logger).decode(Int.self) {
+      count = value
+    }
+    try await connection.close()
+    return count
   }
 
   @Test("publishing, unpublishing and roll-outs racing from two stores never leave a roll-out naming a draft")
