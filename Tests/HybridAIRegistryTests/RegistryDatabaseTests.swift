@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 @testable import HybridAIRegistry
 
@@ -40,6 +41,18 @@ struct RegistryDatabaseTests {
     #expect(try RegistryDatabase(url: "sqlite:/var/lib/hybrid/registry.sqlite") == .sqlite(path: "/var/lib/hybrid/registry.sqlite"))
     #expect(try RegistryDatabase(url: "sqlite:///var/lib/registry.sqlite") == .sqlite(path: "/var/lib/registry.sqlite"))
     #expect(try RegistryDatabase(url: "sqlite:registry.sqlite") == .sqlite(path: "registry.sqlite"))
+  }
+
+  @Test("sqlite:PATH opens a SQLite store there, creating its folder; it is not shared")
+  func openSQLite() async throws {
+    try await TemporaryDirectory.with("database-url") { directory in
+      let path = directory.appending("nested/registry.sqlite").path
+      let store = try await RegistryDatabase(url: "sqlite:\(path)").openStore(logger: TestLogging.logger("registry.store"))
+      #expect(store is SQLiteRegistryStore)
+      #expect(!store.isShared)
+      #expect(FileManager.default.fileExists(atPath: path))
+      await store.shutdown()
+    }
   }
 
   @Test("anything else is a typed error")
