@@ -22,8 +22,8 @@ public protocol RegistryStore: Sendable {
   /// the store. `false` by default.
   var isShared: Bool { get }
 
-  /// Releases the store's connections; afterwards every call throws. Idempotent; does nothing by
-  /// default.
+  /// Releases the store's connections (``PostgresRegistryStore``: later calls throw
+  /// ``RegistryStoreError/unavailable(_:)``). Idempotent; does nothing by default (SQLite).
   func shutdown() async
 
   /// All models, by name.
