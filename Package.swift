@@ -18,8 +18,9 @@
 //   HybridAIOpenAI    the OpenAI Chat Completions API: wire types, conversions both ways, OpenAIModel.
 //   HybridAIServing   what every product of `hybrid serve` shares (Hummingbird): HybridServer, which
 //                     composes ServerComponents on one port; Google errors; API keys; configuration.
-//   HybridAIRegistry  the model registry (RegistryAPI): SQLite via GRDB, content-addressed blobs, signed
-//                     download URLs, roll-outs, its OpenAPI document. No llama.cpp.
+//   HybridAIRegistry  the model registry (RegistryAPI): SQLite via GRDB or PostgreSQL via PostgresNIO,
+//                     content-addressed blobs, signed download URLs, roll-outs, its OpenAPI document.
+//                     No llama.cpp.
 //   HybridAIServer    inference endpoints (GeminiCompatibleAPI) answered by llama.cpp with continuous batching.
 //   HybridAIChatApp   the web chat of `hybrid serve`: its sessions API (ChatApp, ChatSessions over SessionStore,
 //                     answers as typed server-sent events). No llama.cpp: it takes any LanguageModel.
@@ -87,6 +88,8 @@ let package = Package(
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
   ],
   targets: [
     .target(
@@ -186,6 +189,8 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
       ],
       resources: [.copy("openapi.yaml")],
@@ -323,6 +328,7 @@ let package = Package(
       dependencies: [
         "HybridAI", "HybridAIProcess", "HybridAIServing", "HybridAIRegistry",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -393,6 +399,7 @@ let package = Package(
       dependencies: [
         "HybridAI", "HybridAIRegistry", "HybridAIServing", "HybridAIWire", "HybridAITestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

@@ -20,14 +20,19 @@ import Synchronization
 /// (unless another ``RegistryStore`` is given), model files in `blobs/`, uploads in progress in
 /// `uploads/`, and the URL signing key in `signing.key` (mode 0600, generated on first start).
 ///
-/// ## One writer per directory
+/// ## One writer per directory, unless the store is shared
 ///
-/// The store is the source of truth, but reads are answered from an in-memory snapshot of every
-/// model (versions and roll-out included), loaded from the store on first use and brought up to
-/// date by each change made through this registry before that change's reply is sent. Changes
-/// are made one at a time. So **only one process, through one `ModelRegistry`, may write a
-/// registry directory (or an injected ``RegistryStore``)**: a change made behind its back (another
-/// server on the same directory, a hand edit of `registry.sqlite`) is not seen until restart.
+/// The store is the source of truth. With a store that is not ``RegistryStore/isShared`` (SQLite),
+/// reads are answered from an in-memory snapshot of every model (versions and roll-out included),
+/// loaded from the store on first use and brought up to date by each change made through this
+/// registry before that change's reply is sent. Changes are made one at a time. So **only one
+/// process, through one `ModelRegistry`, may write such a store**: a change made behind its back
+/// (another server on the same directory, a hand edit of `registry.sqlite`) is not seen until restart.
+///
+/// With a shared store (``PostgresRegistryStore``) there is no snapshot: every read asks the
+/// store, so several instances see each other's changes at once, and the store's transactions keep
+/// concurrent changes consistent. Those instances must also share the data directory (blobs and
+/// the signing key), e.g. on a shared file system.
 public final class ModelRegistry: Sendable {
   /// Where the registry lives and how it answers.
   public let configuration: RegistryConfiguration
@@ -44,7 +49,10 @@ public final class ModelRegistry: Sendable {
   /// is never deleted between being stored and being referenced by its new version).
   private let changes = SerialAsyncQueue()
   /// What reads are answered from: the store's models by name (see "One writer per directory").
+  /// Unused with a shared store.
   private let snapshot = Mutex(ModelSnapshot())
+  /// Whether reads go to the store (``RegistryStore/isShared``) rather than to the snapshot.
+  private let readsFromStore: Bool
 
   /// Opens the registry in `configuration.dataDirectory`, creating what is missing.
   ///
@@ -57,7 +65,9 @@ public final class ModelRegistry: Sendable {
     let directory = configuration.dataDirectory
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     self.configuration = configuration
-    self.store = try store ?? SQLiteRegistryStore(path: directory.appending(path: "registry.sqlite").path, logger: logger)
+    let store = try store ?? SQLiteRegistryStore(path: directory.appending(path: "registry.sqlite").path, logger: logger)
+    self.store = store
+    readsFromStore = store.isShared
     blobs = try ModelFiles(dataDirectory: directory, logger: logger)
     signer = try DownloadURLSigner.loadingOrCreatingKey(at: directory.appending(path: "signing.key").path, logger: logger)
     openAPIDocument = Self.loadOpenAPIDocument()
@@ -71,6 +81,7 @@ public final class ModelRegistry: Sendable {
     logger.info("model registry ready", metadata: [
       "dataDirectory": "\(directory.path)", "admin": "\(configuration.adminToken == nil ? "off" : "on")",
       "maxUploadBytes": "\(configuration.maxUploadBytes)", "publicURL": "\(configuration.publicURL?.absoluteString ?? "-")",
+      "reads": "\(readsFromStore ? "from the shared store" : "from a snapshot")",
     ])
   }
 
@@ -111,8 +122,14 @@ public final class ModelRegistry: Sendable {
     try await currentModels().values.sorted { $0.name < $1.name }
   }
 
-  /// The model named `name` from the snapshot; throws a `404` when there is none.
+  /// The model named `name` from the snapshot (or a shared store); throws a `404` when there is none.
   func model(named name: String) async throws -> ModelRecord {
+    if readsFromStore {
+      guard let model = try await readingStore({ try await self.store.model(named: name) }) else {
+        throw GoogleAPIError.from(storeError: .modelNotFound(name))
+      }
+      return model
+    }
     let cached = snapshot.withLock { snapshot in snapshot.models.map { $0[name] } }
     let model: ModelRecord?
     switch cached {
@@ -279,6 +296,7 @@ public final class ModelRegistry: Sendable {
   /// none). When the store cannot be read, drops the snapshot so that the next read loads it
   /// afresh. Runs inside `changes`, after the change.
   private func refreshSnapshot(ofModel name: String) async {
+    if readsFromStore { return }
     do {
       let model = try await store.model(named: name)
       snapshot.withLock { snapshot in
@@ -299,20 +317,34 @@ public final class ModelRegistry: Sendable {
   /// Every model by name: the snapshot, or (before the first load, or after a failed refresh) the
   /// store's, which then become the snapshot unless a change was made while they were read.
   private func currentModels() async throws -> [String: ModelRecord] {
+    if readsFromStore {
+      return Dictionary(try await readingStore { try await self.store.models() }.map { ($0.name, $0) },
+                        uniquingKeysWith: { first, _ in first })
+    }
     let (cached, generation) = snapshot.withLock { ($0.models, $0.generation) }
     if let cached { return cached }
-    let loaded = Dictionary(try await store.models().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    let loaded = Dictionary(try await readingStore { try await self.store.models() }.map { ($0.name, $0) },
+                            uniquingKeysWith: { first, _ in first })
     snapshot.withLock { snapshot in
       if snapshot.models == nil, snapshot.generation == generation { snapshot.models = loaded }
     }
     return loaded
   }
 
+  /// Runs a store read, turning its refusals (``RegistryStoreError/unavailable(_:)``) into API errors.
+  private func readingStore<T>(_ read: () async throws -> T) async throws -> T {
+    do {
+      return try await read()
+    } catch let error as RegistryStoreError {
+      throw GoogleAPIError.from(storeError: error)
+    }
+  }
+
   /// Deletes those of `candidates` that no version refers to; returns how many. Runs inside
   /// `changes`.
   private func removeUnreferencedBlobs(_ candidates: Set<String>) async throws -> Int {
     var removed = 0
-    for sha256 in candidates.sorted() where try await !store.isBlobReferenced(sha256: sha256) {
+    for sha256 in candidates.sorted() where try await !readingStore({ try await store.isBlobReferenced(sha256: sha256) }) {
       try blobs.removeBlob(sha256)
       removed += 1
     }

@@ -60,6 +60,12 @@ extension GoogleAPIError {
       .notFound("Version \(version) of model \(model) not found.")
     case .versionNotPublished(let model, let version):
       .failedPrecondition("Version \(version) of model \(model) is not published; a roll-out can only name published versions.")
+    case .unavailable:
+      GoogleAPIError(status: .serviceUnavailable, statusName: "UNAVAILABLE",
+                     message: "The registry database is unavailable; try again later.", reason: nil,
+                     headers: [.retryAfter: "1"])
+    case .unsupportedSchemaVersion:
+      .internal("The registry database's schema is newer than this server.")
     }
   }
 }

@@ -7,11 +7,25 @@ import HybridAIWire
 /// Implementations keep the referential rules themselves, atomically, as a database would:
 /// a roll-out names only published versions of its model; unpublishing or deleting a version that
 /// the roll-out names removes the roll-out; deleting a model deletes its versions and roll-out.
-/// ``SQLiteRegistryStore`` is the one that ships.
+/// Two ship: ``SQLiteRegistryStore`` (one file, one writing process) and ``PostgresRegistryStore``
+/// (a database that several `hybrid serve` instances share); ``RegistryDatabase`` picks one from a URL.
 ///
-/// ``ModelRegistry`` answers reads from an in-memory copy of the store that it updates after each
-/// of its own changes, so it must be the store's only writer (see ``ModelRegistry``).
+/// ``ModelRegistry`` answers reads from an in-memory copy of a store that is not ``isShared``,
+/// updated after each of its own changes, so it must be that store's only writer; a shared
+/// store's reads go to the store itself (see ``ModelRegistry``).
+///
+/// A store that cannot reach its database throws ``RegistryStoreError/unavailable(_:)`` (the
+/// registry answers `503 UNAVAILABLE`).
 public protocol RegistryStore: Sendable {
+  /// Whether other processes may change this store while a ``ModelRegistry`` uses it (a database
+  /// server shared by several instances). Then the registry keeps no snapshot: every read goes to
+  /// the store. `false` by default.
+  var isShared: Bool { get }
+
+  /// Releases the store's connections (``PostgresRegistryStore``: later calls throw
+  /// ``RegistryStoreError/unavailable(_:)``). Idempotent; does nothing by default (SQLite).
+  func shutdown() async
+
   /// All models, by name.
   func models() async throws -> [ModelRecord]
 
@@ -46,6 +60,14 @@ public protocol RegistryStore: Sendable {
   func isBlobReferenced(sha256: String) async throws -> Bool
 }
 
+extension RegistryStore {
+  /// Not shared: one ``ModelRegistry`` is the only writer.
+  public var isShared: Bool { false }
+
+  /// Nothing to release.
+  public func shutdown() async {}
+}
+
 /// Why a ``RegistryStore`` refused a change.
 public enum RegistryStoreError: Error, Sendable, Hashable {
   /// No model has this name.
@@ -56,4 +78,24 @@ public enum RegistryStoreError: Error, Sendable, Hashable {
   case versionNotFound(model: String, version: Int)
   /// A roll-out named a version that is a draft.
   case versionNotPublished(model: String, version: Int)
+  /// The database cannot be reached or stopped answering (refused or lost connection, server
+  /// shutting down, no answer in time, store shut down); the message says which and where. The
+  /// change may or may not have been made; trying again later is safe for reads.
+  case unavailable(String)
+  /// The database's schema is newer than this code knows (a newer `hybrid` migrated it).
+  case unsupportedSchemaVersion(found: Int, newestKnown: Int)
+}
+
+extension RegistryStoreError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .modelNotFound(let name): "model \(name) not found"
+    case .modelAlreadyExists(let name): "model \(name) already exists"
+    case .versionNotFound(let model, let version): "version \(version) of model \(model) not found"
+    case .versionNotPublished(let model, let version): "version \(version) of model \(model) is not published"
+    case .unavailable(let reason): "registry database unavailable: \(reason)"
+    case .unsupportedSchemaVersion(let found, let newestKnown):
+      "the registry database has schema version \(found); this build knows versions up to \(newestKnown) (upgrade hybrid)"
+    }
+  }
 }

@@ -6,9 +6,9 @@ import Testing
 /// The admin API: models, versions, publishing, roll-outs, authorization, name checks, upload limits.
 @Suite("Registry admin API")
 struct RegistryAdminTests {
-  @Test("create, list, get, upload, publish, unpublish, delete", arguments: ServerTransport.allCases)
-  func modelLifecycle(over transport: ServerTransport) async throws {
-    try await RegistryTestServer.with(transport: transport) { server in
+  @Test("create, list, get, upload, publish, unpublish, delete", arguments: ServerTransport.allCases, StoreKind.allCases)
+  func modelLifecycle(over transport: ServerTransport, store: StoreKind) async throws {
+    try await RegistryTestServer.with(transport: transport, store: store) { server in
       let created = try await server.createModel("selfie", description: "Segments people", tags: ["vision", "beta"])
       #expect(created.header("location") == "/v1/admin/models/selfie")
       let model = try created.json
@@ -251,9 +251,10 @@ struct RegistryAdminTests {
     }
   }
 
-  @Test("roll-outs name distinct published versions whose percentages add up to 100", arguments: ServerTransport.allCases)
-  func rolloutValidation(over transport: ServerTransport) async throws {
-    try await RegistryTestServer.with(transport: transport) { server in
+  @Test("roll-outs name distinct published versions whose percentages add up to 100",
+        arguments: ServerTransport.allCases, StoreKind.allCases)
+  func rolloutValidation(over transport: ServerTransport, store: StoreKind) async throws {
+    try await RegistryTestServer.with(transport: transport, store: store) { server in
       try await server.publishedModel("rolled", files: [RegistryFixtures.tflite, RegistryFixtures.gguf])
       try await server.upload(RegistryFixtures.other, to: "rolled")   // 3, a draft
       let rollout = server.url("/v1/admin/models/rolled/rollout")

@@ -1,13 +1,15 @@
 import Foundation
 import Testing
 
-/// `:download` answers from the registry's in-memory snapshot: every admin change must be in it
-/// by the time the change's reply arrives, and it must always agree with the database.
+/// `:download` answers from the registry's in-memory snapshot (with SQLite; from the database
+/// itself with PostgreSQL): every admin change must be in it by the time the change's reply
+/// arrives, and it must always agree with the database.
 @Suite("Registry snapshot")
 struct RegistrySnapshotTests {
-  @Test("each admin change is visible to the very next :download: publish, unpublish, delete, re-create")
-  func versionChangesAreVisible() async throws {
-    try await RegistryTestServer.with { server in
+  @Test("each admin change is visible to the very next :download: publish, unpublish, delete, re-create",
+        arguments: StoreKind.allCases)
+  func versionChangesAreVisible(_ store: StoreKind) async throws {
+    try await RegistryTestServer.with(store: store) { server in
       func served(_ name: String = "live") async throws -> String? {
         let reply = try await server.downloadInfo(name, installationId: "device-1")
         guard reply.status == 200 else {
@@ -56,9 +58,10 @@ struct RegistrySnapshotTests {
     }
   }
 
-  @Test("roll-out changes are visible to the very next :download: set, replace, clear, dropped by unpublish")
-  func rolloutChangesAreVisible() async throws {
-    try await RegistryTestServer.with { server in
+  @Test("roll-out changes are visible to the very next :download: set, replace, clear, dropped by unpublish",
+        arguments: StoreKind.allCases)
+  func rolloutChangesAreVisible(_ store: StoreKind) async throws {
+    try await RegistryTestServer.with(store: store) { server in
       try await server.publishedModel("ab", files: [RegistryFixtures.tflite, RegistryFixtures.gguf, RegistryFixtures.other])
       func rollout(_ splits: [(String, Int)]) async throws -> Int {
         try await RegistryHTTP.admin(.PUT, server.url("/v1/admin/models/ab/rollout"),

@@ -95,12 +95,13 @@ struct RegistryStorageTests {
     #expect(blobs.size(ofBlob: staged.sha256) == 1400)
   }
 
-  @Test("the store keeps its rules: roll-outs name published versions, unpublishing drops them")
-  func storeRules() async throws {
-    let directory = FileManager.default.temporaryDirectory.appending(path: "hybrid-store-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try SQLiteRegistryStore(path: directory.appending(path: "registry.sqlite").path)
+  @Test("the store keeps its rules: roll-outs name published versions, unpublishing drops them", arguments: StoreKind.allCases)
+  func storeRules(_ kind: StoreKind) async throws {
+    try await RegistryStores.with(kind) { store in try await Self.checkStoreRules(store) }
+  }
+
+  /// The rules every ``RegistryStore`` keeps, on an empty store.
+  static func checkStoreRules(_ store: any RegistryStore) async throws {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     try await store.createModel(ModelRecord(name: "m", description: "", tags: ["a"], createTime: now))
     await #expect(throws: RegistryStoreError.modelAlreadyExists("m")) {
@@ -124,5 +125,57 @@ struct RegistryStorageTests {
     #expect(try await store.isBlobReferenced(sha256: sha) == false)
     #expect(try await store.models().isEmpty)
     await #expect(throws: RegistryStoreError.modelNotFound("m")) { try await store.deleteModel(named: "m") }
+
+    // Records come back as they went in; numbers are never reused; deleting a named version drops the roll-out.
+    let created = Date(timeIntervalSince1970: 1_800_000_123)
+    try await store.createModel(ModelRecord(name: "zeta", description: "last by name", tags: [], createTime: created))
+    try await store.createModel(ModelRecord(name: "alpha", description: "ünïcode ✓", tags: ["x", "y z"], createTime: created))
+    #expect(try await store.models().map(\.name) == ["alpha", "zeta"])
+    let shaA = String(repeating: "0a", count: 32), shaB = String(repeating: "0b", count: 32)
+    let first = try await store.addVersion(toModel: "alpha", sha256: shaA, sizeBytes: 1 << 40, format: .gguf, createTime: created)
+    _ = try await store.addVersion(toModel: "alpha", sha256: shaB, sizeBytes: 0, format: .other, createTime: now)
+    try await store.deleteVersion(2, ofModel: "alpha")
+    let third = try await store.addVersion(toModel: "alpha", sha256: shaB, sizeBytes: 7, format: .tflite, createTime: now)
+    #expect(third.number == 3, "version numbers are never reused")
+    _ = try await store.setState(.published, ofVersion: 1, inModel: "alpha")
+    _ = try await store.setState(.published, ofVersion: 3, inModel: "alpha")
+    let split = ModelRecord.Rollout(splits: [.init(version: 3, basisPoints: 9000), .init(version: 1, basisPoints: 1000)])
+    _ = try await store.setRollout(split, ofModel: "alpha")
+    let alpha = try #require(try await store.model(named: "alpha"))
+    #expect(alpha == ModelRecord(
+      name: "alpha", description: "ünïcode ✓", tags: ["x", "y z"], createTime: created,
+      versions: [
+        ModelRecord.Version(number: 1, sha256: shaA, sizeBytes: 1 << 40, format: .gguf, state: .published, createTime: created),
+        ModelRecord.Version(number: 3, sha256: shaB, sizeBytes: 7, format: .tflite, state: .published, createTime: now),
+      ],
+      rollout: split))
+    #expect(first.number == 1 && first.state == .draft)
+    #expect(try await store.models() == [alpha, try #require(try await store.model(named: "zeta"))])
+    #expect(try await store.setRollout(nil, ofModel: "alpha").rollout == nil)
+    _ = try await store.setRollout(split, ofModel: "alpha")
+    try await store.deleteVersion(1, ofModel: "alpha")
+    #expect(try await store.model(named: "alpha")?.rollout == nil, "deleting a version the roll-out names drops it")
+    #expect(try await store.model(named: "missing") == nil)
+
+    // Refusals name what is missing.
+    await #expect(throws: RegistryStoreError.modelNotFound("missing")) {
+      try await store.addVersion(toModel: "missing", sha256: shaA, sizeBytes: 1, format: .other, createTime: now)
+    }
+    await #expect(throws: RegistryStoreError.modelNotFound("missing")) {
+      try await store.setState(.published, ofVersion: 1, inModel: "missing")
+    }
+    await #expect(throws: RegistryStoreError.versionNotFound(model: "alpha", version: 9)) {
+      try await store.setState(.published, ofVersion: 9, inModel: "alpha")
+    }
+    await #expect(throws: RegistryStoreError.versionNotFound(model: "alpha", version: 9)) {
+      try await store.deleteVersion(9, ofModel: "alpha")
+    }
+    await #expect(throws: RegistryStoreError.versionNotFound(model: "alpha", version: 9)) {
+      try await store.setRollout(ModelRecord.Rollout(splits: [.init(version: 9, basisPoints: 10_000)]), ofModel: "alpha")
+    }
+    await #expect(throws: RegistryStoreError.modelNotFound("missing")) { try await store.setRollout(nil, ofModel: "missing") }
+    await #expect(throws: RegistryStoreError.modelNotFound("missing")) { try await store.deleteVersion(1, ofModel: "missing") }
+    try await store.deleteModel(named: "alpha")
+    #expect(try await store.models().map(\.name) == ["zeta"])
   }
 }
