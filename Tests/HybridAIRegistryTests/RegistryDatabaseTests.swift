@@ -20,6 +20,12 @@ struct RegistryDatabaseTests {
     #expect(short.database == "reader", "the database defaults to the user's name, as in libpq")
     #expect(short.password == nil)
     #expect(short.tls == .prefer)
+    #expect(short.operationTimeout == .seconds(10) && short.connectTimeout == .seconds(5))
+
+    guard case .postgres(let timed) = try RegistryDatabase(url: "postgres://u@h/d?connect_timeout=2&operation_timeout=1.5") else {
+      Issue.record("not PostgreSQL"); return
+    }
+    #expect(timed.connectTimeout == .seconds(2) && timed.operationTimeout == .milliseconds(1500))
     #expect(short.endpoint == "10.0.0.5:5432")
 
     guard case .postgres(let v6) = try RegistryDatabase(url: "postgres://u@[::1]:5433/d?sslmode=verify-full") else {
@@ -60,9 +66,11 @@ struct RegistryDatabaseTests {
     #expect(throws: RegistryDatabaseURLError.unsupportedScheme("mysql")) { try RegistryDatabase(url: "mysql://u@h/d") }
     #expect(throws: RegistryDatabaseURLError.unsupportedScheme("registry.db")) { try RegistryDatabase(url: "registry.db") }
     #expect(throws: RegistryDatabaseURLError.unsupportedSSLMode("allow")) { try RegistryDatabase(url: "postgres://u@h/d?sslmode=allow") }
-    #expect(throws: RegistryDatabaseURLError.unsupportedParameter("connect_timeout")) {
-      try RegistryDatabase(url: "postgres://u@h/d?connect_timeout=3")
+    #expect(throws: RegistryDatabaseURLError.unsupportedParameter("application_name")) {
+      try RegistryDatabase(url: "postgres://u@h/d?application_name=x")
     }
+    #expect(throws: RegistryDatabaseURLError.self) { try RegistryDatabase(url: "postgres://u@h/d?operation_timeout=0") }
+    #expect(throws: RegistryDatabaseURLError.self) { try RegistryDatabase(url: "postgres://u@h/d?connect_timeout=soon") }
     #expect(throws: RegistryDatabaseURLError.malformed(url: "sqlite:", reason: "sqlite: needs a file path (sqlite:PATH)")) {
       try RegistryDatabase(url: "sqlite:")
     }

@@ -53,7 +53,8 @@ extension PostgresRegistryStore {
       self.maximumConnections = maximumConnections
     }
 
-    /// Parses `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=MODE` (or `postgresql://`).
+    /// Parses `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=MODE` (or `postgresql://`), with
+    /// optional `connect_timeout` and `operation_timeout` in seconds.
     public init(url: String) throws(RegistryDatabaseURLError) {
       let scheme = url.split(separator: ":", maxSplits: 1).first.map(String.init) ?? url
       guard scheme == "postgres" || scheme == "postgresql" else {
@@ -75,16 +76,28 @@ extension PostgresRegistryStore {
       if path.hasPrefix("/") { path.removeFirst() }
       guard !path.contains("/") else { throw .malformed(url: shown, reason: "the path must be one database name") }
       var tls = TLSMode.prefer
+      var connectTimeout = Duration.seconds(5), operationTimeout = Duration.seconds(10)
       for item in components.queryItems ?? [] {
-        guard item.name == "sslmode" else { throw .unsupportedParameter(item.name) }
-        guard let mode = TLSMode(rawValue: item.value ?? "") else { throw .unsupportedSSLMode(item.value ?? "") }
-        tls = mode
+        switch item.name {
+        case "sslmode":
+          guard let mode = TLSMode(rawValue: item.value ?? "") else { throw .unsupportedSSLMode(item.value ?? "") }
+          tls = mode
+        case "connect_timeout", "operation_timeout":
+          // libpq's connect_timeout, and ours: how long one registry call may wait for its answer.
+          guard let seconds = item.value.flatMap(Double.init), seconds > 0, seconds <= 3600 else {
+            throw .malformed(url: shown, reason: "\(item.name) must be a number of seconds above 0")
+          }
+          if item.name == "connect_timeout" { connectTimeout = .milliseconds(Int(seconds * 1000)) }
+          else { operationTimeout = .milliseconds(Int(seconds * 1000)) }
+        default:
+          throw .unsupportedParameter(item.name)
+        }
       }
       if let port = components.port, !(1...65535).contains(port) {
         throw .malformed(url: shown, reason: "port \(port) is out of range")
       }
       self.init(host: host, port: components.port ?? 5432, username: username, password: components.password,
-                database: path.isEmpty ? nil : path, tls: tls)
+                database: path.isEmpty ? nil : path, tls: tls, operationTimeout: operationTimeout, connectTimeout: connectTimeout)
     }
 
     /// `HOST:PORT` (`[HOST]:PORT` for IPv6), for messages.

@@ -96,6 +96,15 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .long, help: "The registry's directory (SQLite metadata, model files, api-keys.json). Default: $XDG_DATA_HOME/hybridai/registry.")
   var data: String?
 
+  @Option(name: .long, help: ArgumentHelp(
+    "Where the registry's metadata lives: postgres://USER:PASSWORD@HOST:PORT/DATABASE (several instances share it) or sqlite:PATH.",
+    discussion: "Default: sqlite:<--data>/registry.sqlite. Instances sharing a PostgreSQL database must share --data too (model files, signing key, api-keys.json). Also registry-database-file for a URL kept in a file.",
+    valueName: "url"))
+  var registryDatabase: String?
+
+  @Option(name: .long, help: "Seconds to keep retrying an unreachable registry database at start (with backoff); default 0: fail at once.")
+  var registryDatabaseWait: Int?
+
   @Option(name: .long, help: "Bearer token for the registry's admin API. Default: $HYBRIDAI_ADMIN_TOKEN; without one (or a registry-admin key) the admin API is off.")
   var adminToken: String?
 
@@ -148,6 +157,8 @@ struct ServeCommand: AsyncParsableCommand {
     set(.device, device)
     set(.maxRequestBytes, maxRequestBytes)
     set(.data, data)
+    set(.registryDatabase, registryDatabase)
+    set(.registryDatabaseWait, registryDatabaseWait)
     set(.adminToken, adminToken)
     set(ServeSetting(ServeSetting.adminToken.fileName, .string), adminTokenFile)
     set(.publicURL, publicURL)
@@ -233,13 +244,15 @@ struct ServeCommand: AsyncParsableCommand {
     let adminToken = settings.adminToken
     let dataDirectory = settings.data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? Self.defaultDataDirectory(environment)
     let keys = try Self.makeKeyAuthority(settings, dataDirectory: dataDirectory, environment: environment)
+    let store = try await Self.openRegistryStore(settings, dataDirectory: dataDirectory)
     let registry: ModelRegistry
     do {
       registry = try ModelRegistry(configuration: RegistryConfiguration(
         dataDirectory: dataDirectory, adminToken: adminToken, publicURL: settings.publicURL,
-        maxUploadBytes: settings.maxUploadBytes, downloadURLLifetime: .seconds(settings.downloadURLLifetime)))
+        maxUploadBytes: settings.maxUploadBytes, downloadURLLifetime: .seconds(settings.downloadURLLifetime)), store: store)
     } catch {
       Terminal.status("error: cannot open the model registry in \(dataDirectory.path): \(error)")
+      await store.shutdown()
       throw ExitCode.failure
     }
     // The registry first: its `/v1/models/{name}:download` is more specific than the Gemini API's
@@ -276,7 +289,7 @@ struct ServeCommand: AsyncParsableCommand {
     let names = models.isEmpty ? "none"
       : models.map { $0.name == $0.modelVersion ? $0.name : "\($0.name) → \($0.modelVersion)" }.joined(separator: ", ")
     let host = settings.host
-    let registryState = "registry \(dataDirectory.path), admin API \(adminToken == nil ? "off" : "on"); \(chatState)"
+    let registryState = "registry \(dataDirectory.path) (\(settings.registryDatabase?.redactedDescription ?? "SQLite")), admin API \(adminToken == nil ? "off" : "on"); \(chatState)"
     let shutdownTimeout = settings.shutdownTimeout
     let onDevice = batchedModels
     try await server.run(onListening: { port in
@@ -292,6 +305,7 @@ struct ServeCommand: AsyncParsableCommand {
     // the process's exit (on a GPU the CUDA driver may be gone by then).
     for model in batchedModels { await model.shutDown() }
     await OnDeviceRuntime.shutDown()
+    await store.shutdown()
     Terminal.status("hybrid serve: stopped")
   }
 
@@ -315,6 +329,26 @@ struct ServeCommand: AsyncParsableCommand {
       Terminal.status("hybrid serve: requests-per-minute and tokens-per-minute limit each API key; no key is required, so nothing is limited")
     }
     return keys
+  }
+
+  /// The registry's store: `registry-database`, else SQLite in the data directory. An unreachable
+  /// database is retried with backoff for `registry-database-wait` seconds, then stops the start.
+  static func openRegistryStore(_ settings: ServeSettings, dataDirectory: URL) async throws -> any RegistryStore {
+    let database = settings.registryDatabase ?? .sqlite(path: dataDirectory.appendingPathComponent("registry.sqlite").path)
+    let deadline = ContinuousClock.now + .seconds(settings.registryDatabaseWait)
+    var delay = Duration.milliseconds(250)
+    while true {
+      do {
+        return try await database.openStore()
+      } catch RegistryStoreError.unavailable(let reason) where ContinuousClock.now + delay < deadline {
+        Terminal.status("hybrid serve: the registry database is unreachable (\(reason)); retrying in \(delay.formatted(.units(allowed: [.seconds, .milliseconds])))")
+        try await Task.sleep(for: delay)
+        delay = min(delay * 2, .seconds(5))
+      } catch {
+        Terminal.status("error: cannot open the registry database \(database.redactedDescription): \(error)")
+        throw ExitCode.failure
+      }
+    }
   }
 
   /// Seconds past `shutdown-timeout` that requests other than streams (uploads) may run on a stop.

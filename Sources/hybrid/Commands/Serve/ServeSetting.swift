@@ -76,6 +76,8 @@ struct ServeSetting: Hashable, Sendable {
   static let device = ServeSetting("device", .string)
   static let maxRequestBytes = ServeSetting("max-request-bytes", .integer, default: .int(4 << 20))
   static let data = ServeSetting("data", .string)
+  static let registryDatabase = ServeSetting("registry-database", .string, secret: true)
+  static let registryDatabaseWait = ServeSetting("registry-database-wait", .integer, default: .int(0))
   static let adminToken = ServeSetting("admin-token", .string, secret: true, legacyEnvironment: ["HYBRIDAI_ADMIN_TOKEN"])
   static let publicURL = ServeSetting("public-url", .string)
   static let maxUploadBytes = ServeSetting("max-upload-bytes", .integer, default: .int(8 << 30))
@@ -94,7 +96,7 @@ struct ServeSetting: Hashable, Sendable {
   /// Every setting a config file may hold, in the order `--print-config` shows them.
   static let all: [ServeSetting] = [
     host, port, model, alias, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
-    noPromptCache, threads, gpuLayers, device, maxRequestBytes, data, adminToken, publicURL, maxUploadBytes,
+    noPromptCache, threads, gpuLayers, device, maxRequestBytes, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
     downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatCloudURL,
     chatCloudModel, sessionsDir, logLevel, logFormat,
   ]

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAIOnDevice
+import HybridAIRegistry
 import HybridCommandLine
 import Logging
 
@@ -24,6 +25,10 @@ struct ServeSettings: Sendable {
   var device: String?
   var maxRequestBytes: Int
   var data: String?
+  /// Where the registry's metadata lives (`postgres://…` or `sqlite:PATH`); `nil`: `<data>/registry.sqlite`.
+  var registryDatabase: RegistryDatabase?
+  /// Seconds to keep trying an unreachable database at start.
+  var registryDatabaseWait: Int
   var adminToken: String?
   var publicURL: URL?
   var maxUploadBytes: Int64
@@ -74,6 +79,15 @@ struct ServeSettings: Sendable {
     if let device, device.trimmingCharacters(in: .whitespaces).isEmpty { throw invalid(.device, "needs a device name such as CUDA0") }
     maxRequestBytes = try positive(.maxRequestBytes) ?? 4 << 20
     data = configuration.string(.data)
+    if let url = configuration.string(.registryDatabase) {
+      do {
+        registryDatabase = try RegistryDatabase(url: url)
+      } catch {
+        throw invalid(.registryDatabase, "is not usable: \(error.description)")
+      }
+    }
+    registryDatabaseWait = configuration.integer(.registryDatabaseWait) ?? 0
+    guard registryDatabaseWait >= 0 else { throw invalid(.registryDatabaseWait, "must be 0 or more seconds") }
     adminToken = configuration.string(.adminToken).flatMap { $0.isEmpty ? nil : $0 }
     if let text = configuration.string(.publicURL) {
       guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {

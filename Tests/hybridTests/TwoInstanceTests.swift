@@ -1,0 +1,217 @@
+import Foundation
+import HybridAIProcess
+import HybridAITestSupport
+import Testing
+
+/// Two `hybrid serve` processes sharing one PostgreSQL registry store and one data directory,
+/// behind Debian's nginx running the project's example configuration (deploy/nginx/hybrid.conf):
+/// what docs/deployment.md describes, checked end to end.
+@Suite("two hybrid serve instances behind nginx, one PostgreSQL", .serialized)
+struct TwoInstanceTests {
+  static let adminToken = "two-instance-admin"
+  static let admin = ["authorization": "Bearer \(adminToken)"]
+
+  /// Starts `hybrid serve --registry-only` on `database` and `data`.
+  static func instance(database: String, data: URL) async throws -> ServerProcess {
+    try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
+      "--registry-only", "--data", data.path, "--registry-database", database, "--admin-token", adminToken,
+      "--shutdown-timeout", "1",
+    ])
+  }
+
+  static func url(_ base: URL, _ path: String) -> URL { URL(string: base.absoluteString + path)! }
+
+  static func randomBytes(_ count: Int, seed: UInt64) -> Data {
+    var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+    var bytes = [UInt8](repeating: 0, count: count)
+    for index in bytes.indices {
+      state ^= state << 13; state ^= state >> 7; state ^= state << 17
+      bytes[index] = UInt8(truncatingIfNeeded: state)
+    }
+    return Data(bytes)
+  }
+
+  static func upload(_ bytes: Data, to model: String, through base: URL) async throws -> Int {
+    let reply = try await TestHTTP.send(.POST, url(base, "/v1/admin/models/\(model)/versions"),
+                                        headers: admin.merging(["content-type": "application/octet-stream"]) { $1 }, body: bytes)
+    #expect(reply.status == 201, "\(reply.text)")
+    return Int(try reply.json["version"] as? String ?? "") ?? -1
+  }
+
+  static func sha256(_ data: Data) async throws -> String {
+    String(try await ChildProcess(executable: "/usr/bin/sha256sum", standardInput: data)
+      .run(output: .collected(limit: 1 << 16)).standardOutput.prefix(64))
+  }
+
+  static func metric(_ name: String, at base: URL) async throws -> Double {
+    let text = try await TestHTTP.send(.GET, url(base, "/metrics")).text
+    return text.split(separator: "\n").filter { $0.hasPrefix(name) }
+      .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+  }
+
+  @Test("deploy through one, publish through the other, download through nginx; concurrent publishes from both stay consistent; a roll-out gives a device the same version from either")
+  func sharedRegistry() async throws {
+    let postgres = try await TemporaryPostgres.shared()
+    let database = postgres.url(database: try await postgres.createDatabase("two"))
+    let data = try TemporaryDirectory("two-instances")
+    let first = try await Self.instance(database: database, data: data.url)
+    defer { first.terminate() }
+    let second = try await Self.instance(database: database, data: data.url)
+    defer { second.terminate() }
+    let nginx = try await TestNginx.start(upstreamPorts: [first.baseURL.port!, second.baseURL.port!])
+    defer { Task { await nginx.stop() } }
+
+    #expect(try await TestHTTP.send(.POST, Self.url(first.baseURL, "/v1/admin/models"), headers: Self.admin,
+                                    json: ["name": "selfie"]).status == 201)
+    let model = Self.randomBytes(3 << 20, seed: 1)
+    #expect(try await Self.upload(model, to: "selfie", through: first.baseURL) == 1)
+    let published = try await TestHTTP.send(.POST, Self.url(second.baseURL, "/v1/admin/models/selfie/versions/1:publish"), headers: Self.admin)
+    #expect(published.status == 200, "the second instance sees the first one's version at once: \(published.text)")
+    let info = try await TestHTTP.send(.GET, Self.url(nginx.baseURL, "/v1/models/selfie:download"))
+    #expect(info.status == 200, "\(info.text)")
+    let uri = try #require(try info.json["downloadUri"] as? String)
+    #expect(uri.hasPrefix(nginx.baseURL.absoluteString), "download URLs point at the proxy: \(uri)")
+    let blob = try await TestHTTP.send(.GET, try #require(URL(string: uri)))
+    #expect(blob.status == 200 && blob.body == model, "a URL signed by one instance is honoured by either (one signing key)")
+
+    // Uploads and publishes from both instances at once: one number each, none lost.
+    let numbers = try await withThrowingTaskGroup(of: Int.self) { group in
+      for index in 0..<8 {
+        let base = index.isMultiple(of: 2) ? first.baseURL : second.baseURL
+        group.addTask { try await Self.upload(Self.randomBytes(64 << 10, seed: UInt64(100 + index)), to: "selfie", through: base) }
+      }
+      return try await group.reduce(into: [Int]()) { $0.append($1) }
+    }
+    #expect(numbers.sorted() == Array(2...9), "\(numbers.sorted())")
+    try await withThrowingTaskGroup(of: Int.self) { group in
+      for number in 2...9 {
+        let base = number.isMultiple(of: 2) ? first.baseURL : second.baseURL
+        group.addTask { try await TestHTTP.send(.POST, Self.url(base, "/v1/admin/models/selfie/versions/\(number):publish"), headers: Self.admin).status }
+      }
+      for try await status in group { #expect(status == 200) }
+    }
+    let listed = try await TestHTTP.send(.GET, Self.url(nginx.baseURL, "/v1/admin/models/selfie"), headers: Self.admin)
+    let versions = try #require((try listed.json["versions"]) as? [[String: Any]])
+    #expect(versions.count == 9 && versions.allSatisfy { $0["state"] as? String == "published" }, "\(listed.text)")
+
+    // A/B: each installation gets the same version from either instance.
+    let rollout = try await TestHTTP.send(.PUT, Self.url(second.baseURL, "/v1/admin/models/selfie/rollout"), headers: Self.admin,
+                                          json: ["splits": [["version": "1", "percent": 50], ["version": "2", "percent": 50]]])
+    #expect(rollout.status == 200, "\(rollout.text)")
+    var seen = Set<String>()
+    for device in 0..<24 {
+      var answers: [String] = []
+      for base in [first.baseURL, second.baseURL, nginx.baseURL] {
+        let reply = try await TestHTTP.send(.GET, Self.url(base, "/v1/models/selfie:download"),
+                                            headers: ["X-HybridAI-Installation-Id": "device-\(device)"])
+        answers.append(try reply.json["version"] as? String ?? "?")
+      }
+      #expect(Set(answers).count == 1, "device-\(device): \(answers)")
+      seen.formUnion(answers)
+    }
+    #expect(seen == ["1", "2"], "both variants are served: \(seen)")
+    let stopped = [await first.stop().status, await second.stop().status]
+    #expect(stopped == [0, 0])
+  }
+
+  @Test("one instance killed mid-download: the client resumes through nginx from the other and installs the exact file")
+  func failoverMidDownload() async throws {
+    let postgres = try await TemporaryPostgres.shared()
+    let database = postgres.url(database: try await postgres.createDatabase("failover"))
+    let data = try TemporaryDirectory("two-instances-failover")
+    let first = try await Self.instance(database: database, data: data.url)
+    defer { first.terminate() }
+    let second = try await Self.instance(database: database, data: data.url)
+    defer { second.terminate() }
+    // 4 MB/s to the client: a 24 MiB model takes about 6 s, long enough to kill its server part way.
+    let nginx = try await TestNginx.start(upstreamPorts: [first.baseURL.port!, second.baseURL.port!], clientRate: "4m")
+    defer { Task { await nginx.stop() } }
+    #expect(try await TestHTTP.send(.POST, Self.url(first.baseURL, "/v1/admin/models"), headers: Self.admin, json: ["name": "big"]).status == 201)
+    let model = Self.randomBytes(24 << 20, seed: 7)
+    #expect(try await Self.upload(model, to: "big", through: first.baseURL) == 1)
+    #expect(try await TestHTTP.send(.POST, Self.url(first.baseURL, "/v1/admin/models/big/versions/1:publish"), headers: Self.admin).status == 200)
+
+    let cache = data.url.appendingPathComponent("device-cache")
+    let download = Task {
+      try await ChildProcess.run(HybridCommandTests.executable, ["models", "get", "big", "--type", "latest", "--server",
+                                                                 nginx.baseURL.absoluteString, "--dir", cache.path])
+    }
+    // Whichever instance streams the blob: kill it once it has sent a few MiB.
+    var victim: ServerProcess?
+    for _ in 0..<200 where victim == nil {
+      try await Task.sleep(for: .milliseconds(50))
+      for server in [first, second] where try await Self.metric("hybrid_download_bytes_total", at: server.baseURL) > Double(2 << 20) {
+        victim = server
+      }
+    }
+    let killed = try #require(victim, "no instance started sending the model")
+    let survivor = killed === first ? second : first
+    _ = await killed.stop(signal: SIGKILL)
+    let outcome = try await download.value
+    #expect(outcome.status == 0, "\(outcome.standardError)")
+    let path = outcome.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)   // the installed file's path
+    let installed = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(installed.count == model.count)
+    let expected = try await Self.sha256(model)
+    #expect(try await Self.sha256(installed) == expected, "the installed file is exactly the model")
+    #expect(try await Self.metric("hybrid_download_resumes_total", at: survivor.baseURL) >= 1, "the survivor served a resumed range")
+    #expect(await survivor.stop().status == 0)
+  }
+
+  @Test("PostgreSQL restarted mid-run: registry calls answer 503 UNAVAILABLE with Retry-After, then recover with nothing lost")
+  func databaseRestart() async throws {
+    let postgres = try await TemporaryPostgres.start()
+    defer { Task { await postgres.remove() } }
+    let name = try await postgres.createDatabase("restart")
+    let database = postgres.url(database: name) + "&operation_timeout=2&connect_timeout=1"
+    let data = try TemporaryDirectory("two-instances-restart")
+    let first = try await Self.instance(database: database, data: data.url)
+    defer { first.terminate() }
+    let second = try await Self.instance(database: database, data: data.url)
+    defer { second.terminate() }
+    let nginx = try await TestNginx.start(upstreamPorts: [first.baseURL.port!, second.baseURL.port!])
+    defer { Task { await nginx.stop() } }
+    #expect(try await TestHTTP.send(.POST, Self.url(nginx.baseURL, "/v1/admin/models"), headers: Self.admin, json: ["name": "kept"]).status == 201)
+    #expect(try await Self.upload(Self.randomBytes(100_000, seed: 3), to: "kept", through: nginx.baseURL) == 1)
+
+    try await postgres.stopServer()
+    let during = try await TestHTTP.send(.GET, Self.url(nginx.baseURL, "/v1/admin/models/kept"), headers: Self.admin)
+    #expect(during.status == 503 && during.errorStatus == "UNAVAILABLE" && during.header("retry-after") != nil, "\(during.text)")
+    let readiness = try await TestHTTP.send(.GET, Self.url(first.baseURL, "/readyz"))
+    #expect(readiness.status == 503 && readiness.text.contains("registry"), "\(readiness.text)")
+
+    try await postgres.startServer()
+    var after: TestHTTP.Reply?
+    for _ in 0..<100 {
+      after = try await TestHTTP.send(.GET, Self.url(nginx.baseURL, "/v1/admin/models/kept"), headers: Self.admin)
+      if after?.status == 200 { break }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    let versions = (try after?.json["versions"]) as? [[String: Any]]
+    #expect(after?.status == 200 && versions?.count == 1, "recovered with nothing lost: \(after?.text ?? "")")
+    #expect(try await Self.upload(Self.randomBytes(1000, seed: 4), to: "kept", through: second.baseURL) == 2)
+    let stopped = [await first.stop().status, await second.stop().status]
+    #expect(stopped == [0, 0])
+  }
+
+  @Test("an unreachable PostgreSQL at start: a clear error naming host:port and exit 1; with --registry-database-wait, retries with backoff first")
+  func unreachableAtStart() async throws {
+    let (port, descriptor) = try Sockets.refusingPort()
+    defer { Sockets.closeAll([descriptor]) }
+    let data = try TemporaryDirectory("two-instances-unreachable")
+    let url = "postgres://hybrid:secret-password@127.0.0.1:\(port)/registry?sslmode=disable&connect_timeout=1"
+    let started = ContinuousClock.now
+    let refused = try await ChildProcess.run(HybridCommandTests.executable, [
+      "serve", "--registry-only", "--port", "0", "--data", data.url.path, "--registry-database", url,
+    ], mergingStandardError: true)
+    #expect(refused.status == 1 && refused.standardOutput.contains("127.0.0.1:\(port)"), "\(refused.standardOutput)")
+    #expect(!refused.standardOutput.contains("secret-password"), "the password is never printed")
+    print("unreachable database: exit \(refused.status) after \(ContinuousClock.now - started)")
+
+    let waited = try await ChildProcess.run(HybridCommandTests.executable, [
+      "serve", "--registry-only", "--port", "0", "--data", data.url.path, "--registry-database", url, "--registry-database-wait", "2",
+    ], mergingStandardError: true)
+    #expect(waited.status == 1, "\(waited.standardOutput)")
+    #expect(waited.standardOutput.components(separatedBy: "retrying in").count >= 3, "retried with backoff: \(waited.standardOutput)")
+  }
+}
