@@ -138,6 +138,9 @@ public struct RegistryAPI: ServerComponent {
     guard let version = registry.servedVersion(of: model, installationId: installationId ?? "") else {
       throw GoogleAPIError.notFound("Model \(name) has no published version.")
     }
+    guard registry.blobs.size(ofBlob: version.sha256) != nil else {
+      throw missingFile(of: name, version: version)
+    }
     let eTag = Self.eTag(version.sha256)
     var headers: HTTPFields = [.eTag: eTag, .cacheControl: "no-cache"]
     if Self.ifNoneMatch(request.headers[.ifNoneMatch], matches: eTag) {
@@ -152,6 +155,18 @@ public struct RegistryAPI: ServerComponent {
       name: name, version: String(version.number), sizeBytes: version.sizeBytes, sha256: version.sha256,
       format: version.format.rawValue, downloadUri: url, expireTime: RegistryTimestamp.string(expires))
     return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: info.jsonBody))
+  }
+
+  /// A published version whose file was deleted behind the registry's back (by hand, a disk
+  /// error): `500 INTERNAL` naming it, logged as an error; the record stays, so redeploying the
+  /// same bytes repairs it.
+  private func missingFile(of name: String, version: ModelRecord.Version) -> GoogleAPIError {
+    registry.logger.error("a model file the registry refers to is missing from its directory", metadata: [
+      "model": "\(name)", "version": "\(version.number)", "sha256": "\(version.sha256)",
+    ])
+    return GoogleAPIError.internal(
+      "The file of model \(name) version \(version.number) (sha256 \(version.sha256)) is missing on the server; "
+        + "an administrator must deploy it again.")
   }
 
   /// `GET|HEAD /v1/blobs/{sha256}?expires=…&signature=…`: the file, whole or a range, streamed from disk.
@@ -171,6 +186,10 @@ public struct RegistryAPI: ServerComponent {
       throw GoogleAPIError.permissionDenied("The download URL is invalid (its signature does not match).")
     }
     guard let size = registry.blobs.size(ofBlob: sha256), let path = registry.blobs.path(ofBlob: sha256) else {
+      if try await registry.store.isBlobReferenced(sha256: sha256) {
+        registry.logger.error("a model file the registry refers to is missing from its directory", metadata: ["sha256": "\(sha256)"])
+        throw GoogleAPIError.internal("The model file \(sha256) is missing on the server; it must be deployed again.")
+      }
       throw GoogleAPIError.notFound("Blob \(sha256) not found.")
     }
     let eTag = Self.eTag(sha256)

@@ -158,4 +158,24 @@ struct RegistryBlobTests {
       #expect(reply.errorStatus == "NOT_FOUND")
     }
   }
+
+  @Test("a model file deleted behind the server's back: download info and the blob answer 500 naming the version (logged), the record stays, redeploying the bytes repairs it")
+  func fileDeletedBehindTheServer() async throws {
+    try await RegistryTestServer.with { server in
+      try await server.publishedModel("fragile", files: [RegistryFixtures.gguf])
+      let uri = try await server.downloadURI("fragile")
+      let blob = server.dataDirectory.appending(path: "blobs/sha256/\(RegistryFixtures.ggufSHA256.prefix(2))/\(RegistryFixtures.ggufSHA256)")
+      try FileManager.default.removeItem(at: blob)
+
+      let info = try await server.downloadInfo("fragile", installationId: "device")
+      #expect(info.status == 500 && info.errorStatus == "INTERNAL", "\(info.text)")
+      #expect(info.errorMessage?.contains("version 1") == true && info.errorMessage?.contains("missing on the server") == true)
+      let download = try await TestHTTP.send(.GET, uri)
+      #expect(download.status == 500 && download.errorMessage?.contains("missing on the server") == true, "\(download.text)")
+
+      _ = try await server.upload(RegistryFixtures.gguf, to: "fragile")   // the same bytes again: version 2, the file is back
+      #expect(try await server.downloadInfo("fragile", installationId: "device").status == 200, "version 1 is whole again")
+      #expect(try await TestHTTP.send(.GET, uri).body == RegistryFixtures.gguf)
+    }
+  }
 }
