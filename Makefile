@@ -37,6 +37,7 @@ bench:
 	.build/release/hybrid bench guided --output .build/bench-guided.md
 	.build/release/hybrid bench tflite --reference .deps/litert-venv/bin/python --output .build/bench-tflite.md
 	.build/release/hybrid bench delivery --output .build/bench-delivery.md
+	scripts/bench-service --hybrid .build/release/hybrid --output .build/bench-service.md
 
 # A relocatable tarball: dist/hybrid-VERSION-linux-ARCH.tar.gz (static Swift runtime, llama.cpp in lib/,
 # every CPU variant). `make test` makes a quick one: --configuration debug --cpu native --swift-runtime shared.
