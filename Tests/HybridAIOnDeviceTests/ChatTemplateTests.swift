@@ -60,6 +60,33 @@ struct ChatTemplateTests {
     #expect(!answer.content.isEmpty)
   }
 
+  @Test("Gemma 3 270M base (no template in its GGUF): the ChatML fallback, said so, answers; llama.cpp's gemma template by name renders Gemma's turns")
+  func gemmaBaseModel() async throws {
+    let path = TestModel.gemmaPath
+    try #require(FileManager.default.fileExists(atPath: path), "\(path) is missing: run scripts/bootstrap (make test does)")
+    let model = SystemLanguageModel(modelPath: path, configuration: .init(contextSize: 1024))
+    let description = try await model.chatTemplateDescription()
+    #expect(description.origin == .fallback && !description.usesNativeToolFormat)
+    let prompt = try await model.promptText(for: Self.request(Self.noInstructions.entries))
+    // Gemma's vocabulary adds its BOS token; then the ChatML turns, as plain text to this model.
+    #expect(prompt == "<bos><|im_start|>user\nHi!<|im_end|>\n<|im_start|>assistant\n", "\(prompt)")
+    let answer = try await GenerativeModelSession(model: model).respond(to: "The capital of France is", options: TestModel.greedy)
+    #expect(!answer.content.isEmpty && answer.usage.outputTokens > 0)
+    #expect(answer.rawResponse.modelVersion.lowercased().contains("gemma"), "\(answer.rawResponse.modelVersion)")
+    let counted = try await model.tokenCount(for: Self.request(Self.noInstructions.entries))
+    #expect(counted > 0 && counted < 40, "\(counted)")
+
+    var configuration = SystemLanguageModel.Configuration(contextSize: 1024)
+    configuration.chatTemplate = .named("gemma")
+    let named = SystemLanguageModel(modelPath: path, configuration: configuration)
+    #expect(try await named.chatTemplateDescription().origin == .configured)
+    let gemmaPrompt = try await named.promptText(for: Self.request(Self.noInstructions.entries))
+    #expect(gemmaPrompt.contains("<start_of_turn>user\nHi!<end_of_turn>") && gemmaPrompt.hasSuffix("<start_of_turn>model\n"),
+            "\(gemmaPrompt)")
+    let gemmaAnswer = try await GenerativeModelSession(model: named).respond(to: "Say hello.", options: TestModel.greedy)
+    #expect(!gemmaAnswer.content.isEmpty)
+  }
+
   @Test("a Jinja syntax error in the GGUF or in a configured template is invalidChatTemplate with Jinja's message")
   func syntaxErrors() async throws {
     _ = try TestModel.requireModel()

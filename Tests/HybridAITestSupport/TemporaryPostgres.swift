@@ -170,15 +170,22 @@ public final class TemporaryPostgres: Sendable {
     }
   }
 
+  /// How long a registry call may wait in tests: generous, because the whole suite shares two
+  /// cores with the server (under `make test` a 10 s deadline was missed by row-lock waits that
+  /// take well under a second on a quiet machine). Tests of the deadline itself pass their own.
+  public static let patientOperationTimeout = Duration.seconds(120)
+
   /// How a ``PostgresRegistryStore`` reaches `database` on this server (TLS off).
-  public func configuration(database: String, operationTimeout: Duration = .seconds(10)) -> PostgresRegistryStore.Configuration {
+  public func configuration(database: String, operationTimeout: Duration = TemporaryPostgres.patientOperationTimeout)
+    -> PostgresRegistryStore.Configuration {
     PostgresRegistryStore.Configuration(host: host, port: port, username: Self.username, database: database,
                                         tls: .disable, operationTimeout: operationTimeout)
   }
 
-  /// `postgres://hybrid@127.0.0.1:PORT/DATABASE?sslmode=disable`.
+  /// `postgres://hybrid@127.0.0.1:PORT/DATABASE?sslmode=disable&operation_timeout=120` (a later
+  /// `&operation_timeout=` wins).
   public func url(database: String) -> String {
-    "postgres://\(Self.username)@\(host):\(port)/\(database)?sslmode=disable"
+    "postgres://\(Self.username)@\(host):\(port)/\(database)?sslmode=disable&operation_timeout=\(Self.patientOperationTimeout.components.seconds)"
   }
 
   /// A direct connection's configuration, for tests that talk SQL themselves.

@@ -6,6 +6,10 @@ import Testing
 /// The real SmolLM2 model that `scripts/bootstrap` installs, and scratch files for bad-input tests.
 enum TestModel {
   static let path: String = ModelLocator.defaultModelPath()
+  /// Gemma 3 270M base (no chat template), next to SmolLM2 (scripts/bootstrap joins it from four wheels).
+  static var gemmaPath: String {
+    URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("gemma-3-270m-q4_k_m.gguf").path
+  }
 
   static func requireModel() throws -> SystemLanguageModel {
     try #require(FileManager.default.fileExists(atPath: path),

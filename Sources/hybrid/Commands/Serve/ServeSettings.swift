@@ -59,7 +59,9 @@ struct ServeSettings: Sendable {
     guard (0...65535).contains(port) else { throw invalid(.port, "must be 0...65535, not \(port)") }
     registryOnly = configuration.boolean(.registryOnly)
     let modelSpecs = configuration.list(.model)
-    if registryOnly, !modelSpecs.isEmpty { throw invalid(.model, "serves no GGUF model with registry-only; drop it") }
+    if registryOnly, !modelSpecs.isEmpty {
+      throw invalid(.model, "names a model, but registry-only (\(configuration.origin(.registryOnly))) loads none: drop one of them")
+    }
     models = registryOnly ? [] : try Self.models(modelSpecs, origin: configuration.origin(.model))
     aliases = try Self.aliases(configuration.list(.alias), servedNames: models.map(\.name), origin: configuration.origin(.alias))
     apiKeys = Set(configuration.list(.apiKey).filter { !$0.isEmpty })
