@@ -4,21 +4,10 @@ import HybridAIServing
 
 /// A served model that records its answers in the server's metrics: requests by outcome, prompt
 /// and output tokens, time to first token, answers in flight — labelled with the served name.
-struct MeteredLanguageModel: LanguageModel {
+struct MeteredLanguageModel: ForwardingLanguageModel {
   let base: any LanguageModel
   let name: String
   let metrics: ServerMetrics
-
-  var modelIdentifier: String { base.modelIdentifier }
-  var source: ModelSource { base.source }
-  var availability: ModelAvailability { base.availability }
-  var availabilityDetail: String? { base.availabilityDetail }
-  var capabilities: ModelCapabilities { base.capabilities }
-  func supports(_ request: GenerationRequest) async -> RequestSupport { await base.supports(request) }
-  func prepareAssets() { base.prepareAssets() }
-  var contextSize: Int { get async throws { try await base.contextSize } }
-  func tokenCount(for request: GenerationRequest) async throws -> Int { try await base.tokenCount(for: request) }
-  func prewarm(_ request: GenerationRequest) async throws { try await base.prewarm(request) }
 
   func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
     let dimensions = [("model", name)]

@@ -49,17 +49,48 @@ struct TwoInstanceTests {
       .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
   }
 
+  /// Two instances on `database` and one fresh data directory, behind nginx.
+  struct Deployment {
+    let first: ServerProcess
+    let second: ServerProcess
+    let nginx: TestNginx
+    let data: TemporaryDirectory
+
+    static func start(database: String, clientRate: String? = nil) async throws -> Deployment {
+      let data = try TemporaryDirectory("two-instances")
+      let first = try await TwoInstanceTests.instance(database: database, data: data.url)
+      let second: ServerProcess
+      do {
+        second = try await TwoInstanceTests.instance(database: database, data: data.url)
+      } catch {
+        first.terminate()
+        throw error
+      }
+      do {
+        let nginx = try await TestNginx.start(upstreamPorts: [first.baseURL.port!, second.baseURL.port!], clientRate: clientRate)
+        return Deployment(first: first, second: second, nginx: nginx, data: data)
+      } catch {
+        first.terminate()
+        second.terminate()
+        throw error
+      }
+    }
+
+    /// Stops what is still running (for the end of a test, whatever happened).
+    func tearDown() {
+      first.terminate()
+      second.terminate()
+      let nginx = self.nginx
+      Task { await nginx.stop() }
+    }
+  }
+
   @Test("deploy through one, publish through the other, download through nginx; concurrent publishes from both stay consistent; a roll-out gives a device the same version from either")
   func sharedRegistry() async throws {
     let postgres = try await TemporaryPostgres.shared()
-    let database = postgres.url(database: try await postgres.createDatabase("two"))
-    let data = try TemporaryDirectory("two-instances")
-    let first = try await Self.instance(database: database, data: data.url)
-    defer { first.terminate() }
-    let second = try await Self.instance(database: database, data: data.url)
-    defer { second.terminate() }
-    let nginx = try await TestNginx.start(upstreamPorts: [first.baseURL.port!, second.baseURL.port!])
-    defer { Task { await nginx.stop() } }
+    let deployment = try await Deployment.start(database: postgres.url(database: try await postgres.createDatabase("two")))
+    defer { deployment.tearDown() }
+    let (first, second, nginx) = (deployment.first, deployment.second, deployment.nginx)
 
     #expect(try await TestHTTP.send(.POST, Self.url(first.baseURL, "/v1/admin/models"), headers: Self.admin,
                                     json: ["name": "selfie"]).status == 201)
@@ -117,15 +148,11 @@ struct TwoInstanceTests {
   @Test("one instance killed mid-download: the client resumes through nginx from the other and installs the exact file")
   func failoverMidDownload() async throws {
     let postgres = try await TemporaryPostgres.shared()
-    let database = postgres.url(database: try await postgres.createDatabase("failover"))
-    let data = try TemporaryDirectory("two-instances-failover")
-    let first = try await Self.instance(database: database, data: data.url)
-    defer { first.terminate() }
-    let second = try await Self.instance(database: database, data: data.url)
-    defer { second.terminate() }
     // 4 MB/s to the client: a 24 MiB model takes about 6 s, long enough to kill its server part way.
-    let nginx = try await TestNginx.start(upstreamPorts: [first.baseURL.port!, second.baseURL.port!], clientRate: "4m")
-    defer { Task { await nginx.stop() } }
+    let deployment = try await Deployment.start(database: postgres.url(database: try await postgres.createDatabase("failover")),
+                                                clientRate: "4m")
+    defer { deployment.tearDown() }
+    let (first, second, nginx, data) = (deployment.first, deployment.second, deployment.nginx, deployment.data)
     #expect(try await TestHTTP.send(.POST, Self.url(first.baseURL, "/v1/admin/models"), headers: Self.admin, json: ["name": "big"]).status == 201)
     let model = Self.randomBytes(24 << 20, seed: 7)
     #expect(try await Self.upload(model, to: "big", through: first.baseURL) == 1)
@@ -163,14 +190,9 @@ struct TwoInstanceTests {
     let postgres = try await TemporaryPostgres.start()
     defer { Task { await postgres.remove() } }
     let name = try await postgres.createDatabase("restart")
-    let database = postgres.url(database: name) + "&operation_timeout=2&connect_timeout=1"
-    let data = try TemporaryDirectory("two-instances-restart")
-    let first = try await Self.instance(database: database, data: data.url)
-    defer { first.terminate() }
-    let second = try await Self.instance(database: database, data: data.url)
-    defer { second.terminate() }
-    let nginx = try await TestNginx.start(upstreamPorts: [first.baseURL.port!, second.baseURL.port!])
-    defer { Task { await nginx.stop() } }
+    let deployment = try await Deployment.start(database: postgres.url(database: name) + "&operation_timeout=2&connect_timeout=1")
+    defer { deployment.tearDown() }
+    let (first, second, nginx) = (deployment.first, deployment.second, deployment.nginx)
     #expect(try await TestHTTP.send(.POST, Self.url(nginx.baseURL, "/v1/admin/models"), headers: Self.admin, json: ["name": "kept"]).status == 201)
     #expect(try await Self.upload(Self.randomBytes(100_000, seed: 3), to: "kept", through: nginx.baseURL) == 1)
 
