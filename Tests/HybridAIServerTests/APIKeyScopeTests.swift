@@ -17,8 +17,10 @@ struct APIKeyScopeTests {
     let file: APIKeyFile
     let directory: TemporaryDirectory
 
+    /// `now`: the limits' clock (a fixed one makes a burst's outcome exact however slowly it is served).
     static func start(model: ScriptedLanguageModel = ScriptedLanguageModel(), requestsPerMinute: Int? = nil,
-                      tokensPerMinute: Int? = nil) async throws -> KeyedServer {
+                      tokensPerMinute: Int? = nil,
+                      now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) async throws -> KeyedServer {
       let directory = try TemporaryDirectory("hybrid-keys")
       let file = APIKeyFile(url: directory.url.appending(path: "api-keys.json"))
       _ = try file.create(name: "bootstrap", scopes: [.generate])   // keys are required once the file exists
@@ -26,7 +28,7 @@ struct APIKeyScopeTests {
                                        logger: TestLogging.logger("registry"))
       let served = ServedModel(name: "m", model: model, inputTokenLimit: 100, outputTokenLimit: 100) { _ in 1 }
       let keys = APIKeyAuthority(keyFile: file, requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute,
-                                 logger: TestLogging.logger("keys"))
+                                 now: now, logger: TestLogging.logger("keys"))
       let server = try await RunningServer.start([RegistryAPI(registry: registry), GeminiCompatibleAPI(models: [served])],
                                                  configuration: ServerConfiguration(keys: keys))
       return KeyedServer(server: server, file: file, directory: directory)
@@ -158,7 +160,8 @@ struct APIKeyScopeTests {
 
   @Test("a burst far over the request limit: exactly the allowance is answered, the rest get 429, the server stays up")
   func burst() async throws {
-    let keyed = try await KeyedServer.start(requestsPerMinute: 10)
+    let frozen = ContinuousClock.now   // no refill while the burst is served, however long that takes here
+    let keyed = try await KeyedServer.start(requestsPerMinute: 10, now: { frozen })
     defer { Task { await keyed.server.stop() } }
     let (_, key) = try keyed.file.create(name: "burst", scopes: [.generate])
     let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

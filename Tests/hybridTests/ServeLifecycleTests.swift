@@ -72,7 +72,17 @@ struct ServeLifecycleTests {
     let stalled = try RawHTTPConnection(port: server.port)
     try stalled.sendHead("POST", "/v1/admin/models/m/versions", headers: uploadHead)
     try stalled.send(Data(repeating: 1, count: size / 4))
-    try await Task.sleep(for: .milliseconds(300))
+    // SIGTERM only once the server is handling both uploads (a connection it has not read yet
+    // would be closed as idle by the stop): two requests in flight besides this scrape.
+    let metrics = URL(string: "http://127.0.0.1:\(server.port)/metrics")!
+    var inFlight = 0.0
+    for _ in 0..<600 where inFlight < 3 {
+      let text = try await TestHTTP.send(.GET, metrics).text
+      inFlight = text.split(separator: "\n").first { $0.hasPrefix("hybrid_http_active_requests ") }
+        .flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+      if inFlight < 3 { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    #expect(inFlight >= 3, "both uploads are in flight before the stop")
 
     server.child.send(signal: SIGTERM)
     try await Task.sleep(for: .milliseconds(500))
