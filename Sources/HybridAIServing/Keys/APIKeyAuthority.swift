@@ -79,7 +79,10 @@ public final class APIKeyAuthority: Sendable {
     let fileEntries = state.withLock { $0.seen ? $0.entries : nil }
     guard !flagKeys.isEmpty || fileEntries != nil else { return nil }
     guard let presented, !presented.isEmpty else { throw GoogleAPIError.apiKeyMissing }
-    guard let entry = Self.match(Array(SHA256.hash(data: Data(presented.utf8))), in: flagKeys + (fileEntries ?? [])) else {
+    // Both lists are always scanned whole (no copy of them per request), so timing tells nothing.
+    let digest = Array(SHA256.hash(data: Data(presented.utf8)))
+    let fromFlags = Self.match(digest, in: flagKeys), fromFile = Self.match(digest, in: fileEntries ?? [])
+    guard let entry = fromFlags ?? fromFile else {
       throw GoogleAPIError.apiKeyInvalid
     }
     let record = entry.record
