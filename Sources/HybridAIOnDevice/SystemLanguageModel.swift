@@ -288,6 +288,9 @@ public struct SystemLanguageModel: LanguageModel {
   /// Loads the weights (once per process), renders the transcript with the chat template and
   /// tokenizes it (once per request: cached in the session's state). Shared with ``BatchedLanguageModel``.
   func prepare(_ request: GenerationRequest) async throws -> PreparedPrompt {
+    if let invalid = request.options.genericOptions(for: .onDevice).invalidPenalty {
+      throw GenerationError.unsupportedRequest(.other(invalid))
+    }
     let weights = try await loadedWeights()
     let template = try resolvedChatTemplate(for: weights)
     let cache = request.sessionState.state(for: "llama.prompt:\(modelPath)") { RenderedPromptCache() }

@@ -52,6 +52,20 @@ struct ConversionTests {
     #expect(greedy.sampling == .greedy)
   }
 
+  @Test("frequency and presence penalties go both ways; the on-device-only penalties are not sent; out of range is a typed error")
+  func penalties() throws {
+    let options = try GenerationOptions(geminiConfig: GenerationConfig(presencePenalty: 0.5, frequencyPenalty: -0.25))
+    #expect(options.presencePenalty == 0.5 && options.frequencyPenalty == -0.25)
+    let config = GenerationConfig(generic: GenerationOptions(
+      repetitionPenalty: 1.2, loopPenalty: .standard, frequencyPenalty: 0.3, presencePenalty: 0.1))
+    #expect(config.frequencyPenalty == 0.3 && config.presencePenalty == 0.1)
+    #expect(GenerationConfig.forRequest(GenerationOptions(repetitionPenalty: 1.2, loopPenalty: .standard)) == nil,
+            "nothing Gemini understands: no generationConfig at all")
+    #expect(throws: GeminiConversionError.invalidOption("frequencyPenalty must be within -2…2, got 3.0")) {
+      try GenerationOptions(geminiConfig: GenerationConfig(frequencyPenalty: 3))
+    }
+  }
+
   @Test("inputs the on-device model cannot take are typed errors",
         arguments: [
           (#"{"inlineData": {"mimeType": "image/png", "data": "iVBO"}}"#, "inlineData (image/png)"),

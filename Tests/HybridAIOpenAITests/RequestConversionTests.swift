@@ -55,6 +55,23 @@ struct RequestConversionTests {
     #expect(nucleus.topP == 0.9 && nucleus.seed == 42 && nucleus.temperature == 0.8)
   }
 
+  @Test("penalties: frequency and presence both ways (-2…2, else a typed error); the on-device-only ones are not sent")
+  func penalties() throws {
+    let options = GenerationOptions(repetitionPenalty: 1.2, loopPenalty: .standard, frequencyPenalty: 0.5, presencePenalty: -0.5)
+    let wire = ChatCompletionRequest(GenerationRequest(transcript: Self.conversation, options: options), model: "m")
+    #expect(wire.frequencyPenalty == 0.5 && wire.presencePenalty == -0.5)
+    let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(wire)) as? [String: Any])
+    #expect(json["frequency_penalty"] as? Double == 0.5 && json["presence_penalty"] as? Double == -0.5)
+    #expect(!json.keys.contains { $0.contains("repe") || $0.contains("loop") || $0.contains("dry") }, "\(json.keys)")
+    let back = try wire.generationOptions()
+    #expect(back.frequencyPenalty == 0.5 && back.presencePenalty == -0.5 && back.repetitionPenalty == nil)
+    var tooHigh = wire
+    tooHigh.presencePenalty = 2.5
+    #expect(throws: OpenAIConversionError.invalidOption(param: "presence_penalty", "must be between -2 and 2")) {
+      try tooHigh.generationOptions()
+    }
+  }
+
   @Test("tools and tool choice: one required tool is named; several required tools are the only ones offered")
   func tools() throws {
     let other = ToolDefinition(name: "get_time", description: "", parameters: .emptyObject)

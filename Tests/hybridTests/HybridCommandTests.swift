@@ -64,6 +64,21 @@ struct HybridCommandTests {
     #expect(!result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
   }
 
+  @Test("--loop-penalty ends the greedy loop of the same prompt; penalties out of range exit 64 naming the flag")
+  func penaltyFlags() async throws {
+    let prompt = ["generate", "--prompt", "Write a poem about the sea.", "--greedy", "--max-tokens", "60"]
+    let plain = try await run(prompt)
+    let penalized = try await run(prompt + ["--loop-penalty", "0.8"])
+    #expect(plain.status == 0 && penalized.status == 0, "\(plain.stderr)\(penalized.stderr)")
+    func lines(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.isEmpty } }
+    #expect(Set(lines(plain.stdout)).count < lines(plain.stdout).count, "the premise, a loop: \(plain.stdout)")
+    #expect(Set(lines(penalized.stdout)).count == lines(penalized.stdout).count, "no line twice: \(penalized.stdout)")
+    for (flag, value) in [("--repetition-penalty", "0"), ("--loop-penalty", "-1"), ("--frequency-penalty", "3")] {
+      let refused = try await run(["generate", "--prompt", "Hi", "\(flag)=\(value)"])
+      #expect(refused.status == 64 && refused.stderr.contains(flag), "\(flag)=\(value): \(refused.stderr)")
+    }
+  }
+
   @Test("HYBRIDAI_ON_DEVICE=off: a typed 'disabled' error and exit status 1")
   func disabledByEnvironment() async throws {
     let result = try await run(["generate", "--prompt", "Hi", "--json"], environment: ["HYBRIDAI_ON_DEVICE": "off"])

@@ -16,7 +16,8 @@ struct ServeChatCommandTests {
     let data = HybridCommandTests.scratchRegistry()
     defer { try? FileManager.default.removeItem(atPath: data) }
     let server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
-      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--max-concurrent-requests", "1", "--context-size", "2048"])
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--max-concurrent-requests", "1", "--context-size", "2048",
+      "--chat-max-tokens", "200"])
     let base = server.baseURL.absoluteString
     let page = try await TestHTTP.send(.GET, URL(string: base + "/")!)
     #expect(page.status == 200 && page.contentType?.hasPrefix("text/html") == true)
@@ -31,6 +32,8 @@ struct ServeChatCommandTests {
     #expect(answer.status == 200)
     #expect(answer.text.contains("event: text"), "\(answer.text)")
     #expect(answer.text.contains("event: done") && answer.text.contains("SmolLM2-135M-Instruct.Q4_1"), "\(answer.text)")
+    let outputTokens = answer.text.firstMatch(of: /"outputTokens":(\d+)/).flatMap { Int($0.1) }
+    #expect(outputTokens.map { (1...200).contains($0) } == true, "--chat-max-tokens 200 bounds the answer: \(answer.text)")
 
     // The operator's view of the same server: ready (model, registry, sessions), and the answer in the metrics.
     let ready = try await TestHTTP.send(.GET, URL(string: base + "/readyz")!)
@@ -68,8 +71,11 @@ struct ServeChatCommandTests {
     let data = HybridCommandTests.scratchRegistry()
     defer { try? FileManager.default.removeItem(atPath: data) }
     let port = try Sockets.freeLoopbackPort()
+    // At most 200 tokens an answer: the first answer is sampled (the chat's defaults), and a rare
+    // long one must not outlast the page's waits on a loaded machine; the second is cut off
+    // (the server is killed) as soon as it starts.
     let arguments = ["--port", "\(port)", "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data,
-                     "--max-concurrent-requests", "1", "--context-size", "2048"]
+                     "--max-concurrent-requests", "1", "--context-size", "2048", "--chat-max-tokens", "200"]
     var server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: arguments)
     let screenshots = TestRepository.root.appendingPathComponent(".build/chat-screenshots")
     try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)

@@ -53,6 +53,27 @@ struct ServeConfigurationTests {
     #expect(fromEnvironment.port == 9300)
   }
 
+  @Test("the web chat's answer limits: numbers from a flag, a file (a whole number too) and the environment; bad ones refused")
+  func chatAnswerLimits() async throws {
+    let defaults = try await settings([]).1
+    #expect(defaults.chatMaxTokens == 1024 && defaults.chatLoopPenalty == 0.8)
+    #expect(defaults.chatOptions.maximumResponseTokens == 1024 && defaults.chatOptions.loopPenalty == .standard)
+    let directory = try TemporaryDirectory()
+    let file = try write("chat-loop-penalty: 1\nchat-max-tokens: 300\n", to: "serve.yaml", in: directory)
+    let fromFile = try await settings(["--config", file]).1
+    #expect(fromFile.chatLoopPenalty == 1 && fromFile.chatMaxTokens == 300)
+    let fromEnvironment = try await settings(["--config", file], environment: ["HYBRIDAI_SERVE_CHAT_LOOP_PENALTY": "0.5"]).1
+    #expect(fromEnvironment.chatLoopPenalty == 0.5)
+    let fromFlag = try await settings(["--config", file, "--chat-loop-penalty", "0"]).1
+    #expect(fromFlag.chatLoopPenalty == 0 && fromFlag.chatOptions.hasPenalties == false, "0 is off")
+    await #expect(throws: ServeConfigurationError.self) {
+      try await settings([], environment: ["HYBRIDAI_SERVE_CHAT_LOOP_PENALTY": "-1"])
+    }
+    await #expect(throws: ServeConfigurationError.self) { try await settings([], environment: ["HYBRIDAI_SERVE_CHAT_MAX_TOKENS": "0"]) }
+    let words = try write("chat-loop-penalty: strong\n", to: "words.yaml", in: directory)
+    await #expect(throws: ServeConfigurationError.self) { try await settings(["--config", words]) }
+  }
+
   @Test("secrets from files (one value; a list one a line); --print-config masks them and names every source")
   func secretsAndPrinting() async throws {
     let directory = try TemporaryDirectory("serve-secrets")

@@ -16,6 +16,21 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   public var temperature: Double?
   /// The most tokens the answer may have.
   public var maximumResponseTokens: Int?
+  /// Makes tokens that are already in the answer less likely, so a small model does not loop
+  /// ("I am a robot. I am a robot. …"): each such token's score is divided by this (or multiplied,
+  /// when negative). `1` or `nil` is off; `1.1`…`1.3` is usual. On-device models only (llama.cpp's
+  /// repeat penalty, over the answer's last ``penaltyWindow`` tokens); cloud models have no such
+  /// setting and ignore it. Works with greedy sampling too.
+  public var repetitionPenalty: Double?
+  /// Makes the model less likely to repeat a run of tokens it already wrote (breaks loops without
+  /// harming lists); on-device models only. See ``LoopPenalty``.
+  public var loopPenalty: LoopPenalty?
+  /// Lowers each token's score by this times the number of times it already occurs in the answer
+  /// (OpenAI's `frequency_penalty`, Gemini's `frequencyPenalty`); `-2…2`, `0` or `nil` is off.
+  public var frequencyPenalty: Double?
+  /// Lowers the score of every token that already occurs in the answer by this, once (OpenAI's
+  /// `presence_penalty`, Gemini's `presencePenalty`); `-2…2`, `0` or `nil` is off.
+  public var presencePenalty: Double?
   /// Text that ends the answer when generated; the stop sequence itself is not part of the answer.
   public var stopSequences: [String]
   /// Whether the model may, must or must not call the session's tools; `nil` means ``ToolChoice/automatic``.
@@ -34,15 +49,39 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   private var modelSpecificOptions: [String: JSONValue]?
 
   public init(sampling: SamplingMode? = nil, temperature: Double? = nil, maximumResponseTokens: Int? = nil,
-              stopSequences: [String] = [], toolChoice: ToolChoice? = nil, responseModalities: Set<Modality>? = nil,
-              unreadableAttachments: UnreadableAttachmentPolicy? = nil) {
+              repetitionPenalty: Double? = nil, loopPenalty: LoopPenalty? = nil, frequencyPenalty: Double? = nil,
+              presencePenalty: Double? = nil, stopSequences: [String] = [], toolChoice: ToolChoice? = nil,
+              responseModalities: Set<Modality>? = nil, unreadableAttachments: UnreadableAttachmentPolicy? = nil) {
     self.sampling = sampling
+    self.repetitionPenalty = repetitionPenalty
+    self.loopPenalty = loopPenalty
+    self.frequencyPenalty = frequencyPenalty
+    self.presencePenalty = presencePenalty
     self.unreadableAttachments = unreadableAttachments
     self.responseModalities = responseModalities
     self.temperature = temperature
     self.maximumResponseTokens = maximumResponseTokens
     self.stopSequences = stopSequences
     self.toolChoice = toolChoice
+  }
+
+  /// How many of the answer's latest tokens the penalties look at (llama.cpp's `penalty_last_n`).
+  public static let penaltyWindow = 64
+
+  /// Whether any of the penalties (repetition, loop, frequency, presence) is set to something other than off.
+  public var hasPenalties: Bool {
+    (repetitionPenalty.map { $0 != 1 } ?? false) || (frequencyPenalty.map { $0 != 0 } ?? false)
+      || (presencePenalty.map { $0 != 0 } ?? false) || (loopPenalty?.isActive ?? false)
+  }
+
+  /// The first penalty out of range, described for an error message, or `nil` when all are valid:
+  /// `repetitionPenalty` must be positive, the frequency and presence penalties within `-2…2`,
+  /// the loop penalty as ``LoopPenalty/invalidity`` says.
+  public var invalidPenalty: String? {
+    if let value = repetitionPenalty, !(value > 0 && value.isFinite) { return "repetitionPenalty must be positive, got \(value)" }
+    if let value = frequencyPenalty, !(-2...2).contains(value) { return "frequencyPenalty must be within -2…2, got \(value)" }
+    if let value = presencePenalty, !(-2...2).contains(value) { return "presencePenalty must be within -2…2, got \(value)" }
+    return loopPenalty?.invalidity
   }
 
   /// Options for the on-device model only; a cloud model uses its defaults.

@@ -13,6 +13,8 @@ extension GenerationConfig {
   /// | `sampling: .random(top: k, seed:)` | `topK: k`, `seed` |
   /// | `sampling: .random(probabilityThreshold: p, seed:)` | `topP: p`, `seed` |
   /// | `maximumResponseTokens` | `maxOutputTokens` |
+  /// | `frequencyPenalty`, `presencePenalty` | `frequencyPenalty`, `presencePenalty` |
+  /// | `repetitionPenalty` | — (on-device only; not sent) |
   /// | `stopSequences` | `stopSequences` |
   /// | `responseModalities` | `responseModalities` (`TEXT`, `IMAGE`, `AUDIO`), also into an attached configuration that sets none |
   ///
@@ -37,6 +39,7 @@ extension GenerationConfig {
   /// Gemini's fields for HybridAI's generic options (see ``forRequest(_:)``).
   public init(generic options: GenerationOptions) {
     self.init(temperature: options.temperature, maxOutputTokens: options.maximumResponseTokens,
+              presencePenalty: options.presencePenalty, frequencyPenalty: options.frequencyPenalty,
               stopSequences: options.stopSequences.isEmpty ? nil : options.stopSequences)
     if let modalities = options.responseModalities { responseModalities = Self.wireModalities(modalities) }
     switch options.sampling?.strategy {
@@ -62,13 +65,15 @@ extension GenerationOptions {
   /// (`responseMimeType`, `responseJsonSchema`, `thinkingConfig`, …).
   ///
   /// `topK` becomes `.random(top:)`, else `topP` becomes `.random(probabilityThreshold:)` (with
-  /// `seed`); `topK: 1` is greedy; `responseModalities` become ``HybridAI/GenerationOptions/responseModalities``
+  /// `seed`); `topK: 1` is greedy; `frequencyPenalty` and `presencePenalty` (`-2…2`) are kept; `responseModalities` become ``HybridAI/GenerationOptions/responseModalities``
   /// (so a served model that answers with text only refuses `IMAGE`). The options apply to every model (`appliesTo` is `nil`).
   ///
   /// - Throws: ``GeminiConversionError/invalidOption(_:)`` for out-of-range values.
   public init(geminiConfig config: GenerationConfig) throws {
     self.init(temperature: config.temperature, maximumResponseTokens: config.maxOutputTokens,
+              frequencyPenalty: config.frequencyPenalty, presencePenalty: config.presencePenalty,
               stopSequences: config.stopSequences ?? [])
+    if let invalid = invalidPenalty { throw GeminiConversionError.invalidOption(invalid) }
     if let temperature = config.temperature, !(0...2).contains(temperature) {
       throw GeminiConversionError.invalidOption("temperature \(temperature) is outside 0…2")
     }

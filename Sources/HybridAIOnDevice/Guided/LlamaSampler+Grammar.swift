@@ -6,13 +6,13 @@ extension LlamaSampler {
   static let greedyCandidatesChecked = 32
 
   /// The token the sampler would choose among those `grammar` allows (after it rejected the
-  /// sampler's first choice).
+  /// sampler's first choice); not accepted, like ``sample(_:at:)``.
   ///
   /// Greedy: the most likely allowed token. The top candidates are checked one by one (a few
   /// microseconds each); only if none is allowed is the whole vocabulary scored. Sampling: the
   /// grammar masks the whole vocabulary and the sampler chain draws from what is left.
   func sampleAllowed(_ context: OpaquePointer, at index: Int32, by grammar: LlamaGrammar) -> llama_token {
-    guard let logits = llama_get_logits_ith(context, index) else { return llama_sampler_sample(chain, context, index) }
+    guard let logits = llama_get_logits_ith(context, index) else { return 0 }
     if isGreedy {
       for token in Self.mostLikely(Self.greedyCandidatesChecked, of: logits, count: vocabularySize)
       where grammar.allows(token) {
@@ -28,11 +28,7 @@ extension LlamaSampler {
         for position in 1..<array.size where array.data[position].logit > array.data[best].logit { best = position }
         return array.data[best].id
       }
-      llama_sampler_apply(chain, &array)
-      let selected = array.selected >= 0 ? Int(array.selected) : 0
-      let token = array.data[selected].id
-      llama_sampler_accept(chain, token)
-      return token
+      return choose(from: &array)
     }
   }
 

@@ -21,7 +21,7 @@ final class TokenSelector {
 
   init(options: GenerationOptions, guidance: DecodingGuidance?, weights: LlamaModelWeights) throws(OnDeviceModelError) {
     self.weights = weights
-    sampler = LlamaSampler(options: options, vocabularySize: weights.vocabularySize)
+    sampler = LlamaSampler(options: options, vocabulary: weights.vocab, vocabularySize: weights.vocabularySize)
     if let guidance, !guidance.grammar.isEmpty {
       let grammar = try LlamaGrammar(gbnf: guidance.grammar, vocab: weights.vocab, triggers: guidance.lazyTriggers)
       if let prefill = guidance.grammarPrefill, !prefill.isEmpty {
@@ -38,6 +38,12 @@ final class TokenSelector {
 
   /// The next token from the logits of the batch's token at `index` (`-1`: the last one).
   func next(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
+    let token = choose(context, at: index)
+    sampler.accept(token)
+    return token
+  }
+
+  private func choose(_ context: OpaquePointer, at index: Int32) -> llama_token {
     guard let grammar else { return sampler.sample(context, at: index) }
     var token = sampler.sample(context, at: index)
     if !grammar.allows(token) {

@@ -1,4 +1,5 @@
 import CLlama
+import Foundation
 import HybridAI
 
 /// A llama.cpp sampler chain built from ``GenerationOptions``.
@@ -11,25 +12,37 @@ final class LlamaSampler {
   /// Greedy sampling takes the arg-max of the logits directly: llama.cpp's sampler would first
   /// copy the whole vocabulary into a candidate array for every token.
   let isGreedy: Bool
+  /// Whether the chain remembers the answer's tokens (the penalties): then every token chosen
+  /// must be given to ``accept(_:)``.
+  let hasState: Bool
   let vocabularySize: Int
 
-  init(options: GenerationOptions, vocabularySize: Int) {
+  init(options: GenerationOptions, vocabulary: OpaquePointer, vocabularySize: Int) {
     self.vocabularySize = vocabularySize
     chain = llama_sampler_chain_init(llama_sampler_chain_default_params())
+    // Penalties change the logits, so with them even greedy decoding goes through the chain.
+    hasState = options.hasPenalties
+    isGreedy = options.isGreedy
+    let repetition = options.repetitionPenalty ?? 1, frequency = options.frequencyPenalty ?? 0
+    let presence = options.presencePenalty ?? 0
+    if repetition != 1 || frequency != 0 || presence != 0 {
+      add(llama_sampler_init_penalties(Int32(clamping: vocabularySize), Int32(GenerationOptions.penaltyWindow),
+                                       Float(repetition), Float(frequency), Float(presence)))
+    }
+    if let loop = options.loopPenalty, loop.isActive {
+      add(Self.loopSampler(loop, vocabulary: vocabulary))
+    }
     let temperature = options.temperature ?? Self.defaultTemperature
     let strategy = options.sampling?.strategy
       ?? .nucleus(threshold: Self.defaultProbabilityThreshold, seed: nil)
     switch strategy {
     case _ where temperature <= 0, .greedy:
-      isGreedy = true
       add(llama_sampler_init_greedy())
     case .topK(let k, let seed):
-      isGreedy = false
       add(llama_sampler_init_top_k(Int32(clamping: k)))
       add(llama_sampler_init_temp(Float(temperature)))
       add(llama_sampler_init_dist(Self.llamaSeed(seed)))
     case .nucleus(let threshold, let seed):
-      isGreedy = false
       add(llama_sampler_init_top_p(Float(threshold), 1))
       add(llama_sampler_init_temp(Float(temperature)))
       add(llama_sampler_init_dist(Self.llamaSeed(seed)))
@@ -38,10 +51,12 @@ final class LlamaSampler {
 
   deinit { llama_sampler_free(chain) }
 
-  /// Picks the next token (and accepts it) from the logits of the batch's token at `index`;
-  /// `-1`, the default, is the last evaluated token.
+  /// Picks the next token from the logits of the batch's token at `index` (`-1`, the default, is
+  /// the last evaluated token). The choice is not yet part of the answer: give the token finally
+  /// kept to ``accept(_:)``.
   func sample(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
-    if isGreedy, vocabularySize > 0, let logits = llama_get_logits_ith(context, index) {
+    guard vocabularySize > 0, let logits = llama_get_logits_ith(context, index) else { return 0 }
+    if isGreedy {
       var best = 0
       var bestLogit = logits[0]
       for index in 1..<vocabularySize where logits[index] > bestLogit {
@@ -50,7 +65,32 @@ final class LlamaSampler {
       }
       return llama_token(best)
     }
-    return llama_sampler_sample(chain, context, index)
+    var candidates = (0..<vocabularySize).map { llama_token_data(id: llama_token($0), logit: logits[$0], p: 0) }
+    return candidates.withUnsafeMutableBufferPointer { buffer in
+      var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
+      return choose(from: &array)
+    }
+  }
+
+  /// The chain's choice among `candidates` (not accepted).
+  func choose(from candidates: inout llama_token_data_array) -> llama_token {
+    llama_sampler_apply(chain, &candidates)
+    let selected = candidates.selected >= 0 ? Int(candidates.selected) : 0
+    return candidates.data[selected].id
+  }
+
+  /// Makes `token` part of the answer for the samplers that remember it (the penalties).
+  func accept(_ token: llama_token) {
+    if hasState { llama_sampler_accept(chain, token) }
+  }
+
+  /// llama.cpp's DRY sampler for `loop` (it copies the breakers).
+  private static func loopSampler(_ loop: LoopPenalty, vocabulary: OpaquePointer) -> UnsafeMutablePointer<llama_sampler>? {
+    let breakers = loop.sequenceBreakers.map { strdup($0) }
+    defer { breakers.forEach { free($0) } }
+    var pointers = breakers.map { UnsafePointer($0) }
+    return llama_sampler_init_dry(vocabulary, Float(loop.multiplier), Float(loop.base), Int32(clamping: loop.allowedLength),
+                                  Int32(clamping: loop.window), &pointers, pointers.count)
   }
 
   private func add(_ sampler: UnsafeMutablePointer<llama_sampler>?) {
@@ -66,9 +106,11 @@ final class LlamaSampler {
 }
 
 extension GenerationOptions {
-  /// Whether ``LlamaSampler`` would always take the most likely token (greedy sampling, or a
-  /// temperature of 0): then llama.cpp may pick it in the graph (backend sampling).
+  /// Whether ``LlamaSampler`` would always take the most likely token of the raw logits (greedy
+  /// sampling, or a temperature of 0, and no penalties): then llama.cpp may pick it in the graph
+  /// (backend sampling).
   var isGreedy: Bool {
+    if hasPenalties { return false }
     if (temperature ?? LlamaSampler.defaultTemperature) <= 0 { return true }
     if case .greedy = sampling?.strategy { return true }
     return false

@@ -11,8 +11,8 @@ extension ChatCompletionRequest {
   /// - `assistant` messages become responses; their `tool_calls` a tool-calls entry (after a
   ///   response with the text, when there is any), keeping the calls' ids.
   /// - `tool` messages become tool outputs answering the call with their `tool_call_id`.
-  /// - `temperature`, `top_p`, `seed`, `max_completion_tokens` (or `max_tokens`) and `stop`
-  ///   become ``GenerationOptions``: temperature 0 is greedy; `top_p` or a `seed` samples
+  /// - `temperature`, `top_p`, `seed`, `max_completion_tokens` (or `max_tokens`),
+  ///   `frequency_penalty`, `presence_penalty` and `stop` become ``GenerationOptions``: temperature 0 is greedy; `top_p` or a `seed` samples
   ///   (nucleus, repeatable with the seed).
   /// - `tools`, `tool_choice` and `response_format` become tools, a tool choice and a response
   ///   format (`json_object`: any JSON object; `json_schema`: its schema).
@@ -55,6 +55,11 @@ extension ChatCompletionRequest {
       guard limit > 0 else { throw .invalidOption(param: "max_completion_tokens", "must be positive") }
       options.maximumResponseTokens = limit
     }
+    for (param, value) in [("frequency_penalty", frequencyPenalty), ("presence_penalty", presencePenalty)] {
+      if let value, !(-2...2).contains(value) { throw .invalidOption(param: param, "must be between -2 and 2") }
+    }
+    options.frequencyPenalty = frequencyPenalty
+    options.presencePenalty = presencePenalty
     options.stopSequences = stop?.sequences.filter { !$0.isEmpty } ?? []
     switch toolChoice {
     case nil: break

@@ -14,7 +14,8 @@ extension ChatCompletionRequest {
   ///   messages answering those ids (a failed tool's text starts with `Error: `).
   /// - Options: greedy sampling becomes `temperature` 0 (and `seed` 0); nucleus sampling `top_p`
   ///   and `seed`; top-k sampling only its `seed` (the API has no top-k); `temperature`,
-  ///   `max_completion_tokens` and `stop` as they are.
+  ///   `max_completion_tokens`, `frequency_penalty`, `presence_penalty` and `stop` as they are;
+  ///   `repetitionPenalty` is not sent (the API has none: OpenAI refuses unknown fields).
   /// - Tools become `tools`; the tool choice `tool_choice` (required with several named tools:
   ///   `required`, with only those tools offered).
   /// - A response format becomes `response_format` `json_schema` with its schema.
@@ -54,6 +55,8 @@ extension ChatCompletionRequest {
     }
     if let value = options.temperature, options.sampling?.strategy != .greedy { temperature = value }
     maxCompletionTokens = options.maximumResponseTokens
+    frequencyPenalty = options.frequencyPenalty
+    presencePenalty = options.presencePenalty
     let stops = options.stopSequences.filter { !$0.isEmpty }
     if !stops.isEmpty { stop = ChatStop(stops) }
 

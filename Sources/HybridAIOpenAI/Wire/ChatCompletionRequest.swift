@@ -17,6 +17,10 @@ public struct ChatCompletionRequest: Sendable, Hashable, Codable {
   public var temperature: Double?
   public var topP: Double?
   public var seed: Int64?
+  /// `-2…2`: lowers a token's score by this times its count in the answer so far.
+  public var frequencyPenalty: Double?
+  /// `-2…2`: lowers the score of every token already in the answer by this.
+  public var presencePenalty: Double?
   public var stop: ChatStop?
   /// How many choices: only 1 is served.
   public var n: Int?
@@ -24,7 +28,10 @@ public struct ChatCompletionRequest: Sendable, Hashable, Codable {
   public init(model: String, messages: [ChatMessage], stream: Bool? = nil, streamOptions: StreamOptions? = nil,
               tools: [ChatTool]? = nil, toolChoice: ChatToolChoice? = nil, responseFormat: ChatResponseFormat? = nil,
               maxTokens: Int? = nil, maxCompletionTokens: Int? = nil, temperature: Double? = nil, topP: Double? = nil,
-              seed: Int64? = nil, stop: ChatStop? = nil, n: Int? = nil) {
+              seed: Int64? = nil, frequencyPenalty: Double? = nil, presencePenalty: Double? = nil,
+              stop: ChatStop? = nil, n: Int? = nil) {
+    self.frequencyPenalty = frequencyPenalty
+    self.presencePenalty = presencePenalty
     self.model = model
     self.messages = messages
     self.stream = stream
@@ -45,6 +52,7 @@ public struct ChatCompletionRequest: Sendable, Hashable, Codable {
     case model, messages, stream, tools, temperature, seed, stop, n
     case streamOptions = "stream_options", toolChoice = "tool_choice", responseFormat = "response_format"
     case maxTokens = "max_tokens", maxCompletionTokens = "max_completion_tokens", topP = "top_p"
+    case frequencyPenalty = "frequency_penalty", presencePenalty = "presence_penalty"
   }
 
   /// `stream_options`.

@@ -20,7 +20,7 @@ extension DemoCommand {
       // The typed events of one request: the model chosen, tool progress, the artifact, the text.
       let stream = session.streamResponse(
         to: "Say hello to the world, out loud.",
-        options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 60, toolChoice: .required(tools: ["speak"])))
+        options: Self.onDeviceOptions(maximumResponseTokens: 60, toolChoice: .required(tools: ["speak"])))
       var response: GenerativeModelSession.Response<String>?
       var answerStarted = false
       var announcedModel: String?

@@ -64,7 +64,7 @@ extension DemoCommand {
                                           configuration: .init(contextSize: 2048))
       let options = GenerationOptions.hybrid(
         gemini: GenerationConfig(temperature: 0, maxOutputTokens: 16),
-        onDevice: GenerationOptions(sampling: .greedy, maximumResponseTokens: 16))
+        onDevice: Self.onDeviceOptions(maximumResponseTokens: 16))
       let preferOnDevice = HybridModel(primary: delivered, secondary: cloud)
       var asExpected = await ask("Name a colour.", mode: "prefer on-device, weights not here yet", model: preferOnDevice,
                                  options: options, expectedSource: .cloud)

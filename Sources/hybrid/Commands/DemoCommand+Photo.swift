@@ -39,7 +39,7 @@ extension DemoCommand {
       Terminal.write("\n  [only on-device, the photo as a reference for tools] you> Cut me out of \(photo.name).\n")
       let response = try await session.respond(
         to: Prompt { "Cut me out of \(photo.name)."; photo },
-        options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 60,
+        options: Self.onDeviceOptions(maximumResponseTokens: 60,
                                    toolChoice: .required(tools: ["segment_person"]), unreadableAttachments: .reference))
       for line in DemoTools.callLines(response.transcriptEntries) { Terminal.write("    ↳ [tool] \(line)\n") }
       Terminal.write("  ai> \(response.content)\n")

@@ -38,7 +38,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     heading("2. A conversation, streamed (greedy sampling; each turn reuses the cached prefix)")
     let session = GenerativeModelSession(model: model, instructions: "You are a concise, friendly assistant.")
-    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 60)
+    let options = Self.onDeviceOptions(maximumResponseTokens: 60)
     for prompt in Self.script {
       Terminal.write("\n  you> \(prompt)\n  \(model.modelIdentifier)> ")
       let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
@@ -68,7 +68,7 @@ struct DemoCommand: AsyncParsableCommand {
     let session = GenerativeModelSession(model: model)
     let stream = session.streamResponse(
       to: "Write a short guide to Paris.", generating: CityGuide.self,
-      options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 120))
+      options: Self.onDeviceOptions(maximumResponseTokens: 120))
     var snapshots = 0
     for try await snapshot in stream {
       snapshots += 1
@@ -87,7 +87,7 @@ struct DemoCommand: AsyncParsableCommand {
     Terminal.write("  you> Use the calculator to multiply 127 by 49.\n  ai> ")
     let response = try await Terminal.printStreaming(toolSession.streamResponse(
       to: "Use the calculator to multiply 127 by 49.",
-      options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 100, toolChoice: .required(tools: ["calculator"]))))
+      options: Self.onDeviceOptions(maximumResponseTokens: 100, toolChoice: .required(tools: ["calculator"]))))
     Terminal.write("\n")
     for line in DemoTools.callLines(response.transcriptEntries) { Terminal.write("    ↳ [tool] \(line)\n") }
   }
@@ -111,7 +111,7 @@ struct DemoCommand: AsyncParsableCommand {
     heading("7. The four inference modes (each request is routed afresh)")
     let options = GenerationOptions.hybrid(
       gemini: GenerationConfig(temperature: 0, maxOutputTokens: 24),
-      onDevice: GenerationOptions(sampling: .greedy, maximumResponseTokens: 24))
+      onDevice: Self.onDeviceOptions(maximumResponseTokens: 24))
     let prompt = "In a few words: why is the sky blue?"
     let modes: [(String, any LanguageModel)] = [
       ("prefer on-device", HybridModel(primary: onDevice, secondary: cloud)),

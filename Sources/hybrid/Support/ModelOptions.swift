@@ -23,6 +23,22 @@ struct SamplingOptions: ParsableArguments {
   @Option(name: .long, help: "Nucleus sampling threshold (0...1).")
   var topP: Double?
 
+  @Option(name: .long, help: ArgumentHelp(
+    "Divide the score of tokens already in the answer by this (on-device; 1 = off, 1.1–1.3 usual).",
+    discussion: "Keeps a small model out of repetition loops; works with --greedy. Cloud models ignore it."))
+  var repetitionPenalty: Double?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "Make continuing a run of tokens already in the answer less likely (on-device; 0 = off, 0.8 usual).",
+    discussion: "The multiplier of llama.cpp's DRY sampler (base 1.75, runs of 2 tokens allowed, broken at new lines, colons, quotes, asterisks): breaks loops without harming lists. Cloud models ignore it."))
+  var loopPenalty: Double?
+
+  @Option(name: .long, help: "Lower a token's score by this times its count in the answer (-2…2).")
+  var frequencyPenalty: Double?
+
+  @Option(name: .long, help: "Lower the score of every token already in the answer by this (-2…2).")
+  var presencePenalty: Double?
+
   @Option(name: .long, help: "Stop when this text is generated (repeatable).")
   var stop: [String] = []
 
@@ -32,6 +48,9 @@ struct SamplingOptions: ParsableArguments {
     if let topP, !(0...1).contains(topP) { throw ValidationError("--top-p must be between 0 and 1") }
     if let topK, topK <= 0 { throw ValidationError("--top-k must be positive") }
     if let maxTokens, maxTokens <= 0 { throw ValidationError("--max-tokens must be positive") }
+    if let invalid = generationOptions.invalidPenalty {
+      throw ValidationError("--" + invalid.replacing(/[A-Z]/) { "-" + $0.output.lowercased() })
+    }
   }
 
   var generationOptions: GenerationOptions {
@@ -42,7 +61,9 @@ struct SamplingOptions: ParsableArguments {
       else if let seed { .random(probabilityThreshold: 0.9, seed: seed) }
       else { nil }
     return GenerationOptions(sampling: sampling, temperature: temperature, maximumResponseTokens: maxTokens,
-                             stopSequences: stop)
+                             repetitionPenalty: repetitionPenalty, loopPenalty: loopPenalty.map { LoopPenalty(multiplier: $0) },
+                             frequencyPenalty: frequencyPenalty,
+                             presencePenalty: presencePenalty, stopSequences: stop)
   }
 }
 

@@ -18,6 +18,14 @@ struct ChatServeOptions: ParsableArguments {
   @Option(name: .long, help: "Largest file the chat takes as an attachment, in bytes (default: 20 MiB).")
   var chatMaxUploadBytes: Int?
 
+  @Option(name: .long, help: "Longest answer in the chat, in tokens (default: 1024).")
+  var chatMaxTokens: Int?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "The chat's loop penalty for on-device answers (default: 0.8; 0 is off).",
+    discussion: "Makes continuing a run of tokens already in the answer less likely, so a small model does not loop (see hybrid generate --loop-penalty)."))
+  var chatLoopPenalty: Double?
+
   @Option(name: .long, help: ArgumentHelp(
     "A cloud model for the chat's hybrid modes: a Gemini API base URL (Google's, or another hybrid serve).",
     discussion: "With it the chat offers all four inference modes; without it, only on-device. The model is --chat-cloud-model, else the server's first; the key comes from $GEMINI_API_KEY."))
@@ -34,6 +42,8 @@ struct ChatServeOptions: ParsableArguments {
     if noChat { flags[.noChat] = .bool(true) }
     if chatWithoutKey { flags[.chatWithoutKey] = .bool(true) }
     if let chatMaxUploadBytes { flags[.chatMaxUploadBytes] = .int(chatMaxUploadBytes) }
+    if let chatMaxTokens { flags[.chatMaxTokens] = .int(chatMaxTokens) }
+    if let chatLoopPenalty { flags[.chatLoopPenalty] = .double(chatLoopPenalty) }
     if let chatCloudURL { flags[.chatCloudURL] = .string(chatCloudURL) }
     if let chatCloudModel { flags[.chatCloudModel] = .string(chatCloudModel) }
     if let sessionsDir = sessionStore.sessionsDir { flags[.sessionsDir] = .string(sessionsDir) }
@@ -56,6 +66,12 @@ extension ServeSettings {
     guard !loopback, !keysRequired, !chatWithoutKey else { return nil }
     return "the web chat is off: --host \(host) is not loopback and no API key is required "
       + "(add --api-key or hybrid keys create, or --chat-without-key)"
+  }
+
+  /// The options of every chat answer: at most ``chatMaxTokens`` tokens, and the loop penalty
+  /// (for the on-device model; a cloud model has none and ignores it).
+  var chatOptions: GenerationOptions {
+    GenerationOptions(maximumResponseTokens: chatMaxTokens, loopPenalty: LoopPenalty(multiplier: chatLoopPenalty))
   }
 
   /// The chat's cloud model, when one is configured (the same rules as `hybrid generate --cloud-url`).

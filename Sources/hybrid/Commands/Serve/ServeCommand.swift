@@ -270,7 +270,8 @@ struct ServeCommand: AsyncParsableCommand {
       } else {
         let store = try settings.openSessionStore()
         let cloud = try await settings.makeChatCloudModel()
-        let sessions = ChatSessions(store: store, models: ChatModels(onDevice: served.model, cloud: cloud), tools: DemoTools.all)
+        let sessions = ChatSessions(store: store, models: ChatModels(onDevice: served.model, cloud: cloud), tools: DemoTools.all,
+                                    options: settings.chatOptions)
         components.append(ChatApp(sessions: sessions, maxUploadBytes: settings.chatMaxUploadBytes))
         health.addCheck("sessions") {
           FileManager.default.isWritableFile(atPath: store.directory.path) ? nil : "\(store.directory.path) is not writable"

@@ -48,6 +48,14 @@ struct ServeConfiguration: Sendable {
     return nil
   }
 
+  func number(_ setting: ServeSetting) -> Double? {
+    switch entries[setting.name]?.content {
+    case .double(let value)?: value
+    case .int(let value)?: Double(value)
+    default: nil
+    }
+  }
+
   func boolean(_ setting: ServeSetting) -> Bool {
     if case .bool(let value) = entries[setting.name]?.content { return value }
     return false

@@ -8,12 +8,13 @@ import Configuration
 struct ServeSetting: Hashable, Sendable {
   /// What a setting holds.
   enum Kind: Sendable {
-    case string, integer, boolean, list
+    case string, integer, number, boolean, list
 
     var configType: ConfigType {
       switch self {
       case .string: .string
       case .integer: .int
+      case .number: .double
       case .boolean: .bool
       case .list: .stringArray
       }
@@ -23,6 +24,7 @@ struct ServeSetting: Hashable, Sendable {
       switch self {
       case .string: "a string"
       case .integer: "a whole number"
+      case .number: "a number"
       case .boolean: "true or false"
       case .list: "a list of strings"
       }
@@ -87,6 +89,8 @@ struct ServeSetting: Hashable, Sendable {
   static let noChat = ServeSetting("no-chat", .boolean, default: .bool(false))
   static let chatWithoutKey = ServeSetting("chat-without-key", .boolean, default: .bool(false))
   static let chatMaxUploadBytes = ServeSetting("chat-max-upload-bytes", .integer, default: .int(20 << 20))
+  static let chatMaxTokens = ServeSetting("chat-max-tokens", .integer, default: .int(1024))
+  static let chatLoopPenalty = ServeSetting("chat-loop-penalty", .number, default: .double(0.8))
   static let chatCloudURL = ServeSetting("chat-cloud-url", .string)
   static let chatCloudModel = ServeSetting("chat-cloud-model", .string)
   static let sessionsDir = ServeSetting("sessions-dir", .string)
@@ -97,7 +101,8 @@ struct ServeSetting: Hashable, Sendable {
   static let all: [ServeSetting] = [
     host, port, model, alias, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
     noPromptCache, threads, gpuLayers, device, maxRequestBytes, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
-    downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatCloudURL,
+    downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatMaxTokens,
+    chatLoopPenalty, chatCloudURL,
     chatCloudModel, sessionsDir, logLevel, logFormat,
   ]
 }

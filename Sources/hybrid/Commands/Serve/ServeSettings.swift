@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 import HybridAIOnDevice
 import HybridAIRegistry
 import HybridCommandLine
@@ -38,6 +39,10 @@ struct ServeSettings: Sendable {
   var noChat: Bool
   var chatWithoutKey: Bool
   var chatMaxUploadBytes: Int
+  /// The longest answer the web chat lets a model give, in tokens.
+  var chatMaxTokens: Int
+  /// The multiplier of the web chat's loop penalty for on-device answers (0: off).
+  var chatLoopPenalty: Double
   var chatCloudURL: String?
   var chatCloudModel: String?
   var sessionsDir: String?
@@ -104,6 +109,11 @@ struct ServeSettings: Sendable {
     noChat = configuration.boolean(.noChat)
     chatWithoutKey = configuration.boolean(.chatWithoutKey)
     chatMaxUploadBytes = try positive(.chatMaxUploadBytes) ?? 20 << 20
+    chatMaxTokens = try positive(.chatMaxTokens) ?? 1024
+    chatLoopPenalty = configuration.number(.chatLoopPenalty) ?? LoopPenalty.standard.multiplier
+    guard chatLoopPenalty >= 0, chatLoopPenalty.isFinite else {
+      throw invalid(.chatLoopPenalty, "must be 0 (off) or more (0.8 usual), not \(chatLoopPenalty)")
+    }
     chatCloudURL = configuration.string(.chatCloudURL)
     if let chatCloudURL {
       guard let url = URL(string: chatCloudURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
