@@ -7,10 +7,11 @@ import Testing
 
 /// A context policy composes with the hybrid rule: a conversation the on-device window cannot hold
 /// goes to the cloud model's larger window (our server, the real model behind it) before anything
-/// is compacted; only when no model can take it does the policy act.
+/// is compacted; only when no model can take it — the larger window's model is offline — does the
+/// policy act, for the model that can answer.
 @Suite("Context policies with hybrid routing", .serialized)
 struct ContextPolicyRoutingTests {
-  @Test("prefer on-device, rolling window: the cloud's larger window answers first; offline, the policy compacts")
+  @Test("prefer on-device, rolling window: the cloud's larger window answers first; offline, the policy compacts for the device")
   func largerCloudWindowFirst() async throws {
     let server = try await RunningTestServer.start()
     defer { Task { await server.stop() } }
@@ -41,14 +42,28 @@ struct ContextPolicyRoutingTests {
     let offline = GenerativeModelSession(model: .hybrid(primary: device, secondary: offlineCloud),
                                          transcript: session.transcript, contextPolicy: .rollingWindow)
     // Gemini reports no window locally, so routing sends the overflowing turn to the cloud, which is
-    // offline: the typed offline error, not a silent compaction.
-    await #expect { try await offline.respond(to: long, options: options) } throws: { error in
+    // offline: the policy then makes the conversation fit the on-device window, reports it, and the
+    // turn is answered on device.
+    let recovered = try await offline.respond(to: long, options: options)
+    #expect(recovered.rawResponse.source == .onDevice)
+    let compaction = try #require(recovered.contextCompaction, "the compaction is reported on the response")
+    #expect(compaction.contextSize == 256 && compaction.removedEntries >= 2)
+    #expect(recovered.usage.promptTokens + 8 <= 256)
+    #expect(offline.transcript.count < session.transcript.count + 2, "the oldest turns are gone from the session")
+
+    // Under the fail policy the same turn is the typed offline error, and the session is unchanged.
+    let failing = GenerativeModelSession(model: .hybrid(primary: device, secondary: offlineCloud),
+                                         transcript: session.transcript, contextPolicy: .fail)
+    await #expect { try await failing.respond(to: long, options: options) } throws: { error in
       guard case GeminiError.offline = error else { return false }
       return true
     }
-    let deviceOnly = GenerativeModelSession(model: device, transcript: session.transcript, contextPolicy: .rollingWindow)
-    let compacted = try await deviceOnly.respond(to: long, options: options)
-    #expect(compacted.rawResponse.source == .onDevice)
-    #expect(try #require(compacted.contextCompaction).removedEntries >= 2)
+    #expect(failing.transcript.count == session.transcript.count)
+
+    // Prefer cloud (offline) with the same conversation: the fallback's window is too small until compacted.
+    let preferCloud = GenerativeModelSession(model: .hybrid(primary: offlineCloud, secondary: device),
+                                             transcript: session.transcript, contextPolicy: .rollingWindow)
+    let fellBack = try await preferCloud.respond(to: long, options: options)
+    #expect(fellBack.rawResponse.source == .onDevice && fellBack.contextCompaction != nil)
   }
 }

@@ -5,11 +5,16 @@ extension GenerativeModelSession {
   /// The conversation to answer from: `transcript` (history and the new prompt) itself when it
   /// fits the model that would answer, else compacted per ``contextPolicy``. With
   /// ``ContextPolicy/fail`` nothing is checked here: the model's readiness check throws.
-  func fitToContext(_ transcript: Transcript, options: GenerationOptions, format: ResponseFormat?) async throws
+  ///
+  /// `answering` is the model measured against and asked for a summary: the session's model, or
+  /// one member of a hybrid (see ``refitForReachableModel(after:transcript:options:format:)``).
+  func fitToContext(_ transcript: Transcript, options: GenerationOptions, format: ResponseFormat?,
+                    answering: (any LanguageModel)? = nil) async throws
     -> (transcript: Transcript, compaction: ContextCompaction?)
   {
     guard contextPolicy != .fail else { return (transcript, nil) }
-    let fitting = ContextFitting(session: self, options: options, format: format)
+    let fitting = ContextFitting(session: self, model: answering ?? model, options: options, format: format)
+    let model = fitting.model
     guard case .unsupported(.exceedsContextWindow(let used, let limit)) = await model.supports(fitting.request(transcript))
     else { return (transcript, nil) }
     let layout = TranscriptLayout(transcript)
@@ -28,6 +33,33 @@ extension GenerativeModelSession {
       logCompaction(compaction.1)
       return compaction
     }
+  }
+
+  /// The conversation compacted for the model of a hybrid that can still answer, after the first
+  /// try failed before any answer because the other could not: the conversation fits only the
+  /// model with the larger window (so nothing was compacted), and that model is offline. Prefer
+  /// on-device sends a long conversation to the cloud; when the cloud cannot be reached, the
+  /// policy makes it fit the on-device window instead, and the turn is tried again. `nil` when
+  /// that does not apply (the policy is ``ContextPolicy/fail``, the model is not a hybrid, the
+  /// error is not an offline model or a full window, or both members could take the conversation).
+  func refitForReachableModel(after error: any Error, transcript: Transcript, options: GenerationOptions,
+                              format: ResponseFormat?) async throws -> (transcript: Transcript, compaction: ContextCompaction)? {
+    guard contextPolicy != .fail, let hybrid = model as? HybridModel else { return nil }
+    let offline = (error as? any ReachabilityError)?.offlineReason != nil
+    let overflowed = if case GenerationError.exceededContextWindowSize = error { true } else { false }
+    guard offline || overflowed else { return nil }
+    let request = GenerationRequest(transcript: transcript, options: options, sessionState: modelState,
+                                    tools: tools.map(\.definition), responseFormat: format)
+    for member in [hybrid.primary, hybrid.secondary] {
+      guard case .unsupported(.exceedsContextWindow) = await member.supports(request) else { continue }
+      let (fitted, compaction) = try await fitToContext(transcript, options: options, format: format, answering: member)
+      guard let compaction else { return nil }
+      logger.info("the model with the larger window could not answer: compacted for the other", metadata: [
+        "model": "\(member.modelIdentifier)", "error": "\(error)",
+      ])
+      return (fitted, compaction)
+    }
+    return nil
   }
 
   private func logCompaction(_ compaction: ContextCompaction) {
@@ -69,6 +101,8 @@ struct TranscriptLayout {
 /// The measurements and model calls of one compaction.
 struct ContextFitting {
   let session: GenerativeModelSession
+  /// The model measured against and asked for summaries.
+  let model: any LanguageModel
   let options: GenerationOptions
   let format: ResponseFormat?
 
@@ -90,13 +124,13 @@ struct ContextFitting {
   }
 
   func measure(_ request: GenerationRequest, limit: Int, room: Int) async -> (fits: Bool, tokens: Int?) {
-    switch await session.model.supports(request) {
+    switch await model.supports(request) {
     case .unsupported(.exceedsContextWindow(let used, _)):
       return (false, used)
     case .unsupported:
       return (true, nil)   // another problem: the readiness check reports it
     case .supported:
-      guard let count = try? await session.model.tokenCount(for: request) else { return (true, nil) }
+      guard let count = try? await model.tokenCount(for: request) else { return (true, nil) }
       return (count + room <= limit, count)
     }
   }
@@ -205,7 +239,7 @@ struct ContextFitting {
         request = summaryRequest(summary, pending[..<part], budget: budget, state: state)
       }
       var text = ""
-      for try await event in session.model.generate(request) {
+      for try await event in model.generate(request) {
         switch event {
         case .textDelta(let delta): text += delta
         case .completed(let raw): usage.add(raw.usage)

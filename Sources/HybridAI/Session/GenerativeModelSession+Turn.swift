@@ -50,7 +50,7 @@ extension GenerativeModelSession {
                events: TurnEvents) async throws -> Turn {
     var transcript = history
     transcript.append(.prompt(promptEntry))
-    let (fitted, compaction) = try await fitToContext(transcript, options: promptEntry.options,
+    var (fitted, compaction) = try await fitToContext(transcript, options: promptEntry.options,
                                                       format: promptEntry.responseFormat)
     transcript = fitted
     var entries: [Transcript.Entry] = [.prompt(promptEntry)]
@@ -65,7 +65,20 @@ extension GenerativeModelSession {
       let request = GenerationRequest(
         transcript: transcript, options: options, sessionState: modelState,
         tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat, artifactStore: artifactStorage.current)
-      let round = try await generateRound(request, artifacts: turnArtifacts, events: events)
+      var answered = false
+      let round: Round
+      do {
+        round = try await generateRound(request, artifacts: turnArtifacts, events: events, answered: &answered)
+      } catch {
+        // A hybrid whose reachable model has the smaller window: compact for it and try once more.
+        guard rounds == 0, compaction == nil, !answered, !Task.isCancelled,
+              let refit = try await refitForReachableModel(after: error, transcript: transcript, options: options,
+                                                           format: promptEntry.responseFormat)
+        else { throw error }
+        (fitted, compaction) = (refit.transcript, refit.compaction)
+        transcript = fitted
+        continue
+      }
       totalUsage.add(round.completion.usage)
       artifacts += round.artifacts
 
@@ -112,8 +125,11 @@ extension GenerativeModelSession {
   /// `turnArtifacts`), its tool calls and its completion.
   /// Reports ``TurnEvents/modelSelected``: the routing model's choice, or — for a model that does
   /// not route — the model itself before its first chunk.
+  ///
+  /// `answered` turns true with the first text, file or tool call: after that a failure is not
+  /// retried.
   private func generateRound(_ request: GenerationRequest, artifacts turnArtifacts: TurnArtifacts,
-                             events: TurnEvents) async throws -> Round {
+                             events: TurnEvents, answered: inout Bool) async throws -> Round {
     try await checkModelCanServe(request)
     var text = ""
     var pendingText = ""
@@ -131,6 +147,10 @@ extension GenerativeModelSession {
       if !modelAnnounced {
         modelAnnounced = true
         events.modelSelected(model.modelIdentifier, nil)
+      }
+      switch event {
+      case .textDelta, .artifact, .toolCalls: answered = true
+      case .completed, .routed: break
       }
       switch event {
       case .textDelta(let delta):
