@@ -73,6 +73,10 @@ struct HybridCommandTests {
     func lines(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.isEmpty } }
     #expect(Set(lines(plain.stdout)).count < lines(plain.stdout).count, "the premise, a loop: \(plain.stdout)")
     #expect(Set(lines(penalized.stdout)).count == lines(penalized.stdout).count, "no line twice: \(penalized.stdout)")
+    // hybrid chat: the loop penalty unless --loop-penalty says otherwise (0: off).
+    #expect(try SamplingOptions.parse([]).chatOptions.loopPenalty == .standard)
+    #expect(try SamplingOptions.parse(["--loop-penalty", "0"]).chatOptions.hasPenalties == false)
+    #expect(try SamplingOptions.parse([]).generationOptions.hasPenalties == false, "generate keeps llama.cpp's defaults")
     for (flag, value) in [("--repetition-penalty", "0"), ("--loop-penalty", "-1"), ("--frequency-penalty", "3")] {
       let refused = try await run(["generate", "--prompt", "Hi", "\(flag)=\(value)"])
       #expect(refused.status == 64 && refused.stderr.contains(flag), "\(flag)=\(value): \(refused.stderr)")

@@ -15,7 +15,8 @@ struct ChatCommand: AsyncParsableCommand {
     discussion: """
       Type a message and press Enter. /attach FILE adds a file (image, audio, video, PDF or text, its kind read \
       from its bytes) to your next message. /reset starts over, /usage shows the conversation's token counts so far, \
-      /exit (or Ctrl-D) quits; Ctrl-C stops an answer. After each answer a line shows the model, its usage \
+      /exit (or Ctrl-D) quits; Ctrl-C stops an answer. The on-device model answers with the loop penalty 0.8 \
+      unless --loop-penalty says otherwise. After each answer a line shows the model, its usage \
       (prompt, cached, output, reasoning) and what the context policy did. \
       --session ID saves the conversation (and the files tools make) after every answer and resumes it next time. \
       --required-tool NAME (with --tools) makes the model call that tool before it answers, e.g. \
@@ -95,7 +96,7 @@ struct ChatCommand: AsyncParsableCommand {
       }
       Terminal.write("ai> ")
       let current = session
-      let options = tools.applied(to: conversation.sampling.generationOptions)
+      let options = tools.applied(to: conversation.sampling.chatOptions)
       let message = Prompt(parts: [.text(prompt)] + pendingAttachments.map(Prompt.Part.attachment))
       pendingAttachments.removeAll()
       let answer = Task {

@@ -53,6 +53,15 @@ struct SamplingOptions: ParsableArguments {
     }
   }
 
+  /// The options of `hybrid chat`: ``generationOptions`` with the standard loop penalty unless
+  /// `--loop-penalty` says otherwise (`--loop-penalty 0` is off). Sampled answers of a small
+  /// on-device model otherwise fall into loops; a cloud model ignores it.
+  var chatOptions: GenerationOptions {
+    var options = generationOptions
+    if options.loopPenalty == nil { options.loopPenalty = .standard }
+    return options
+  }
+
   var generationOptions: GenerationOptions {
     let sampling: GenerationOptions.SamplingMode? =
       if greedy { .greedy }

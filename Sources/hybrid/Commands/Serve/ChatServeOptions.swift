@@ -18,7 +18,7 @@ struct ChatServeOptions: ParsableArguments {
   @Option(name: .long, help: "Largest file the chat takes as an attachment, in bytes (default: 20 MiB).")
   var chatMaxUploadBytes: Int?
 
-  @Option(name: .long, help: "Longest answer in the chat, in tokens (default: 1024).")
+  @Option(name: .long, help: "Longest on-device answer in the chat, in tokens (default: 1024).")
   var chatMaxTokens: Int?
 
   @Option(name: .long, help: ArgumentHelp(
@@ -68,10 +68,11 @@ extension ServeSettings {
       + "(add --api-key or hybrid keys create, or --chat-without-key)"
   }
 
-  /// The options of every chat answer: at most ``chatMaxTokens`` tokens, and the loop penalty
-  /// (for the on-device model; a cloud model has none and ignores it).
+  /// The options of the chat's answers on device: at most ``chatMaxTokens`` tokens, with the loop
+  /// penalty. A cloud model uses its own defaults (a thinking model's output limit counts its
+  /// thoughts too).
   var chatOptions: GenerationOptions {
-    GenerationOptions(maximumResponseTokens: chatMaxTokens, loopPenalty: LoopPenalty(multiplier: chatLoopPenalty))
+    .onDevice(GenerationOptions(maximumResponseTokens: chatMaxTokens, loopPenalty: LoopPenalty(multiplier: chatLoopPenalty)))
   }
 
   /// The chat's cloud model, when one is configured (the same rules as `hybrid generate --cloud-url`).

@@ -1,4 +1,5 @@
 import Configuration
+import HybridAI
 
 /// One setting of `hybrid serve`, settable in three places: a flag (`--max-concurrent-requests`),
 /// the config file (`max-concurrent-requests:`) and the environment
@@ -90,7 +91,7 @@ struct ServeSetting: Hashable, Sendable {
   static let chatWithoutKey = ServeSetting("chat-without-key", .boolean, default: .bool(false))
   static let chatMaxUploadBytes = ServeSetting("chat-max-upload-bytes", .integer, default: .int(20 << 20))
   static let chatMaxTokens = ServeSetting("chat-max-tokens", .integer, default: .int(1024))
-  static let chatLoopPenalty = ServeSetting("chat-loop-penalty", .number, default: .double(0.8))
+  static let chatLoopPenalty = ServeSetting("chat-loop-penalty", .number, default: .double(LoopPenalty.standard.multiplier))
   static let chatCloudURL = ServeSetting("chat-cloud-url", .string)
   static let chatCloudModel = ServeSetting("chat-cloud-model", .string)
   static let sessionsDir = ServeSetting("sessions-dir", .string)
