@@ -12,16 +12,14 @@ extension LlamaSampler {
   /// microseconds each); only if none is allowed is the whole vocabulary scored. Sampling: the
   /// grammar masks the whole vocabulary and the sampler chain draws from what is left.
   func sampleAllowed(_ context: OpaquePointer, at index: Int32, by grammar: LlamaGrammar) -> llama_token {
-    guard let logits = llama_get_logits_ith(context, index) else { return 0 }
+    guard let logits = llama_get_logits_ith(context, index) else { return sample(context, at: index) }
     if isGreedy {
       for token in Self.mostLikely(Self.greedyCandidatesChecked, of: logits, count: vocabularySize)
       where grammar.allows(token) {
         return token
       }
     }
-    var candidates = (0..<vocabularySize).map { llama_token_data(id: llama_token($0), logit: logits[$0], p: 0) }
-    return candidates.withUnsafeMutableBufferPointer { buffer in
-      var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
+    return withCandidates(logits) { array in
       grammar.constrain(&array)
       if isGreedy {
         var best = 0

@@ -38,12 +38,14 @@ final class TokenSelector {
 
   /// The next token from the logits of the batch's token at `index` (`-1`: the last one).
   func next(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
-    let token = choose(context, at: index)
+    guard grammar != nil else { return sampler.sampleAndAccept(context, at: index) }
+    let token = constrainedChoice(context, at: index)
     sampler.accept(token)
     return token
   }
 
-  private func choose(_ context: OpaquePointer, at index: Int32) -> llama_token {
+  /// The sampler's choice among the tokens the grammar allows (not yet accepted by the sampler).
+  private func constrainedChoice(_ context: OpaquePointer, at index: Int32) -> llama_token {
     guard let grammar else { return sampler.sample(context, at: index) }
     var token = sampler.sample(context, at: index)
     if !grammar.allows(token) {

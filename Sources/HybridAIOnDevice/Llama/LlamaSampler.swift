@@ -16,9 +16,12 @@ final class LlamaSampler {
   /// must be given to ``accept(_:)``.
   let hasState: Bool
   let vocabularySize: Int
+  /// The candidate array of ``withCandidates(_:_:)``.
+  private let candidates: UnsafeMutableBufferPointer<llama_token_data>
 
   init(options: GenerationOptions, vocabulary: OpaquePointer, vocabularySize: Int) {
     self.vocabularySize = vocabularySize
+    candidates = .allocate(capacity: vocabularySize)
     chain = llama_sampler_chain_init(llama_sampler_chain_default_params())
     // Penalties change the logits, so with them even greedy decoding goes through the chain.
     hasState = options.hasPenalties
@@ -49,27 +52,48 @@ final class LlamaSampler {
     }
   }
 
-  deinit { llama_sampler_free(chain) }
+  deinit {
+    llama_sampler_free(chain)
+    candidates.deallocate()
+  }
 
   /// Picks the next token from the logits of the batch's token at `index` (`-1`, the default, is
-  /// the last evaluated token). The choice is not yet part of the answer: give the token finally
-  /// kept to ``accept(_:)``.
+  /// the last evaluated token) and makes it part of the answer: for a request without a grammar,
+  /// whose first choice is always kept. llama.cpp's own `llama_sampler_sample` does the work.
+  func sampleAndAccept(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
+    if isGreedy, let token = argMax(context, at: index) { return token }
+    return llama_sampler_sample(chain, context, index)
+  }
+
+  /// Picks the next token like ``sampleAndAccept(_:at:)`` without making it part of the answer
+  /// (a grammar may still reject it): give the token finally kept to ``accept(_:)``.
   func sample(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
-    guard vocabularySize > 0, let logits = llama_get_logits_ith(context, index) else { return 0 }
-    if isGreedy {
-      var best = 0
-      var bestLogit = logits[0]
-      for index in 1..<vocabularySize where logits[index] > bestLogit {
-        best = index
-        bestLogit = logits[index]
-      }
-      return llama_token(best)
+    if isGreedy, let token = argMax(context, at: index) { return token }
+    guard let logits = llama_get_logits_ith(context, index) else { return llama_sampler_sample(chain, context, index) }
+    return withCandidates(logits) { choose(from: &$0) }
+  }
+
+  /// The most likely token of the raw logits, or `nil` when there are none.
+  private func argMax(_ context: OpaquePointer, at index: Int32) -> llama_token? {
+    guard vocabularySize > 0, let logits = llama_get_logits_ith(context, index) else { return nil }
+    var best = 0
+    var bestLogit = logits[0]
+    for index in 1..<vocabularySize where logits[index] > bestLogit {
+      best = index
+      bestLogit = logits[index]
     }
-    var candidates = (0..<vocabularySize).map { llama_token_data(id: llama_token($0), logit: logits[$0], p: 0) }
-    return candidates.withUnsafeMutableBufferPointer { buffer in
-      var array = llama_token_data_array(data: buffer.baseAddress, size: buffer.count, selected: -1, sorted: false)
-      return choose(from: &array)
+    return llama_token(best)
+  }
+
+  /// Runs `body` on every token with its logit, in a candidate array reused from token to token
+  /// (filling it is the cost of a pass over the vocabulary, not an allocation).
+  func withCandidates<Result>(_ logits: UnsafePointer<Float>, _ body: (inout llama_token_data_array) -> Result) -> Result {
+    let buffer = candidates
+    for index in 0..<vocabularySize {
+      buffer[index] = llama_token_data(id: llama_token(index), logit: logits[index], p: 0)
     }
+    var array = llama_token_data_array(data: buffer.baseAddress, size: vocabularySize, selected: -1, sorted: false)
+    return body(&array)
   }
 
   /// The chain's choice among `candidates` (not accepted).
