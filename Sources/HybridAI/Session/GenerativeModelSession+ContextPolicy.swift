@@ -14,8 +14,7 @@ extension GenerativeModelSession {
   {
     guard contextPolicy != .fail else { return (transcript, nil) }
     let fitting = ContextFitting(session: self, model: answering ?? model, options: options, format: format)
-    let model = fitting.model
-    guard case .unsupported(.exceedsContextWindow(let used, let limit)) = await model.supports(fitting.request(transcript))
+    guard case .unsupported(.exceedsContextWindow(let used, let limit)) = await fitting.model.supports(fitting.request(transcript))
     else { return (transcript, nil) }
     let layout = TranscriptLayout(transcript)
     switch contextPolicy {
@@ -48,12 +47,10 @@ extension GenerativeModelSession {
     let offline = (error as? any ReachabilityError)?.offlineReason != nil
     let overflowed = if case GenerationError.exceededContextWindowSize = error { true } else { false }
     guard offline || overflowed else { return nil }
-    let request = GenerationRequest(transcript: transcript, options: options, sessionState: modelState,
-                                    tools: tools.map(\.definition), responseFormat: format)
     for member in [hybrid.primary, hybrid.secondary] {
-      guard case .unsupported(.exceedsContextWindow) = await member.supports(request) else { continue }
+      // No compaction: the conversation fits this member's window.
       let (fitted, compaction) = try await fitToContext(transcript, options: options, format: format, answering: member)
-      guard let compaction else { return nil }
+      guard let compaction else { continue }
       logger.info("the model with the larger window could not answer: compacted for the other", metadata: [
         "model": "\(member.modelIdentifier)", "error": "\(error)",
       ])

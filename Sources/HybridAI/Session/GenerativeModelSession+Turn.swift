@@ -149,20 +149,19 @@ extension GenerativeModelSession {
         events.modelSelected(model.modelIdentifier, nil)
       }
       switch event {
-      case .textDelta, .artifact, .toolCalls: answered = true
-      case .completed, .routed: break
-      }
-      switch event {
       case .textDelta(let delta):
+        answered = true
         text += delta
         pendingText += delta
         events.text(delta, text)
       case .artifact(let artifact):
+        answered = true
         let reference = try storeModelArtifact(artifact, turn: turnArtifacts)
         artifacts.append(reference)
         Round.appending(reference, to: &segments, pendingText: &pendingText)
         events.artifact(reference)
       case .toolCalls(let calls):
+        answered = true
         toolCalls += calls
       case .completed(let raw):
         completion = raw
