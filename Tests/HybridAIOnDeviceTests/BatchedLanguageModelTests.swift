@@ -149,6 +149,41 @@ struct BatchedLanguageModelTests {
     for task in others { _ = try await task.value }
   }
 
+  @Test("throughput prompt scheduling: one llama.cpp call a step, prompts beside the decoding tokens, each answer the one it gets alone",
+        arguments: [512, 16])
+  func throughputPromptScheduling(batchSize: Int) async throws {
+    _ = try TestModel.requireModel()
+    // With a batch size of 16 a call holds 64 tokens, less than two prompts: prompts go in parts.
+    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 4, contextSizePerSequence: 2048, batchSize: batchSize, promptScheduling: .throughput))
+    let prompts = Array(Self.prompts.prefix(4))
+    var solo: [String] = []
+    for prompt in prompts { solo.append(try await Answer.collect(model, prompt, TestModel.greedy).text) }
+    // Prompts under 64 tokens meet the same attention kernel in any pass (see BatchScheduler), so
+    // the answers are the reproducible mode's too.
+    #expect(solo == (try await Answer.collectConcurrently(try batchedModel(), prompts, TestModel.greedy)).map(\.text))
+
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement())
+    let scheduler = try await model.scheduler(for: weights)
+    let before = await scheduler.statistics
+    let together = try await Answer.collectConcurrently(model, prompts, TestModel.greedy)
+    #expect(together.map(\.text) == solo)
+
+    // Staggered: three prompts join the steps of the first one's decoding.
+    let first = Answer.Recorder()
+    let firstTask = Task { try await Answer.collect(model, prompts[0], TestModel.greedy, recorder: first) }
+    while first.deltas == 0 { try await Task.sleep(for: .milliseconds(2)) }
+    let others = try await Answer.collectConcurrently(model, Array(prompts.dropFirst()), TestModel.greedy)
+    #expect(try await firstTask.value.text == solo[0])
+    #expect(others.map(\.text) == Array(solo.dropFirst()))
+
+    let done = await scheduler.statistics.since(before)
+    let answerTokens = (together + others).reduce(0) { $0 + $1.response.usage.outputTokens } + (try await firstTask.value).response.usage.outputTokens
+    #expect(done.decodeCalls <= done.steps, "at most one call a step: \(done.summary)")
+    #expect(done.answerTokens >= answerTokens - 8, "every answer token but the last of each was decoded in a step: \(done.summary)")
+    #expect(done.decodeTime > .zero && done.stepTime >= done.decodeTime)
+  }
+
   @Test("more requests than sequences wait their turn and all complete correctly")
   func queueBeyondMaxSequences() async throws {
     let model = try batchedModel(sequences: 2)

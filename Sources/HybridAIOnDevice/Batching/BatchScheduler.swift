@@ -55,6 +55,13 @@ actor BatchScheduler: LlamaContextOwner {
     /// Whether finished requests leave their keys and values for a later request with the same
     /// prompt prefix (see ``BatchedLanguageModel/Configuration/reusesPromptPrefixes``).
     var reusesPromptPrefixes: Bool = false
+    /// How prompts share the steps (see ``BatchedLanguageModel/PromptScheduling``).
+    var promptScheduling: BatchedLanguageModel.PromptScheduling = .reproducible
+
+    /// The most tokens in one `llama_decode` call: a batch, or with
+    /// ``BatchedLanguageModel/PromptScheduling/throughput`` four (llama.cpp evaluates them in
+    /// passes of ``batchSize``).
+    var tokensPerCall: Int { promptScheduling == .throughput ? batchSize * 4 : batchSize }
   }
 
   /// llama.cpp's limit on sequences per context (`LLAMA_MAX_SEQ`).
@@ -97,6 +104,10 @@ actor BatchScheduler: LlamaContextOwner {
   private var attachedSamplers: Set<llama_seq_id> = []
   /// A result code the next step reports instead of calling `llama_decode` (tests only).
   private var injectedDecodeResult: Int32?
+  /// Steps, calls and time since the scheduler started, and at the start of the current burst of
+  /// steps (logged when it ends).
+  private(set) var statistics = BatchStatistics()
+  private var statisticsAtBurstStart = BatchStatistics()
 
   /// Requests decoding now and requests waiting for a sequence.
   var occupancy: BatchOccupancy { BatchOccupancy(active: active.count, waiting: waiting.count) }
@@ -177,10 +188,21 @@ actor BatchScheduler: LlamaContextOwner {
   // MARK: - Stepping
 
   private func runSteps() async {
-    while step() {
+    statisticsAtBurstStart = statistics
+    while timedStep() {
       await Task.yield()   // let other jobs of the llama thread (and new submissions) run between steps
     }
     isStepping = false
+    logger.debug("batch idle", metadata: statistics.since(statisticsAtBurstStart).summary.mapValues { .string($0) })
+  }
+
+  private func timedStep() -> Bool {
+    let started = ContinuousClock.now
+    defer {
+      statistics.steps += 1
+      statistics.stepTime += .now - started
+    }
+    return step()
   }
 
   /// Drops cancelled requests, admits waiting ones, decodes one token of every decoding sequence,
@@ -190,6 +212,10 @@ actor BatchScheduler: LlamaContextOwner {
     dropCancelledRequests()
     admitWaitingRequests()
     guard let context, let batch, !active.isEmpty else { return !waiting.isEmpty }
+    if settings.promptScheduling == .throughput {
+      stepInOneCall(batch: batch, in: context)
+      return !active.isEmpty || !waiting.isEmpty
+    }
 
     // 1. One pass for every decoding sequence, in id order (llama.cpp evaluates a run of
     //    consecutive ids in one pass).
@@ -200,6 +226,7 @@ actor BatchScheduler: LlamaContextOwner {
         batch.append(sequence.nextToken ?? 0, position: sequence.position, sequence: sequence.id, wantsLogits: true)
       }
       if decode(batch, of: decoding, in: context) {
+        statistics.answerTokens += decoding.count
         for (sequence, index) in zip(decoding, indices) {
           sequence.position += 1
           if settings.reusesPromptPrefixes, let token = sequence.nextToken { sequence.evaluatedAnswer.append(token) }
@@ -214,6 +241,51 @@ actor BatchScheduler: LlamaContextOwner {
     evaluateShortPrompts(budget: &budget, batch: batch, in: context)
     evaluateLongPromptChunks(budget: &budget, batch: batch, in: context)
     return !active.isEmpty || !waiting.isEmpty
+  }
+
+  /// A step with ``BatchedLanguageModel/PromptScheduling/throughput``: one call holding every
+  /// decoding sequence's next token and prompt tokens up to the call's capacity (oldest prompts
+  /// first, a prompt that does not fit goes in part), listed in sequence-id order, so that
+  /// llama.cpp's split for separate KV buffers (consecutive ids, the same number of tokens each)
+  /// evaluates them in as few passes as it can.
+  private func stepInOneCall(batch: LlamaBatch, in context: OpaquePointer) {
+    var room = batch.capacity - active.count(where: { $0.nextToken != nil })
+    var chunks: [llama_seq_id: Range<Int>] = [:]
+    for sequence in active where sequence.isEvaluatingPrompt {
+      guard room > 0 else { break }
+      let end = min(sequence.request.promptTokens.count, sequence.position + room)
+      chunks[sequence.id] = sequence.position..<end
+      room -= end - sequence.position
+    }
+    let participants = active.filter { $0.nextToken != nil || chunks[$0.id] != nil }.sorted { $0.id < $1.id }
+    guard !participants.isEmpty else { return }
+    batch.removeAll()
+    var outputs: [(sequence: BatchedSequence, logitsIndex: Int32)] = []
+    for sequence in participants {
+      if let token = sequence.nextToken {
+        outputs.append((sequence, batch.append(token, position: sequence.position, sequence: sequence.id, wantsLogits: true)))
+      } else if let chunk = chunks[sequence.id] {
+        let prompt = sequence.request.promptTokens
+        for index in chunk {
+          let logitsIndex = batch.append(prompt[index], position: index, sequence: sequence.id, wantsLogits: index == prompt.count - 1)
+          if index == prompt.count - 1 { outputs.append((sequence, logitsIndex)) }
+        }
+      }
+    }
+    guard decode(batch, of: participants, in: context) else { return }
+    let now = ContinuousClock.now
+    for sequence in participants {
+      if let token = sequence.nextToken {
+        sequence.position += 1
+        if settings.reusesPromptPrefixes { sequence.evaluatedAnswer.append(token) }
+        sequence.nextToken = nil
+        statistics.answerTokens += 1
+      } else if let chunk = chunks[sequence.id] {
+        sequence.position = chunk.upperBound
+        if !sequence.isEvaluatingPrompt { sequence.promptEvaluated = now }
+      }
+    }
+    for (sequence, logitsIndex) in outputs { advance(sequence, logitsAt: logitsIndex, in: context) }
   }
 
   /// Prompts shorter than ``tiledAttentionRows`` tokens, whole and together in one call: every
@@ -277,13 +349,20 @@ actor BatchScheduler: LlamaContextOwner {
   /// Calls `llama_decode`; on failure fails `sequences` (the ones the batch holds) and returns `false`.
   private func decode(_ batch: LlamaBatch, of sequences: [BatchedSequence], in context: OpaquePointer) -> Bool {
     let result: Int32
+    let started = ContinuousClock.now
     if let injected = injectedDecodeResult {
       injectedDecodeResult = nil
       result = injected
     } else {
       LlamaRuntime.checkAlive("llama_decode")
       result = llama_decode(context, batch.raw)
+      // A GPU backend returns before the pass ends; the results are read next anyway, so waiting
+      // here costs nothing and puts the wait in the decode time.
+      if result == 0 { llama_synchronize(context) }
     }
+    statistics.decodeCalls += 1
+    statistics.decodedTokens += batch.count
+    statistics.decodeTime += .now - started
     guard result == 0 else {
       logger.error("llama_decode failed; failing the requests in the batch", metadata: [
         "code": "\(result)", "sequences": "\(sequences.map(\.id))", "batchTokens": "\(batch.count)",
@@ -484,7 +563,7 @@ actor BatchScheduler: LlamaContextOwner {
     let cells = settings.maxSequences.multipliedReportingOverflow(by: settings.contextSizePerSequence).partialValue
     var params = llama_context_default_params()
     params.n_ctx = UInt32(clamping: cells)
-    params.n_batch = UInt32(settings.batchSize)
+    params.n_batch = UInt32(settings.tokensPerCall)
     params.n_ubatch = UInt32(settings.batchSize)   // a prompt chunk is one pass (see nextPromptChunk)
     params.n_seq_max = UInt32(settings.maxSequences)
     params.kv_unified = false   // one KV buffer per sequence (see the type's documentation)
@@ -496,7 +575,7 @@ actor BatchScheduler: LlamaContextOwner {
     }
     context = made
     LlamaContextRegistry.shared.register(self)
-    batch = LlamaBatch(capacity: settings.batchSize)
+    batch = LlamaBatch(capacity: settings.tokensPerCall)
     logger.debug("created batched llama context", metadata: [
       "sequences": "\(settings.maxSequences)", "contextSizePerSequence": "\(settings.contextSizePerSequence)",
       "batchSize": "\(settings.batchSize)", "threads": "\(settings.threads)",

@@ -35,12 +35,16 @@ extension BatchedLanguageModel {
     /// one computed afresh, so greedy text may then depend on what ran before (`hybrid serve`
     /// turns it on).
     public var reusesPromptPrefixes: Bool
+    /// How new prompts share the steps with the requests already answering; `nil` (the default):
+    /// ``PromptScheduling/throughput`` when the model sits on a GPU, else
+    /// ``PromptScheduling/reproducible``.
+    public var promptScheduling: PromptScheduling?
 
     /// A configuration; every value is clamped to at least 1.
     public init(maxConcurrentSequences: Int = 8, contextSizePerSequence: Int = 4096, batchSize: Int = 512,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil,
                 gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil,
-                reusesPromptPrefixes: Bool = false) {
+                reusesPromptPrefixes: Bool = false, promptScheduling: PromptScheduling? = nil) {
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)
@@ -50,6 +54,7 @@ extension BatchedLanguageModel {
       self.device = device
       self.backendSampling = backendSampling
       self.reusesPromptPrefixes = reusesPromptPrefixes
+      self.promptScheduling = promptScheduling
     }
   }
 }

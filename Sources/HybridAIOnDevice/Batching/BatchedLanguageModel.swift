@@ -189,7 +189,8 @@ public final class BatchedLanguageModel: LanguageModel {
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
       batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads),
       backendSampling: configuration.backendSampling ?? weights.placement.usesGPU,
-      reusesPromptPrefixes: configuration.reusesPromptPrefixes)
+      reusesPromptPrefixes: configuration.reusesPromptPrefixes,
+      promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible))
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {

@@ -1,0 +1,41 @@
+/// What a ``BatchScheduler`` has done since it started: how many steps and llama.cpp calls, how
+/// many tokens they held, and where the time went — inside `llama_decode` (until its results are
+/// ready) or in the scheduler's own work around it (sampling on the CPU, detokenising, handing text
+/// to the streams, building the next batch).
+struct BatchStatistics: Sendable, Hashable {
+  /// Steps run (each decodes the next token of every decoding request, and prompt tokens).
+  var steps = 0
+  /// `llama_decode` calls.
+  var decodeCalls = 0
+  /// Tokens in those calls, prompt and answer.
+  var decodedTokens = 0
+  /// Answer tokens decoded (one per decoding request per step).
+  var answerTokens = 0
+  /// Time inside `llama_decode` and waiting for its results.
+  var decodeTime = Duration.zero
+  /// Time in steps, `decodeTime` included.
+  var stepTime = Duration.zero
+
+  /// Time in steps outside `llama_decode`.
+  var schedulingTime: Duration { stepTime - decodeTime }
+
+  /// The change since `earlier`.
+  func since(_ earlier: BatchStatistics) -> BatchStatistics {
+    BatchStatistics(steps: steps - earlier.steps, decodeCalls: decodeCalls - earlier.decodeCalls,
+                    decodedTokens: decodedTokens - earlier.decodedTokens, answerTokens: answerTokens - earlier.answerTokens,
+                    decodeTime: decodeTime - earlier.decodeTime, stepTime: stepTime - earlier.stepTime)
+  }
+
+  /// Log metadata: counts, milliseconds, and the mean answer tokens per step (the batch's width).
+  var summary: [String: String] {
+    func milliseconds(_ duration: Duration) -> String {
+      let (seconds, attoseconds) = duration.components
+      return String(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+    return [
+      "steps": "\(steps)", "decodeCalls": "\(decodeCalls)", "decodedTokens": "\(decodedTokens)",
+      "answerTokens": "\(answerTokens)", "decodeMs": milliseconds(decodeTime), "schedulingMs": milliseconds(schedulingTime),
+      "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",
+    ]
+  }
+}
