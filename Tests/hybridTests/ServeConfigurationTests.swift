@@ -74,6 +74,20 @@ struct ServeConfigurationTests {
     await #expect(throws: ServeConfigurationError.self) { try await settings(["--config", words]) }
   }
 
+  @Test("prompt scheduling: auto by default (the model's placement decides), either mode from a flag, a file or the environment; others refused")
+  func promptScheduling() async throws {
+    #expect(try await settings([]).1.promptScheduling == nil)
+    #expect(try await settings(["--prompt-scheduling", "throughput"]).1.promptScheduling == .throughput)
+    let directory = try TemporaryDirectory()
+    let file = try write("prompt-scheduling: reproducible\n", to: "serve.yaml", in: directory)
+    #expect(try await settings(["--config", file]).1.promptScheduling == .reproducible)
+    #expect(try await settings(["--config", file], environment: ["HYBRIDAI_SERVE_PROMPT_SCHEDULING": "AUTO"]).1.promptScheduling == nil)
+    await #expect(throws: ServeConfigurationError.self) {
+      try await settings([], environment: ["HYBRIDAI_SERVE_PROMPT_SCHEDULING": "fast"])
+    }
+    await #expect(throws: (any Error).self, "a flag is checked as it is parsed") { try await settings(["--prompt-scheduling", "fast"]) }
+  }
+
   @Test("secrets from files (one value; a list one a line); --print-config masks them and names every source")
   func secretsAndPrinting() async throws {
     let directory = try TemporaryDirectory("serve-secrets")

@@ -79,6 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
     discussion: "By default a finished request's cache stays in its sequence, so a later request with the same prompt prefix (system prompt, earlier turns) evaluates only the rest; greedy answers may then round differently than computed afresh."))
   var noPromptCache = false
 
+  @Option(name: .long, help: ArgumentHelp(
+    "How new prompts share the decode steps: reproducible (an answer is the one it gets alone), throughput (one llama.cpp call a step) or auto.",
+    discussion: "auto (the default): throughput when the model sits on a GPU, reproducible on the CPU.",
+    valueName: "auto|reproducible|throughput"))
+  var promptScheduling: String?
+
   @Option(name: .long, help: "CPU threads (default: all cores).")
   var threads: Int?
 
@@ -152,6 +158,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.maxConcurrentRequests, maxConcurrentRequests)
     set(.contextSize, contextSize)
     set(.noPromptCache, noPromptCache)
+    set(.promptScheduling, promptScheduling)
     set(.threads, threads)
     set(.gpuLayers, gpuLayers)
     set(.device, device)
@@ -211,6 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.maxConcurrentSequences = settings.maxConcurrentRequests
       configuration.contextSizePerSequence = settings.contextSize
       configuration.reusesPromptPrefixes = !settings.noPromptCache
+      configuration.promptScheduling = settings.promptScheduling
       if let threads = settings.threads { configuration.threads = threads }
       configuration.gpuLayers = settings.gpuLayers
       configuration.device = settings.device

@@ -21,6 +21,8 @@ struct ServeSettings: Sendable {
   var maxConcurrentRequests: Int
   var contextSize: Int
   var noPromptCache: Bool
+  /// `nil`: by where the model sits (``BatchedLanguageModel/Configuration/promptScheduling``).
+  var promptScheduling: BatchedLanguageModel.PromptScheduling?
   var threads: Int?
   var gpuLayers: GPULayers
   var device: String?
@@ -76,6 +78,12 @@ struct ServeSettings: Sendable {
     maxConcurrentRequests = try positive(.maxConcurrentRequests) ?? 8
     contextSize = try positive(.contextSize) ?? 4096
     noPromptCache = configuration.boolean(.noPromptCache)
+    switch configuration.string(.promptScheduling)?.lowercased() ?? "auto" {
+    case "auto": promptScheduling = nil
+    case "reproducible": promptScheduling = .reproducible
+    case "throughput": promptScheduling = .throughput
+    case let other: throw invalid(.promptScheduling, "must be auto, reproducible or throughput, not \(other)")
+    }
     threads = try positive(.threads)
     do {
       gpuLayers = try GPULayers(parsing: configuration.string(.gpuLayers) ?? "auto")
