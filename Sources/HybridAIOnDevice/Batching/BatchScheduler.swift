@@ -356,13 +356,15 @@ actor BatchScheduler: LlamaContextOwner {
     } else {
       LlamaRuntime.checkAlive("llama_decode")
       result = llama_decode(context, batch.raw)
-      // A GPU backend returns before the pass ends; the results are read next anyway, so waiting
-      // here costs nothing and puts the wait in the decode time.
-      if result == 0 { llama_synchronize(context) }
     }
+    let returned = ContinuousClock.now
+    // A GPU backend returns before the pass ends; the results are read next anyway, so waiting
+    // here costs nothing and tells the two apart in the statistics.
+    if result == 0 { llama_synchronize(context) }
     statistics.decodeCalls += 1
     statistics.decodedTokens += batch.count
-    statistics.decodeTime += .now - started
+    statistics.launchTime += returned - started
+    statistics.waitTime += .now - returned
     guard result == 0 else {
       logger.error("llama_decode failed; failing the requests in the batch", metadata: [
         "code": "\(result)", "sequences": "\(sequences.map(\.id))", "batchTokens": "\(batch.count)",

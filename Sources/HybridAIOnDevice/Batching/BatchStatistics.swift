@@ -11,8 +11,13 @@ struct BatchStatistics: Sendable, Hashable {
   var decodedTokens = 0
   /// Answer tokens decoded (one per decoding request per step).
   var answerTokens = 0
-  /// Time inside `llama_decode` and waiting for its results.
-  var decodeTime = Duration.zero
+  /// Time inside `llama_decode` and waiting for its results: ``launchTime`` + ``waitTime``.
+  var decodeTime: Duration { launchTime + waitTime }
+  /// Time inside `llama_decode` calls (on a GPU: building the graph and queueing its work; on the
+  /// CPU: all of it).
+  var launchTime = Duration.zero
+  /// Time waiting for the results after `llama_decode` returned (a GPU still computing).
+  var waitTime = Duration.zero
   /// Time in steps, `decodeTime` included.
   var stepTime = Duration.zero
 
@@ -23,7 +28,8 @@ struct BatchStatistics: Sendable, Hashable {
   func since(_ earlier: BatchStatistics) -> BatchStatistics {
     BatchStatistics(steps: steps - earlier.steps, decodeCalls: decodeCalls - earlier.decodeCalls,
                     decodedTokens: decodedTokens - earlier.decodedTokens, answerTokens: answerTokens - earlier.answerTokens,
-                    decodeTime: decodeTime - earlier.decodeTime, stepTime: stepTime - earlier.stepTime)
+                    launchTime: launchTime - earlier.launchTime, waitTime: waitTime - earlier.waitTime,
+                    stepTime: stepTime - earlier.stepTime)
   }
 
   /// Log metadata: counts, milliseconds, and the mean answer tokens per step (the batch's width).
@@ -34,7 +40,8 @@ struct BatchStatistics: Sendable, Hashable {
     }
     return [
       "steps": "\(steps)", "decodeCalls": "\(decodeCalls)", "decodedTokens": "\(decodedTokens)",
-      "answerTokens": "\(answerTokens)", "decodeMs": milliseconds(decodeTime), "schedulingMs": milliseconds(schedulingTime),
+      "answerTokens": "\(answerTokens)", "decodeMs": milliseconds(decodeTime), "launchMs": milliseconds(launchTime),
+      "waitMs": milliseconds(waitTime), "schedulingMs": milliseconds(schedulingTime),
       "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",
     ]
   }

@@ -188,9 +188,17 @@ public final class BatchedLanguageModel: LanguageModel {
     return BatchScheduler.Settings(
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
       batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads),
-      backendSampling: configuration.backendSampling ?? weights.placement.usesGPU,
+      backendSampling: configuration.backendSampling ?? Self.backendSamplingFromEnvironment ?? weights.placement.usesGPU,
       reusesPromptPrefixes: configuration.reusesPromptPrefixes,
       promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible))
+  }
+
+  /// `HYBRIDAI_BACKEND_SAMPLING=0|1`: backend sampling off or on for every batched model whose
+  /// configuration leaves it `nil` — a switch for measuring its effect (`scripts/gpu-check`).
+  static let backendSamplingFromEnvironment: Bool? = switch ProcessInfo.processInfo.environment["HYBRIDAI_BACKEND_SAMPLING"] {
+  case "0", "off", "false": false
+  case "1", "on", "true": true
+  default: nil
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {
