@@ -9,7 +9,9 @@ import Logging
 /// - Requests beyond ``Settings/maxSequences`` wait in a first-in, first-out queue.
 /// - Prompts are evaluated between decode passes, in chunks: while sequences are decoding, about
 ///   ``promptTokensPerStepWhileDecoding`` prompt tokens per step, so a long prompt delays the
-///   running streams only a little per step.
+///   running streams only a little per step. With ``BatchedLanguageModel/PromptScheduling/throughput``
+///   (a GPU's default) a step is instead one call holding the decoding tokens and as many prompt
+///   tokens as fit (``stepInOneCall(batch:in:)``); the guarantees below are then given up.
 /// - Each step is one job of this actor, on the shared llama thread
 ///   (``LlamaConversation/sharedExecutor``), so other llama.cpp work interleaves between steps and
 ///   a single OpenMP team serves them all. Steps stop when nothing is left to do.
