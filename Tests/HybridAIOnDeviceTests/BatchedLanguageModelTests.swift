@@ -16,11 +16,15 @@ struct BatchedLanguageModelTests {
     "List four animals that live on a farm.",
   ]
 
-  func batchedModel(sequences: Int = 4, contextSizePerSequence: Int = 2048) throws -> BatchedLanguageModel {
+  func batchedModel(sequences: Int = 4, contextSizePerSequence: Int = 2048,
+                    promptScheduling: BatchedLanguageModel.PromptScheduling? = nil) throws -> BatchedLanguageModel {
     _ = try TestModel.requireModel()
     return BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
-      maxConcurrentSequences: sequences, contextSizePerSequence: contextSizePerSequence))
+      maxConcurrentSequences: sequences, contextSizePerSequence: contextSizePerSequence, promptScheduling: promptScheduling))
   }
+
+  /// Both schedulings: throughput mode also streams each token's text during the next step.
+  static let schedulings: [BatchedLanguageModel.PromptScheduling] = [.reproducible, .throughput]
 
   @Test("identity, availability and source")
   func identity() throws {
@@ -239,30 +243,34 @@ struct BatchedLanguageModelTests {
     #expect(next.text == alone.text)
   }
 
-  @Test("maximumResponseTokens ends with maxTokens and the exact token count")
-  func maxTokens() async throws {
-    let model = try batchedModel()
+  @Test("maximumResponseTokens ends with maxTokens and the exact token count", arguments: schedulings)
+  func maxTokens(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
+    let model = try batchedModel(promptScheduling: scheduling)
     let answer = try await Answer.collect(
       model, "Write a long story about a dragon.", GenerationOptions(sampling: .greedy, maximumResponseTokens: 5))
     #expect(answer.response.usage.outputTokens == 5)
     #expect(answer.response.finishReason == .maxTokens)
     #expect(answer.response.timings?.generatedTokens == 5)
     #expect(answer.response.usage.cachedPromptTokens == 0)
+    let words = answer.text.split(separator: " ").count
+    #expect(words >= 2 && words <= 5, "five tokens of text, the last one's too: \(answer.text)")
   }
 
-  @Test("the model ending its turn gives finishReason stop")
-  func endOfTurn() async throws {
-    let model = try batchedModel()
+  @Test("the model ending its turn gives finishReason stop", arguments: schedulings)
+  func endOfTurn(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
+    let model = try batchedModel(promptScheduling: scheduling)
     let answer = try await Answer.collect(
       model, Self.prompts[0], GenerationOptions(sampling: .greedy, maximumResponseTokens: 64))
     #expect(answer.response.finishReason == .stop)
     #expect(answer.response.usage.outputTokens < 64)
     #expect(!answer.text.isEmpty)
+    #expect(answer.text == (try await Answer.collect(try TestModel.requireModel(), Self.prompts[0],
+                                                     GenerationOptions(sampling: .greedy, maximumResponseTokens: 64))).text)
   }
 
-  @Test("a stop sequence ends the answer before it, as with SystemLanguageModel")
-  func stopSequence() async throws {
-    let model = try batchedModel()
+  @Test("a stop sequence ends the answer before it, as with SystemLanguageModel", arguments: schedulings)
+  func stopSequence(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
+    let model = try batchedModel(promptScheduling: scheduling)
     let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 40)
     let prompt = "Write two sentences about the sea."
     let full = try await Answer.collect(model, prompt, options).text

@@ -274,7 +274,9 @@ actor BatchScheduler: LlamaContextOwner {
         }
       }
     }
-    guard decode(batch, of: participants, in: context) else { return }
+    guard launch(batch, of: participants, in: context) else { return }
+    streamDeferredText()
+    waitForResults(of: context)
     let now = ContinuousClock.now
     for sequence in participants {
       if let token = sequence.nextToken {
@@ -287,7 +289,11 @@ actor BatchScheduler: LlamaContextOwner {
         if !sequence.isEvaluatingPrompt { sequence.promptEvaluated = now }
       }
     }
-    for (sequence, logitsIndex) in outputs { advance(sequence, logitsAt: logitsIndex, in: context) }
+    for (sequence, logitsIndex) in outputs {
+      // Its last token's text met a stop sequence: the token decoded in this step is not used.
+      if sequence.text.metStopSequence { complete(sequence, .stop); continue }
+      advance(sequence, logitsAt: logitsIndex, in: context, deferringText: true)
+    }
   }
 
   /// Prompts shorter than ``tiledAttentionRows`` tokens, whole and together in one call: every
@@ -348,8 +354,23 @@ actor BatchScheduler: LlamaContextOwner {
     return start..<(start + size)
   }
 
-  /// Calls `llama_decode`; on failure fails `sequences` (the ones the batch holds) and returns `false`.
+  /// ``launch(_:of:in:)`` and ``waitForResults(of:)``: the results are ready when it returns `true`.
   private func decode(_ batch: LlamaBatch, of sequences: [BatchedSequence], in context: OpaquePointer) -> Bool {
+    guard launch(batch, of: sequences, in: context) else { return false }
+    waitForResults(of: context)
+    return true
+  }
+
+  /// Waits until the last `llama_decode`'s work is done (a GPU backend returns before it is).
+  private func waitForResults(of context: OpaquePointer) {
+    let started = ContinuousClock.now
+    llama_synchronize(context)
+    statistics.waitTime += .now - started
+  }
+
+  /// Calls `llama_decode`; on failure fails `sequences` (the ones the batch holds) and returns
+  /// `false`. On a GPU the work may still be running when it returns (see ``waitForResults(of:)``).
+  private func launch(_ batch: LlamaBatch, of sequences: [BatchedSequence], in context: OpaquePointer) -> Bool {
     let result: Int32
     let started = ContinuousClock.now
     if let injected = injectedDecodeResult {
@@ -359,14 +380,9 @@ actor BatchScheduler: LlamaContextOwner {
       LlamaRuntime.checkAlive("llama_decode")
       result = llama_decode(context, batch.raw)
     }
-    let returned = ContinuousClock.now
-    // A GPU backend returns before the pass ends; the results are read next anyway, so waiting
-    // here costs nothing and tells the two apart in the statistics.
-    if result == 0 { llama_synchronize(context) }
     statistics.decodeCalls += 1
     statistics.decodedTokens += batch.count
-    statistics.launchTime += returned - started
-    statistics.waitTime += .now - returned
+    statistics.launchTime += .now - started
     guard result == 0 else {
       logger.error("llama_decode failed; failing the requests in the batch", metadata: [
         "code": "\(result)", "sequences": "\(sequences.map(\.id))", "batchTokens": "\(batch.count)",
@@ -458,7 +474,11 @@ actor BatchScheduler: LlamaContextOwner {
 
   /// Samples a sequence's next token from its logits in the batch just decoded, streams its text,
   /// and either schedules the token for the next step or finishes the request.
-  private func advance(_ sequence: BatchedSequence, logitsAt index: Int32, in context: OpaquePointer) {
+  ///
+  /// `deferringText`: a token that is neither the first nor the last of the answer only goes to
+  /// the next step; its text is streamed while that step computes (``streamDeferredText()``).
+  private func advance(_ sequence: BatchedSequence, logitsAt index: Int32, in context: OpaquePointer,
+                       deferringText: Bool = false) {
     if sequence.request.cancellation.isCancelled { return finish(sequence, throwing: CancellationError()) }
     guard sequence.generated < sequence.limit else { return complete(sequence, .maxTokens) }
     guard sequence.position < settings.contextSizePerSequence else { return complete(sequence, .contextWindowFull) }
@@ -472,12 +492,33 @@ actor BatchScheduler: LlamaContextOwner {
     if sequence.firstToken == nil { sequence.firstToken = .now }
     if weights.isEndOfGeneration(token) { return complete(sequence, .stop) }
     sequence.generated += 1
-    let continuation = sequence.request.continuation
-    if sequence.text.append(weights.bytes(of: token), emit: { sequence.output.route($0, to: { continuation.yield($0) }) }) {
-      return complete(sequence, .stop)
+    if deferringText, sequence.generated > 1, sequence.generated < sequence.limit {
+      sequence.tokenAwaitingText = token
+      sequence.nextToken = token
+      return
     }
+    if streamText(of: token, for: sequence) { return complete(sequence, .stop) }
     guard sequence.generated < sequence.limit else { return complete(sequence, .maxTokens) }
     sequence.nextToken = token
+  }
+
+  /// Hands a token's text to the request's stream (coalesced, see ``GeneratedTextEmitter``);
+  /// returns whether it met a stop sequence.
+  private func streamText(of token: llama_token, for sequence: BatchedSequence) -> Bool {
+    let continuation = sequence.request.continuation
+    return sequence.text.append(weights.bytes(of: token), emit: { sequence.output.route($0, to: { continuation.yield($0) }) })
+  }
+
+  /// Streams the text of the tokens ``advance(_:logitsAt:in:deferringText:)`` left for this step,
+  /// while its decode runs (on a GPU, `llama_decode` returns before the work is done). A stop
+  /// sequence met there ends the request once the step's results are in: nothing may touch the
+  /// KV cache before then.
+  private func streamDeferredText() {
+    for sequence in active {
+      guard let token = sequence.tokenAwaitingText else { continue }
+      sequence.tokenAwaitingText = nil
+      _ = streamText(of: token, for: sequence)
+    }
   }
 
   /// Attaches a greedy chain to the sequence's id when its request can be sampled in the graph,

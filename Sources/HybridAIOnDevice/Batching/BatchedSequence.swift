@@ -24,6 +24,8 @@ final class BatchedSequence {
   var position = 0
   /// The sampled token to evaluate in the next step, once the prompt is done.
   var nextToken: llama_token?
+  /// A chosen token whose text is streamed during the next step's decode (throughput scheduling).
+  var tokenAwaitingText: llama_token?
   /// Answer tokens evaluated into the KV cache (after the prompt), in order; kept only when the
   /// scheduler reuses prompt prefixes (the one reader, at release).
   var evaluatedAnswer: [llama_token] = []

@@ -10,8 +10,10 @@ extension BatchedLanguageModel {
     /// Every step is one llama.cpp call holding each decoding request's next token and as many
     /// prompt tokens as fit beside them (four batches' worth), ordered so that llama.cpp evaluates
     /// them in as few passes as it can. New requests start answering within a step or two however
-    /// many arrive at once; answers may round differently with the load. The default on a GPU, where
-    /// a pass costs about the same whatever it holds.
+    /// many arrive at once; answers may round differently with the load. Each token's text (but an
+    /// answer's first and last) is streamed while the next step computes, so on a GPU detokenising
+    /// and handing text to the streams overlap the decode (on a CPU it only comes a step later).
+    /// The default on a GPU, where a pass costs about the same whatever it holds.
     case throughput
   }
 }
