@@ -65,7 +65,7 @@ struct BatchedLanguageModelTests {
     await #expect(throws: OnDeviceModelError.self) { try await missing.prewarm() }
   }
 
-  @Test("prompt prefix reuse: a later request evaluates only what its sequence does not hold yet; off by default")
+  @Test("prompt prefix reuse: a later request evaluates only what its sequence does not hold yet; conversations keep their own sequences; off by default")
   func promptPrefixReuse() async throws {
     _ = try TestModel.requireModel()
     let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
@@ -77,10 +77,24 @@ struct BatchedLanguageModelTests {
     #expect(usage.cachedPromptTokens == usage.promptTokens - 1, "all but the last prompt token were held")
     #expect(again.response.timings?.evaluatedPromptTokens == 1)
     #expect(again.text == first.text)
-    let other = try await Answer.collect(model, Self.prompts[1], TestModel.greedy)
-    let shared = other.response.usage.cachedPromptTokens
-    #expect(shared > 0 && shared < other.response.usage.promptTokens, "only the chat template's start is shared: \(shared)")
-    #expect(other.text == (try await Answer.collect(try batchedModel(), Self.prompts[1], TestModel.greedy)).text)
+    // Conversations with long answers that share only their start (the chat template, "Write a
+    // long story about a"), less than half of what a sequence holds, keep sequences of their own.
+    let story = GenerationOptions(sampling: .greedy, maximumResponseTokens: 64)
+    let dragon = try await Answer.collect(model, "Write a long story about a dragon.", story)
+    #expect(dragon.response.usage.cachedPromptTokens > 0, "the short first answer's cache is mostly the template, which this prompt continues")
+    let castle = try await Answer.collect(model, "Write a long story about a castle.", story)
+    #expect(castle.response.usage.cachedPromptTokens == 0, "the empty sequence, leaving the dragon's cache alone")
+    #expect(castle.text == (try await Answer.collect(try batchedModel(), "Write a long story about a castle.", story)).text)
+    // A third, both sequences holding caches it does not continue: the one unused longest (the
+    // dragon's), whose shared start it still reuses.
+    let knight = try await Answer.collect(model, "Write a long story about a knight.", story)
+    let shared = knight.response.usage.cachedPromptTokens
+    #expect(shared > 0 && shared < knight.response.usage.promptTokens, "only the start is shared: \(shared)")
+    #expect(knight.text == (try await Answer.collect(try batchedModel(), "Write a long story about a knight.", story)).text)
+    // The castle's cache survived the knight.
+    let castleAgain = try await Answer.collect(model, "Write a long story about a castle.", story)
+    #expect(castleAgain.response.usage.cachedPromptTokens == castleAgain.response.usage.promptTokens - 1)
+    #expect(castleAgain.text == castle.text)
 
     let plain = try batchedModel()
     _ = try await Answer.collect(plain, Self.prompts[0], TestModel.greedy)

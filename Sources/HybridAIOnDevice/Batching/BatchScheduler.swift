@@ -96,6 +96,9 @@ actor BatchScheduler: LlamaContextOwner {
   private var freeSequenceIDs: [llama_seq_id]
   /// The tokens a free sequence still holds from its last request (``Settings/reusesPromptPrefixes``).
   private var retainedTokens: [llama_seq_id: [llama_token]] = [:]
+  /// When each sequence id was last released (a count of releases), to reuse the one unused longest.
+  private var lastReleased: [llama_seq_id: Int] = [:]
+  private var releases = 0
   /// Whether a task is running steps.
   private var isStepping = false
   /// Set by ``close()``: requests are refused and the context is gone.
@@ -444,21 +447,37 @@ actor BatchScheduler: LlamaContextOwner {
     }
   }
 
-  /// The free sequence for a prompt and how many of its first tokens that sequence already holds:
-  /// with ``Settings/reusesPromptPrefixes``, the one holding the longest common prefix (leaving at
-  /// least one token to evaluate, whose logits start the answer); otherwise, or when none shares
-  /// anything, the lowest free id, which keeps the ids in use consecutive.
+  /// The free sequence for a prompt and how many of its first tokens that sequence already holds
+  /// (leaving at least one token to evaluate, whose logits start the answer).
+  ///
+  /// Without ``Settings/reusesPromptPrefixes``: the lowest free id, which keeps the ids in use
+  /// consecutive. With it: the sequence whose cache the prompt continues — it shares at least half
+  /// of what the sequence holds (the next turn of its conversation), or the whole prompt but its
+  /// last token (the same prompt again) — the longest such match first. When none does, the
+  /// caches are kept for the requests they match: an empty sequence, else the one unused longest
+  /// (whatever prefix it shares, usually a system prompt, is still reused). Like llama-server's
+  /// slot choice by prompt similarity, this keeps two interleaved conversations from evicting each
+  /// other's cache just because they share a system prompt.
   private func sequenceForRequest(_ prompt: [llama_token]) -> (llama_seq_id, Int) {
-    var best = (freeSequenceIDs[0], 0)
-    guard settings.reusesPromptPrefixes else { return best }
-    for id in freeSequenceIDs {
-      guard let cached = retainedTokens[id] else { continue }
+    guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0) }
+    func sharedPrefix(_ id: llama_seq_id) -> Int {
+      guard let cached = retainedTokens[id] else { return 0 }
       let limit = min(cached.count, prompt.count - 1)
       var shared = 0
       while shared < limit, cached[shared] == prompt[shared] { shared += 1 }
-      if shared > best.1 { best = (id, shared) }
+      return shared
     }
-    return best
+    var best: (id: llama_seq_id, shared: Int)?
+    for id in freeSequenceIDs {
+      guard let cached = retainedTokens[id] else { continue }
+      let shared = sharedPrefix(id)
+      let continuesCache = shared * 2 >= cached.count || shared == prompt.count - 1
+      if shared > 0, continuesCache, shared > best?.shared ?? 0 { best = (id, shared) }
+    }
+    if let best { return (best.id, best.shared) }
+    let id = freeSequenceIDs.first { retainedTokens[$0] == nil }
+      ?? freeSequenceIDs.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
+    return (id, sharedPrefix(id))
   }
 
   /// Drops what sequence `id` holds beyond its first `length` tokens; returns how many it keeps
@@ -575,7 +594,12 @@ actor BatchScheduler: LlamaContextOwner {
     release(sequence, keepingCache: settings.reusesPromptPrefixes)
     logger.debug("sequence finished", metadata: [
       "seq": "\(sequence.id)", "promptTokens": "\(request.promptTokens.count)",
+      "evaluatedPromptTokens": "\(request.promptTokens.count - sequence.reusedPromptTokens)",
       "outputTokens": "\(sequence.generated)", "finishReason": "\(finishReason)",
+      // Where its time to first token went: preparing and waiting for a sequence, then evaluating the prompt.
+      "beforeAdmissionMs": "\((sequence.admitted - request.requestStarted).milliseconds)",
+      "promptMs": "\(((sequence.promptEvaluated ?? finished) - sequence.admitted).milliseconds)",
+      "timeToFirstTokenMs": "\(sequence.firstToken.map { ($0 - request.requestStarted).milliseconds } ?? -1)",
     ])
   }
 
@@ -598,6 +622,8 @@ actor BatchScheduler: LlamaContextOwner {
       llama_memory_seq_rm(llama_get_memory(context), sequence.id, -1, -1)
     }
     active.removeAll { $0 === sequence }
+    releases += 1
+    lastReleased[sequence.id] = releases
     freeSequenceIDs.insert(sequence.id, at: freeSequenceIDs.firstIndex { $0 > sequence.id } ?? freeSequenceIDs.endIndex)
   }
 

@@ -34,15 +34,19 @@ struct BatchStatistics: Sendable, Hashable {
 
   /// Log metadata: counts, milliseconds, and the mean answer tokens per step (the batch's width).
   var summary: [String: String] {
-    func milliseconds(_ duration: Duration) -> String {
-      let (seconds, attoseconds) = duration.components
-      return String(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
-    }
-    return [
+    [
       "steps": "\(steps)", "decodeCalls": "\(decodeCalls)", "decodedTokens": "\(decodedTokens)",
-      "answerTokens": "\(answerTokens)", "decodeMs": milliseconds(decodeTime), "launchMs": milliseconds(launchTime),
-      "waitMs": milliseconds(waitTime), "schedulingMs": milliseconds(schedulingTime),
+      "answerTokens": "\(answerTokens)", "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
+      "waitMs": "\(waitTime.milliseconds)", "schedulingMs": "\(schedulingTime.milliseconds)",
       "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",
     ]
+  }
+}
+
+extension Duration {
+  /// Whole milliseconds, for log metadata.
+  var milliseconds: Int {
+    let (seconds, attoseconds) = components
+    return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
   }
 }
