@@ -82,19 +82,23 @@ struct BatchedLanguageModelTests {
     let story = GenerationOptions(sampling: .greedy, maximumResponseTokens: 64)
     let dragon = try await Answer.collect(model, "Write a long story about a dragon.", story)
     #expect(dragon.response.usage.cachedPromptTokens > 0, "the short first answer's cache is mostly the template, which this prompt continues")
+    // The castle takes the empty sequence, its shared start copied from the dragon's, whose cache stays.
     let castle = try await Answer.collect(model, "Write a long story about a castle.", story)
-    #expect(castle.response.usage.cachedPromptTokens == 0, "the empty sequence, leaving the dragon's cache alone")
+    let copied = castle.response.usage.cachedPromptTokens
+    #expect(copied >= BatchScheduler.minimumCopiedPrefix && copied < castle.response.usage.promptTokens, "copied: \(copied)")
     #expect(castle.text == (try await Answer.collect(try batchedModel(), "Write a long story about a castle.", story)).text)
+    let dragonAgain = try await Answer.collect(model, "Write a long story about a dragon.", story)
+    #expect(dragonAgain.response.usage.cachedPromptTokens == dragonAgain.response.usage.promptTokens - 1)
+    #expect(dragonAgain.text == dragon.text)
+    let castleAgain = try await Answer.collect(model, "Write a long story about a castle.", story)
+    #expect(castleAgain.response.usage.cachedPromptTokens == castleAgain.response.usage.promptTokens - 1)
+    #expect(castleAgain.text == castle.text)
     // A third, both sequences holding caches it does not continue: the one unused longest (the
-    // dragon's), whose shared start it still reuses.
+    // dragon's), whose shared start it reuses in place.
     let knight = try await Answer.collect(model, "Write a long story about a knight.", story)
     let shared = knight.response.usage.cachedPromptTokens
     #expect(shared > 0 && shared < knight.response.usage.promptTokens, "only the start is shared: \(shared)")
     #expect(knight.text == (try await Answer.collect(try batchedModel(), "Write a long story about a knight.", story)).text)
-    // The castle's cache survived the knight.
-    let castleAgain = try await Answer.collect(model, "Write a long story about a castle.", story)
-    #expect(castleAgain.response.usage.cachedPromptTokens == castleAgain.response.usage.promptTokens - 1)
-    #expect(castleAgain.text == castle.text)
 
     let plain = try batchedModel()
     _ = try await Answer.collect(plain, Self.prompts[0], TestModel.greedy)

@@ -428,7 +428,7 @@ actor BatchScheduler: LlamaContextOwner {
         continue
       }
       let sequence: BatchedSequence
-      let (id, reused) = sequenceForRequest(request.promptTokens)
+      let (id, reused, source) = sequenceForRequest(request.promptTokens)
       do {
         try makeContextIfNeeded()
         sequence = try BatchedSequence(id: id, request: request, weights: weights)
@@ -437,7 +437,9 @@ actor BatchScheduler: LlamaContextOwner {
         continue
       }
       freeSequenceIDs.removeAll { $0 == id }
-      sequence.position = keepCachedPrefix(of: id, length: reused)
+      sequence.position = if let source { copyCachedPrefix(from: source, to: id, length: reused) } else {
+        keepCachedPrefix(of: id, length: reused)
+      }
       sequence.reusedPromptTokens = sequence.position
       if let context { routeSampling(of: sequence, in: context) }
       active.append(sequence)
@@ -454,12 +456,13 @@ actor BatchScheduler: LlamaContextOwner {
   /// consecutive. With it: the sequence whose cache the prompt continues — it shares at least half
   /// of what the sequence holds (the next turn of its conversation), or the whole prompt but its
   /// last token (the same prompt again) — the longest such match first. When none does, the
-  /// caches are kept for the requests they match: an empty sequence, else the one unused longest
-  /// (whatever prefix it shares, usually a system prompt, is still reused). Like llama-server's
-  /// slot choice by prompt similarity, this keeps two interleaved conversations from evicting each
-  /// other's cache just because they share a system prompt.
-  private func sequenceForRequest(_ prompt: [llama_token]) -> (llama_seq_id, Int) {
-    guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0) }
+  /// caches are kept for the requests they match: an empty sequence, else the one unused longest;
+  /// and when another free sequence shares a longer start with the prompt (a system prompt, at
+  /// least ``minimumCopiedPrefix`` tokens), its keys and values are copied from there (`source`).
+  /// Like llama-server's slot choice by prompt similarity, this keeps two interleaved
+  /// conversations from evicting each other's cache just because they share a system prompt.
+  private func sequenceForRequest(_ prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, source: llama_seq_id?) {
+    guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0, nil) }
     func sharedPrefix(_ id: llama_seq_id) -> Int {
       guard let cached = retainedTokens[id] else { return 0 }
       let limit = min(cached.count, prompt.count - 1)
@@ -468,16 +471,41 @@ actor BatchScheduler: LlamaContextOwner {
       return shared
     }
     var best: (id: llama_seq_id, shared: Int)?
+    var longest: (id: llama_seq_id, shared: Int)?
     for id in freeSequenceIDs {
       guard let cached = retainedTokens[id] else { continue }
       let shared = sharedPrefix(id)
+      if shared > longest?.shared ?? 0 { longest = (id, shared) }
       let continuesCache = shared * 2 >= cached.count || shared == prompt.count - 1
       if shared > 0, continuesCache, shared > best?.shared ?? 0 { best = (id, shared) }
     }
-    if let best { return (best.id, best.shared) }
+    if let best { return (best.id, best.shared, nil) }
     let id = freeSequenceIDs.first { retainedTokens[$0] == nil }
       ?? freeSequenceIDs.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
-    return (id, sharedPrefix(id))
+    let own = sharedPrefix(id)
+    if let longest, longest.id != id, longest.shared >= Self.minimumCopiedPrefix, longest.shared > own {
+      return (id, longest.shared, longest.id)
+    }
+    return (id, own, nil)
+  }
+
+  /// The shortest shared start worth copying another sequence's keys and values for: the copy
+  /// moves the whole of that sequence's buffer (`contextSizePerSequence` cells), which on a CPU
+  /// costs about what evaluating a dozen tokens does.
+  static let minimumCopiedPrefix = 16
+
+  /// Gives sequence `id` the first `length` tokens of free sequence `source`'s cache (llama.cpp
+  /// copies the buffer at the next decode), dropping what `id` held; `source` keeps its cache.
+  /// Returns how many tokens `id` now holds.
+  private func copyCachedPrefix(from source: llama_seq_id, to id: llama_seq_id, length: Int) -> Int {
+    retainedTokens[id] = nil
+    guard let context else { return 0 }
+    let memory = llama_get_memory(context)
+    llama_memory_seq_rm(memory, id, -1, -1)
+    llama_memory_seq_cp(memory, source, id, -1, -1)
+    if llama_memory_seq_rm(memory, id, Int32(length), -1) { return length }
+    llama_memory_seq_rm(memory, id, -1, -1)
+    return 0
   }
 
   /// Drops what sequence `id` holds beyond its first `length` tokens; returns how many it keeps
