@@ -105,6 +105,32 @@ struct BatchedLanguageModelTests {
     #expect(try await Answer.collect(plain, Self.prompts[0], TestModel.greedy).response.usage.cachedPromptTokens == 0)
   }
 
+  @Test("prompt cache in memory: a conversation that had to make room is given back when it returns; off with 0 bytes")
+  func promptStateCache() async throws {
+    _ = try TestModel.requireModel()
+    func model(memory: Int) -> BatchedLanguageModel {
+      BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+        maxConcurrentSequences: 1, contextSizePerSequence: 2048, reusesPromptPrefixes: true, promptCacheMemory: memory))
+    }
+    let story = GenerationOptions(sampling: .greedy, maximumResponseTokens: 48)
+    let (dragonPrompt, castlePrompt) = ("Write a long story about a dragon.", "Write a long story about a castle.")
+    let cached = model(memory: 64 << 20)
+    let dragon = try await Answer.collect(cached, dragonPrompt, story)
+    let castle = try await Answer.collect(cached, castlePrompt, story)   // the one sequence: the dragon's state is saved
+    #expect(castle.response.usage.cachedPromptTokens < castle.response.usage.promptTokens - 1)
+    for (prompt, first) in [(dragonPrompt, dragon), (castlePrompt, castle), (dragonPrompt, dragon)] {
+      let again = try await Answer.collect(cached, prompt, story)
+      #expect(again.response.usage.cachedPromptTokens == again.response.usage.promptTokens - 1, "restored: \(prompt)")
+      #expect(again.text == first.text)
+    }
+    let uncached = model(memory: 0)
+    _ = try await Answer.collect(uncached, dragonPrompt, story)
+    _ = try await Answer.collect(uncached, castlePrompt, story)
+    let again = try await Answer.collect(uncached, dragonPrompt, story)
+    #expect(again.response.usage.cachedPromptTokens < again.response.usage.promptTokens - 1, "only the shared start")
+    #expect(again.text == dragon.text)
+  }
+
   @Test("backend sampling (tokens picked in llama.cpp's graph) gives the CPU path's greedy text, beside a seeded random request sampled on the CPU")
   func backendSamplingMatchesCPUSampling() async throws {
     let cpuPath = try batchedModel()

@@ -59,6 +59,9 @@ actor BatchScheduler: LlamaContextOwner {
     var reusesPromptPrefixes: Bool = false
     /// How prompts share the steps (see ``BatchedLanguageModel/PromptScheduling``).
     var promptScheduling: BatchedLanguageModel.PromptScheduling = .reproducible
+    /// Bytes of sequence states kept in memory when a cache has to make room (see
+    /// ``PromptStateCache``); used with ``reusesPromptPrefixes``.
+    var promptStateCacheBytes: Int = 0
 
     /// The most tokens in one `llama_decode` call: a batch, or with
     /// ``BatchedLanguageModel/PromptScheduling/throughput`` four (llama.cpp evaluates them in
@@ -99,6 +102,8 @@ actor BatchScheduler: LlamaContextOwner {
   /// When each sequence id was last released (a count of releases), to reuse the one unused longest.
   private var lastReleased: [llama_seq_id: Int] = [:]
   private var releases = 0
+  /// Caches that had to make room, kept in memory for their prompts' return.
+  private var promptStates: PromptStateCache
   /// Whether a task is running steps.
   private var isStepping = false
   /// Set by ``close()``: requests are refused and the context is gone.
@@ -122,6 +127,7 @@ actor BatchScheduler: LlamaContextOwner {
     self.settings = settings
     self.logger = logger
     freeSequenceIDs = (0..<settings.maxSequences).map { llama_seq_id($0) }
+    promptStates = PromptStateCache(capacity: settings.reusesPromptPrefixes ? settings.promptStateCacheBytes : 0)
   }
 
   isolated deinit {
@@ -428,7 +434,7 @@ actor BatchScheduler: LlamaContextOwner {
         continue
       }
       let sequence: BatchedSequence
-      let (id, reused, source) = sequenceForRequest(request.promptTokens)
+      let (id, reused, start) = sequenceForRequest(request.promptTokens)
       do {
         try makeContextIfNeeded()
         sequence = try BatchedSequence(id: id, request: request, weights: weights)
@@ -437,8 +443,10 @@ actor BatchScheduler: LlamaContextOwner {
         continue
       }
       freeSequenceIDs.removeAll { $0 == id }
-      sequence.position = if let source { copyCachedPrefix(from: source, to: id, length: reused) } else {
-        keepCachedPrefix(of: id, length: reused)
+      sequence.position = switch start {
+      case .own: keepCachedPrefix(of: id, length: reused)
+      case .copy(let source): copyCachedPrefix(from: source, to: id, length: reused)
+      case .restore(let index): restoreCachedPrefix(promptStates.take(at: index), into: id, length: reused)
       }
       sequence.reusedPromptTokens = sequence.position
       if let context { routeSampling(of: sequence, in: context) }
@@ -458,11 +466,15 @@ actor BatchScheduler: LlamaContextOwner {
   /// last token (the same prompt again) — the longest such match first. When none does, the
   /// caches are kept for the requests they match: an empty sequence, else the one unused longest;
   /// and when another free sequence shares a longer start with the prompt (a system prompt, at
-  /// least ``minimumCopiedPrefix`` tokens), its keys and values are copied from there (`source`).
+  /// least ``minimumCopiedPrefix`` tokens), its keys and values are copied from there. A state in
+  /// the ``PromptStateCache`` that the prompt continues further than any sequence is restored.
   /// Like llama-server's slot choice by prompt similarity, this keeps two interleaved
   /// conversations from evicting each other's cache just because they share a system prompt.
-  private func sequenceForRequest(_ prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, source: llama_seq_id?) {
-    guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0, nil) }
+  private func sequenceForRequest(_ prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+    guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0, .own) }
+    func continues(_ shared: Int, _ cachedCount: Int) -> Bool {
+      shared > 0 && (shared * 2 >= cachedCount || shared == prompt.count - 1)
+    }
     func sharedPrefix(_ id: llama_seq_id) -> Int {
       guard let cached = retainedTokens[id] else { return 0 }
       let limit = min(cached.count, prompt.count - 1)
@@ -476,17 +488,65 @@ actor BatchScheduler: LlamaContextOwner {
       guard let cached = retainedTokens[id] else { continue }
       let shared = sharedPrefix(id)
       if shared > longest?.shared ?? 0 { longest = (id, shared) }
-      let continuesCache = shared * 2 >= cached.count || shared == prompt.count - 1
-      if shared > 0, continuesCache, shared > best?.shared ?? 0 { best = (id, shared) }
+      if continues(shared, cached.count), shared > best?.shared ?? 0 { best = (id, shared) }
     }
-    if let best { return (best.id, best.shared, nil) }
+    let saved = promptStates.bestMatch(for: prompt) { continues($0, $1.tokens.count) }
+    if let best, best.shared >= saved?.shared ?? 0 { return (best.id, best.shared, .own) }
     let id = freeSequenceIDs.first { retainedTokens[$0] == nil }
       ?? freeSequenceIDs.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
+    if let saved { return (id, saved.shared, .restore(entry: saved.index)) }
     let own = sharedPrefix(id)
     if let longest, longest.id != id, longest.shared >= Self.minimumCopiedPrefix, longest.shared > own {
-      return (id, longest.shared, longest.id)
+      return (id, longest.shared, .copy(from: longest.id))
     }
-    return (id, own, nil)
+    return (id, own, .own)
+  }
+
+  /// Where a new request's cached start comes from.
+  enum CachedStart {
+    /// What its sequence holds (or nothing).
+    case own
+    /// Another free sequence's cache, copied.
+    case copy(from: llama_seq_id)
+    /// A state of the ``PromptStateCache`` (the index of the entry).
+    case restore(entry: Int)
+  }
+
+  /// Saves what sequence `id` holds into the ``PromptStateCache`` before all but its first
+  /// `keeping` tokens are dropped, when that is at least ``minimumCopiedPrefix`` tokens.
+  private func saveRetainedState(of id: llama_seq_id, keeping: Int) {
+    guard promptStates.capacity > 0, let context, let cached = retainedTokens[id],
+          cached.count - keeping >= Self.minimumCopiedPrefix else { return }
+    let size = llama_state_seq_get_size(context, id)
+    guard size > 0, size <= promptStates.capacity else { return }
+    var state = [UInt8](repeating: 0, count: size)
+    let written = state.withUnsafeMutableBufferPointer { llama_state_seq_get_data(context, $0.baseAddress, size, id) }
+    guard written > 0 else { return logger.warning("could not save a sequence's state", metadata: ["seq": "\(id)"]) }
+    state.removeLast(size - min(size, written))
+    promptStates.insert(.init(tokens: cached, state: state))
+    logger.debug("sequence state saved", metadata: [
+      "seq": "\(id)", "tokens": "\(cached.count)", "bytes": "\(written)", "cachedStates": "\(promptStates.entries.count)",
+    ])
+  }
+
+  /// Loads a saved state into sequence `id` (saving what `id` held first) and keeps its first
+  /// `length` tokens; returns how many it holds (0 when llama.cpp refuses the state).
+  private func restoreCachedPrefix(_ entry: PromptStateCache.Entry, into id: llama_seq_id, length: Int) -> Int {
+    saveRetainedState(of: id, keeping: 0)
+    retainedTokens[id] = nil
+    guard let context else { return 0 }
+    let memory = llama_get_memory(context)
+    llama_memory_seq_rm(memory, id, -1, -1)
+    let read = entry.state.withUnsafeBufferPointer { llama_state_seq_set_data(context, $0.baseAddress, entry.state.count, id) }
+    guard read > 0 else {
+      logger.warning("could not restore a saved sequence state; evaluating the prompt", metadata: ["seq": "\(id)"])
+      llama_memory_seq_rm(memory, id, -1, -1)
+      return 0
+    }
+    logger.debug("sequence state restored", metadata: ["seq": "\(id)", "tokens": "\(entry.tokens.count)", "kept": "\(length)"])
+    if llama_memory_seq_rm(memory, id, Int32(length), -1) { return length }
+    llama_memory_seq_rm(memory, id, -1, -1)
+    return 0
   }
 
   /// The shortest shared start worth copying another sequence's keys and values for: the copy
@@ -498,6 +558,7 @@ actor BatchScheduler: LlamaContextOwner {
   /// copies the buffer at the next decode), dropping what `id` held; `source` keeps its cache.
   /// Returns how many tokens `id` now holds.
   private func copyCachedPrefix(from source: llama_seq_id, to id: llama_seq_id, length: Int) -> Int {
+    saveRetainedState(of: id, keeping: 0)
     retainedTokens[id] = nil
     guard let context else { return 0 }
     let memory = llama_get_memory(context)
@@ -511,6 +572,7 @@ actor BatchScheduler: LlamaContextOwner {
   /// Drops what sequence `id` holds beyond its first `length` tokens; returns how many it keeps
   /// (0 when llama.cpp cannot cut the sequence there).
   private func keepCachedPrefix(of id: llama_seq_id, length: Int) -> Int {
+    saveRetainedState(of: id, keeping: length)
     guard let cached = retainedTokens.removeValue(forKey: id), let context else { return 0 }
     let memory = llama_get_memory(context)
     guard length < cached.count else { return length }

@@ -35,6 +35,11 @@ extension BatchedLanguageModel {
     /// one computed afresh, so greedy text may then depend on what ran before (`hybrid serve`
     /// turns it on).
     public var reusesPromptPrefixes: Bool
+    /// Bytes of memory for caches that had to make room (with ``reusesPromptPrefixes``): when a
+    /// request takes over a sequence, what the sequence held is saved (llama.cpp's sequence state),
+    /// and a later request that continues it is given it back instead of evaluating it again, as
+    /// llama-server's prompt cache in RAM does. 0 turns it off; the least recently saved go first.
+    public var promptCacheMemory: Int
     /// How new prompts share the steps with the requests already answering; `nil` (the default):
     /// ``PromptScheduling/throughput`` when the model sits on a GPU, else
     /// ``PromptScheduling/reproducible``.
@@ -44,7 +49,8 @@ extension BatchedLanguageModel {
     public init(maxConcurrentSequences: Int = 8, contextSizePerSequence: Int = 4096, batchSize: Int = 512,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil,
                 gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil,
-                reusesPromptPrefixes: Bool = false, promptScheduling: PromptScheduling? = nil) {
+                reusesPromptPrefixes: Bool = false, promptScheduling: PromptScheduling? = nil,
+                promptCacheMemory: Int = 256 << 20) {
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)
@@ -55,6 +61,7 @@ extension BatchedLanguageModel {
       self.backendSampling = backendSampling
       self.reusesPromptPrefixes = reusesPromptPrefixes
       self.promptScheduling = promptScheduling
+      self.promptCacheMemory = max(0, promptCacheMemory)
     }
   }
 }

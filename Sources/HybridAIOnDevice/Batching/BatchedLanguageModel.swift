@@ -190,7 +190,8 @@ public final class BatchedLanguageModel: LanguageModel {
       batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads),
       backendSampling: configuration.backendSampling ?? Self.backendSamplingFromEnvironment ?? weights.placement.usesGPU,
       reusesPromptPrefixes: configuration.reusesPromptPrefixes,
-      promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible))
+      promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible),
+      promptStateCacheBytes: configuration.promptCacheMemory)
   }
 
   /// `HYBRIDAI_BACKEND_SAMPLING=0|1`: backend sampling off or on for every batched model whose

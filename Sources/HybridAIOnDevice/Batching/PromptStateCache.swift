@@ -1,0 +1,58 @@
+import CLlama
+
+/// The keys and values of sequences that had to make room for other requests, kept in memory as
+/// llama.cpp sequence states (`llama_state_seq_get_data`), so that a conversation or prompt that
+/// returns later evaluates only what is new (as llama-server's prompt cache in RAM does). The least
+/// recently stored entry goes first once ``capacity`` bytes are held.
+struct PromptStateCache {
+  /// A saved sequence: the tokens its keys and values stand for, and llama.cpp's state of them.
+  struct Entry {
+    let tokens: [llama_token]
+    let state: [UInt8]
+  }
+
+  /// The most bytes of states held; 0 keeps nothing.
+  let capacity: Int
+  /// Oldest first.
+  private(set) var entries: [Entry] = []
+  private(set) var bytes = 0
+
+  init(capacity: Int) {
+    self.capacity = max(0, capacity)
+  }
+
+  /// Keeps `entry`, dropping the oldest entries it needs room from, and any entry for the same
+  /// tokens. An entry larger than the whole capacity is not kept.
+  mutating func insert(_ entry: Entry) {
+    guard entry.state.count <= capacity else { return }
+    if let same = entries.firstIndex(where: { $0.tokens == entry.tokens }) { remove(at: same) }
+    while bytes + entry.state.count > capacity, !entries.isEmpty { remove(at: 0) }
+    entries.append(entry)
+    bytes += entry.state.count
+  }
+
+  /// The entry sharing the longest start with `prompt`, among those `accepts(shared, entry)`
+  /// allows, and how many tokens it shares.
+  func bestMatch(for prompt: [llama_token], accepts: (Int, Entry) -> Bool) -> (index: Int, shared: Int)? {
+    var best: (index: Int, shared: Int)?
+    for (index, entry) in entries.enumerated() {
+      let limit = min(entry.tokens.count, prompt.count - 1)
+      var shared = 0
+      while shared < limit, entry.tokens[shared] == prompt[shared] { shared += 1 }
+      if shared > best?.shared ?? 0, accepts(shared, entry) { best = (index, shared) }
+    }
+    return best
+  }
+
+  /// Removes and returns the entry at `index` (it is going back into a sequence).
+  mutating func take(at index: Int) -> Entry {
+    let entry = entries[index]
+    remove(at: index)
+    return entry
+  }
+
+  private mutating func remove(at index: Int) {
+    bytes -= entries[index].state.count
+    entries.remove(at: index)
+  }
+}
