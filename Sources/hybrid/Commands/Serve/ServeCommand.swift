@@ -80,6 +80,11 @@ struct ServeCommand: AsyncParsableCommand {
   var noPromptCache = false
 
   @Option(name: .long, help: ArgumentHelp(
+    "MiB of memory for prompt caches that had to make room (restored when their conversation returns); 0 turns it off. Default: 256.",
+    valueName: "MiB"))
+  var promptCacheMemory: Int?
+
+  @Option(name: .long, help: ArgumentHelp(
     "How new prompts share the decode steps: reproducible (an answer is the one it gets alone), throughput (one llama.cpp call a step) or auto.",
     discussion: "auto (the default): throughput when the model sits on a GPU, reproducible on the CPU.",
     valueName: "auto|reproducible|throughput"))
@@ -159,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.contextSize, contextSize)
     set(.noPromptCache, noPromptCache)
     set(.promptScheduling, promptScheduling)
+    set(.promptCacheMemory, promptCacheMemory)
     set(.threads, threads)
     set(.gpuLayers, gpuLayers)
     set(.device, device)
@@ -219,6 +225,7 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.contextSizePerSequence = settings.contextSize
       configuration.reusesPromptPrefixes = !settings.noPromptCache
       configuration.promptScheduling = settings.promptScheduling
+      configuration.promptCacheMemory = settings.promptCacheMemoryMiB << 20
       if let threads = settings.threads { configuration.threads = threads }
       configuration.gpuLayers = settings.gpuLayers
       configuration.device = settings.device

@@ -75,6 +75,7 @@ struct ServeSetting: Hashable, Sendable {
   static let contextSize = ServeSetting("context-size", .integer, default: .int(4096))
   static let noPromptCache = ServeSetting("no-prompt-cache", .boolean, default: .bool(false))
   static let promptScheduling = ServeSetting("prompt-scheduling", .string, default: .string("auto"))
+  static let promptCacheMemory = ServeSetting("prompt-cache-memory", .integer, default: .int(256))
   static let threads = ServeSetting("threads", .integer)
   static let gpuLayers = ServeSetting("gpu-layers", .string, default: .string("auto"))
   static let device = ServeSetting("device", .string)
@@ -102,7 +103,7 @@ struct ServeSetting: Hashable, Sendable {
   /// Every setting a config file may hold, in the order `--print-config` shows them.
   static let all: [ServeSetting] = [
     host, port, model, alias, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
-    noPromptCache, promptScheduling, threads, gpuLayers, device, maxRequestBytes, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
+    noPromptCache, promptCacheMemory, promptScheduling, threads, gpuLayers, device, maxRequestBytes, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
     downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatMaxTokens,
     chatLoopPenalty, chatCloudURL,
     chatCloudModel, sessionsDir, logLevel, logFormat,

@@ -21,6 +21,8 @@ struct ServeSettings: Sendable {
   var maxConcurrentRequests: Int
   var contextSize: Int
   var noPromptCache: Bool
+  /// Memory for saved prompt caches, in MiB (``BatchedLanguageModel/Configuration/promptCacheMemory``).
+  var promptCacheMemoryMiB: Int
   /// `nil`: by where the model sits (``BatchedLanguageModel/Configuration/promptScheduling``).
   var promptScheduling: BatchedLanguageModel.PromptScheduling?
   var threads: Int?
@@ -78,6 +80,10 @@ struct ServeSettings: Sendable {
     maxConcurrentRequests = try positive(.maxConcurrentRequests) ?? 8
     contextSize = try positive(.contextSize) ?? 4096
     noPromptCache = configuration.boolean(.noPromptCache)
+    promptCacheMemoryMiB = configuration.integer(.promptCacheMemory) ?? 256
+    guard (0...(1 << 20)).contains(promptCacheMemoryMiB) else {
+      throw invalid(.promptCacheMemory, "must be 0 (off) to 1048576 MiB, not \(promptCacheMemoryMiB)")
+    }
     switch configuration.string(.promptScheduling)?.lowercased() ?? "auto" {
     case "auto": promptScheduling = nil
     case "reproducible": promptScheduling = .reproducible
