@@ -178,6 +178,7 @@ actor BatchScheduler: LlamaContextOwner {
     }
     batch = nil
     retainedTokens.removeAll()
+    promptStates = PromptStateCache(capacity: promptStates.capacity)
     freeBackendSamplers()
     logger.debug("batch scheduler closed: requests ended, context freed")
   }
