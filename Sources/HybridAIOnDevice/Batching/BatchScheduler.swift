@@ -476,18 +476,13 @@ actor BatchScheduler: LlamaContextOwner {
     func continues(_ shared: Int, _ cachedCount: Int) -> Bool {
       shared > 0 && (shared * 2 >= cachedCount || shared == prompt.count - 1)
     }
-    func sharedPrefix(_ id: llama_seq_id) -> Int {
-      guard let cached = retainedTokens[id] else { return 0 }
-      let limit = min(cached.count, prompt.count - 1)
-      var shared = 0
-      while shared < limit, cached[shared] == prompt[shared] { shared += 1 }
-      return shared
-    }
+    var sharedByID: [llama_seq_id: Int] = [:]
     var best: (id: llama_seq_id, shared: Int)?
     var longest: (id: llama_seq_id, shared: Int)?
     for id in freeSequenceIDs {
       guard let cached = retainedTokens[id] else { continue }
-      let shared = sharedPrefix(id)
+      let shared = cached.reusablePrefixLength(for: prompt)
+      sharedByID[id] = shared
       if shared > longest?.shared ?? 0 { longest = (id, shared) }
       if continues(shared, cached.count), shared > best?.shared ?? 0 { best = (id, shared) }
     }
@@ -496,7 +491,7 @@ actor BatchScheduler: LlamaContextOwner {
     let id = freeSequenceIDs.first { retainedTokens[$0] == nil }
       ?? freeSequenceIDs.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
     if let saved { return (id, saved.shared, .restore(entry: saved.index)) }
-    let own = sharedPrefix(id)
+    let own = sharedByID[id] ?? 0
     if let longest, longest.id != id, longest.shared >= Self.minimumCopiedPrefix, longest.shared > own {
       return (id, longest.shared, .copy(from: longest.id))
     }

@@ -36,9 +36,7 @@ struct PromptStateCache {
   func bestMatch(for prompt: [llama_token], accepts: (Int, Entry) -> Bool) -> (index: Int, shared: Int)? {
     var best: (index: Int, shared: Int)?
     for (index, entry) in entries.enumerated() {
-      let limit = min(entry.tokens.count, prompt.count - 1)
-      var shared = 0
-      while shared < limit, entry.tokens[shared] == prompt[shared] { shared += 1 }
+      let shared = entry.tokens.reusablePrefixLength(for: prompt)
       if shared > best?.shared ?? 0, accepts(shared, entry) { best = (index, shared) }
     }
     return best

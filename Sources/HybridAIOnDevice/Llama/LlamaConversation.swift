@@ -159,9 +159,7 @@ actor LlamaConversation: LlamaContextOwner {
   /// Drops from the cache everything after the longest prefix shared with `tokens`, keeping at
   /// least one token of `tokens` to evaluate (its logits start the answer). Returns the prefix length.
   private func reuseCachedPrefix(of tokens: [llama_token], in context: OpaquePointer) -> Int {
-    var shared = 0
-    let limit = min(cachedTokens.count, tokens.count - 1)
-    while shared < limit, cachedTokens[shared] == tokens[shared] { shared += 1 }
+    var shared = cachedTokens.reusablePrefixLength(for: tokens)
     if shared < cachedTokens.count {
       if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(shared), -1) {
         llama_memory_clear(llama_get_memory(context), true)
