@@ -97,8 +97,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Requests per stream, back to back.")
     var requestsPerStream = 2
 
-    @Option(name: .long, help: "Rounds (ratios are medians of the per-round ratios).")
-    var rounds = 3
+    @Option(name: .long, help: "Rounds; who goes first alternates by round (ratios are medians of the per-round ratios).")
+    var rounds = 4
 
     @OptionGroup var report: ReportOptions
 
