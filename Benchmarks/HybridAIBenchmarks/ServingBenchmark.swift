@@ -138,6 +138,16 @@ public struct ServingBenchmark: Sendable {
     if settings.batchedBenchPath != nil {
       report.notes.append("llama-batched-bench (-npp 32 -ntg \(settings.outputTokens) -npl WIDTH, its generation speed, "
         + "same threads) runs in every round right after the two servers; its ratio is the median of the per-round ratios too")
+      // The same program on the same input, round after round: how far it moves is how far the
+      // machine's speed drifted during the run, i.e. how much any single round can be trusted.
+      let drift = settings.widths.compactMap { width -> String? in
+        guard let rates = engine[width], let low = rates.min(), let high = rates.max(), low > 0 else { return nil }
+        return "\(width): \(Int(low.rounded()))–\(Int(high.rounded())) tok/s (\(Int(((high / low - 1) * 100).rounded()))%)"
+      }
+      if !drift.isEmpty {
+        report.notes.append("machine drift — llama-batched-bench across rounds, per width: " + drift.joined(separator: "; ")
+          + "; a spread of more than ~10% means this machine's speed moved during the run and single ratios are noise")
+      }
     }
     report.notes.append("hybrid serve --max-concurrent-requests \(slots) --context-size \(settings.contextPerSlot) "
       + "--threads \(settings.threads); llama-server -np \(slots) -c \(slots * settings.contextPerSlot) -t \(settings.threads) "
