@@ -62,6 +62,10 @@ actor BatchScheduler: LlamaContextOwner {
     /// Bytes of sequence states kept in memory when a cache has to make room (see
     /// ``PromptStateCache``); used with ``reusesPromptPrefixes``.
     var promptStateCacheBytes: Int = 0
+    /// With ``BatchedLanguageModel/PromptScheduling/throughput``: whether a token's text is
+    /// streamed while the next step computes (``streamDeferredText()``) rather than before that
+    /// step is launched. Off only to measure what the overlap saves (`HYBRIDAI_TEXT_OVERLAP=0`).
+    var overlapsText: Bool = true
 
     /// The most tokens in one `llama_decode` call: a batch, or with
     /// ``BatchedLanguageModel/PromptScheduling/throughput`` four (llama.cpp evaluates them in
@@ -302,7 +306,7 @@ actor BatchScheduler: LlamaContextOwner {
     for (sequence, logitsIndex) in outputs {
       // Its last token's text met a stop sequence: the token decoded in this step is not used.
       if sequence.text.metStopSequence { complete(sequence, .stop); continue }
-      advance(sequence, logitsAt: logitsIndex, in: context, deferringText: true)
+      advance(sequence, logitsAt: logitsIndex, in: context, deferringText: settings.overlapsText)
     }
   }
 

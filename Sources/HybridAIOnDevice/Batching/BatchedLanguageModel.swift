@@ -191,15 +191,25 @@ public final class BatchedLanguageModel: LanguageModel {
       backendSampling: configuration.backendSampling ?? Self.backendSamplingFromEnvironment ?? weights.placement.usesGPU,
       reusesPromptPrefixes: configuration.reusesPromptPrefixes,
       promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible),
-      promptStateCacheBytes: configuration.promptCacheMemory)
+      promptStateCacheBytes: configuration.promptCacheMemory,
+      overlapsText: Self.textOverlapFromEnvironment ?? true)
   }
 
   /// `HYBRIDAI_BACKEND_SAMPLING=0|1`: backend sampling off or on for every batched model whose
   /// configuration leaves it `nil` — a switch for measuring its effect (`scripts/gpu-check`).
-  static let backendSamplingFromEnvironment: Bool? = switch ProcessInfo.processInfo.environment["HYBRIDAI_BACKEND_SAMPLING"] {
-  case "0", "off", "false": false
-  case "1", "on", "true": true
-  default: nil
+  static let backendSamplingFromEnvironment = environmentSwitch("HYBRIDAI_BACKEND_SAMPLING")
+
+  /// `HYBRIDAI_TEXT_OVERLAP=0|1`: whether the throughput scheduling streams each token's text
+  /// while the next step computes — a switch for measuring the overlap (`scripts/gpu-check`).
+  static let textOverlapFromEnvironment = environmentSwitch("HYBRIDAI_TEXT_OVERLAP")
+
+  /// A measuring switch from the environment: `0`/`off`/`false`, `1`/`on`/`true`, else `nil`.
+  private static func environmentSwitch(_ name: String) -> Bool? {
+    switch ProcessInfo.processInfo.environment[name] {
+    case "0", "off", "false": false
+    case "1", "on", "true": true
+    default: nil
+    }
   }
 
   private func contextSizePerSequence(for weights: LlamaModelWeights) -> Int {
