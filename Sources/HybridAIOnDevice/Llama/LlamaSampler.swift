@@ -76,13 +76,7 @@ final class LlamaSampler {
   /// The most likely token of the raw logits, or `nil` when there are none.
   private func argMax(_ context: OpaquePointer, at index: Int32) -> llama_token? {
     guard vocabularySize > 0, let logits = llama_get_logits_ith(context, index) else { return nil }
-    var best = 0
-    var bestLogit = logits[0]
-    for index in 1..<vocabularySize where logits[index] > bestLogit {
-      best = index
-      bestLogit = logits[index]
-    }
-    return llama_token(best)
+    return llama_token(LargestLogit.index(in: UnsafeBufferPointer(start: logits, count: vocabularySize)))
   }
 
   /// Runs `body` on every token with its logit, in a candidate array reused from token to token

@@ -1,0 +1,58 @@
+@testable import HybridAIOnDevice
+import Testing
+
+/// The greedy choice's blocked scan against the obvious one: the first position of the largest
+/// value, over sizes around the lane and block boundaries, ties, infinities and NaNs.
+@Suite("Largest logit: the greedy choice")
+struct LargestLogitTests {
+  /// The obvious scan: the first index whose value is larger than every other (NaNs never win).
+  static func reference(_ values: [Float]) -> Int {
+    var best = 0
+    var bestValue = -Float.infinity
+    for (index, value) in values.enumerated() where value > bestValue {
+      best = index
+      bestValue = value
+    }
+    return best
+  }
+
+  static func index(_ values: [Float]) -> Int {
+    values.withUnsafeBufferPointer { LargestLogit.index(in: $0) }
+  }
+
+  @Test("scrambled logits of every awkward size: the same index as a plain scan", arguments: [
+    1, 2, 7, 8, 9, 15, 16, 17, 511, 512, 513, 1_024, 1_031, 49_152,
+  ])
+  func matchesPlainScan(count: Int) {
+    for round in 0..<20 {
+      // A multiplicative hash of the position, 4,001 levels: every order, and ties now and then.
+      let values = (0..<count).map { index in
+        Float(Int((UInt64(index + 1) &* 2_654_435_761 &+ UInt64(round) &* 40_503) % 4_001) - 2_000) / 8
+      }
+      #expect(Self.index(values) == Self.reference(values), "round \(round)")
+    }
+  }
+
+  @Test("ties go to the first position, also across blocks and lanes")
+  func tiesGoFirst() {
+    var values = [Float](repeating: 0, count: 2_000)
+    for position in [1_999, 1_500, 513, 511, 9, 3] {
+      values[position] = 5
+      #expect(Self.index(values) == position, "the largest value first at \(position)")
+    }
+    #expect(Self.index([Float](repeating: 1, count: 700)) == 0)
+  }
+
+  @Test("NaNs are never chosen; nothing but NaNs and negative infinities gives 0; empty gives 0")
+  func specialValues() {
+    var values = [Float](repeating: -.infinity, count: 600)
+    #expect(Self.index(values) == 0)
+    values[0] = .nan
+    values[577] = -3
+    #expect(Self.index(values) == 577)
+    values[100] = .infinity
+    #expect(Self.index(values) == 100)
+    #expect(Self.index([Float](repeating: .nan, count: 40)) == 0)
+    #expect(Self.index([]) == 0)
+  }
+}
