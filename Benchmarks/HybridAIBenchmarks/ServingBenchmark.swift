@@ -84,9 +84,9 @@ public struct ServingBenchmark: Sendable {
             + (oursFirst ? "hybrid serve, then llama-server" : "llama-server, then hybrid serve")
             + (batchedBench == nil ? "" : ", then llama-batched-bench"))
           var mine = OpenAIStreamLoad.Result(), theirs = OpenAIStreamLoad.Result()
-          for turn in oursFirst ? [ours, reference] : [reference, ours] {
-            let result = try await turn.run(width: width, requestsPerStream: settings.requestsPerStream)
-            if turn.apiRoot == ours.apiRoot { mine = result } else { theirs = result }
+          for isOurs in oursFirst ? [true, false] : [false, true] {
+            let result = try await (isOurs ? ours : reference).run(width: width, requestsPerStream: settings.requestsPerStream)
+            if isOurs { mine = result } else { theirs = result }
             try await Task.sleep(for: .milliseconds(300))   // let the other's OpenMP threads stop spinning
           }
           measured[width, default: ([], [])].ours.append(mine)
