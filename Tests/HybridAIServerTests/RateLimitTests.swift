@@ -34,20 +34,21 @@ struct RateLimitTests {
                                && $0["retryDelay"] as? String == "\(retryAfter)s" }, "\(details)")
     #expect(try await TestHTTP.send(.GET, models, headers: ["x-goog-api-key": "key-two"]).status == 200, "each key has its own allowance")
 
-    // What an app sees: GeminiModel's typed error with the server's delay (no retries here). On a
-    // loaded machine 20 s may have passed since the 429 above, giving key-one a request back: spend
-    // it (and anything else refilled) first, so the bucket is empty when the model asks.
-    for _ in 0..<4 {
-      if try await TestHTTP.send(.GET, models, headers: ["x-goog-api-key": "key-one"]).status == 429 { break }
-    }
+    // What an app sees: GeminiModel's typed error with the server's delay (no retries here). The
+    // bucket refills continuously (a request every 20 s), so on a loaded machine key-one may have a
+    // request back by now: ask until the model meets the limit (a few quick requests empty it).
     let cloud = GeminiModel(name: "m", apiKey: "key-one", baseURL: server.baseURL,
                             configuration: .init(retryPolicy: .none))
-    await #expect {
-      try await GenerativeModelSession(model: cloud).respond(to: "Hi")
-    } throws: { error in
-      guard case GenerationError.rateLimited(let delay?, _) = error else { return false }
-      return delay >= .seconds(1) && delay <= .seconds(20)
+    var rateLimitDelay: Duration?
+    for _ in 0..<5 where rateLimitDelay == nil {
+      do {
+        _ = try await GenerativeModelSession(model: cloud).respond(to: "Hi")
+      } catch GenerationError.rateLimited(let delay?, _) {
+        rateLimitDelay = delay
+      }
     }
+    let delay = try #require(rateLimitDelay, "GeminiModel never met key-one's limit in 5 requests")
+    #expect(delay >= .seconds(1) && delay <= .seconds(20), "\(delay)")
   }
 
   @Test("the token bucket refills evenly over a minute; charged tokens may take it below zero until it refills")
