@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 /// The HTTP server `hybrid serve` runs: one port, one router, the products it is given.
@@ -41,8 +42,10 @@ public struct HybridServer: Sendable {
   /// Serves until the process gets SIGINT or SIGTERM or the calling task is cancelled; either way
   /// it stops accepting connections, finishes the requests in flight and returns. `onListening`
   /// receives the bound port, which is useful with port `0`. `onShutdownRequested` runs when the
-  /// stop begins, while requests are still in flight: the place to give them a deadline (it is
-  /// cancelled when the server has stopped first).
+  /// stop begins, while requests are still in flight: the place to give them a deadline and end
+  /// them (it is cancelled when the server has stopped first). The configuration's
+  /// ``ServerConfiguration/shutdownGracePeriod`` counts from its return, so requests it ended
+  /// always have that long to send their last words, however long ending them took.
   public func run(onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
                   onShutdownRequested: @escaping @Sendable () async -> Void = {}) async throws {
     let configuration = self.configuration
@@ -52,31 +55,56 @@ public struct HybridServer: Sendable {
         address: .hostname(configuration.host, port: configuration.port), serverName: "hybrid-serve"),
       onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
       logger: logger)
-    var groupConfiguration = ServiceGroupConfiguration(
-      services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-    // Past the grace period, requests still running are cancelled rather than keep the process.
-    groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
-    let group = ServiceGroup(configuration: groupConfiguration)
+    let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+      services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     // The group runs in its own task so that cancelling ours asks for a graceful shutdown instead
     // of cancelling the server mid-request.
     let running = Task { try await group.run() }
+    let (stopRequests, requestStop) = AsyncStream<Void>.makeStream()
     let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
-    let health = self.health
-    let shutdownHook = Task {
+    let signalWatcher = Task {
       for await _ in signals {
-        health.beginDraining()   // /readyz says 503 from now on
-        await onShutdownRequested()
+        requestStop.yield()
         break
       }
     }
-    defer { shutdownHook.cancel() }
-    try await withTaskCancellationHandler {
-      try await running.value
-    } onCancel: {
-      health.beginDraining()
-      Task { await group.triggerGracefulShutdown() }
-      Task { await onShutdownRequested() }
+    let health = self.health, logger = self.logger
+    let cutOff = CutOff()
+    let shutdownHook = Task {
+      for await _ in stopRequests {
+        health.beginDraining()   // /readyz says 503 from now on
+        await group.triggerGracefulShutdown()   // the group's own signal handler may have already
+        await onShutdownRequested()
+        // Past the grace period, requests still running are cancelled rather than keep the process.
+        guard let grace = configuration.shutdownGracePeriod, (try? await Task.sleep(for: grace)) != nil else { return }
+        logger.notice("requests still running past the shutdown grace period are cancelled",
+                      metadata: ["gracePeriod": "\(grace)"])
+        cutOff.begin()
+        running.cancel()
+        return
+      }
     }
+    defer {
+      shutdownHook.cancel()
+      signalWatcher.cancel()
+    }
+    do {
+      try await withTaskCancellationHandler {
+        try await running.value
+      } onCancel: {
+        requestStop.yield()
+      }
+    } catch where cutOff.hasBegun {
+      // Cancelling the services past the grace period is the normal end of such a stop.
+      logger.debug("the server stopped after the grace period", metadata: ["error": "\(error)"])
+    }
+  }
+
+  /// Whether the stop cancelled the requests still running (and so the errors that follow).
+  private final class CutOff: Sendable {
+    private let begun = Mutex(false)
+    func begin() { begun.withLock { $0 = true } }
+    var hasBegun: Bool { begun.withLock { $0 } }
   }
 
   /// The router with every component's routes, for running or for testing in memory.

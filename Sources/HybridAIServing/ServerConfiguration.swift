@@ -8,9 +8,10 @@ public struct ServerConfiguration: Sendable {
   public var keys: APIKeyAuthority
   /// The largest request body accepted, in bytes.
   public var maxRequestBytes: Int
-  /// How long requests still running (uploads, answers) may take after a stop begins; then they
-  /// are cancelled (an upload's staged bytes are removed, nothing is recorded) and the server
-  /// returns. `nil`: it waits for them however long they take.
+  /// How long requests still running (uploads, answers) may take once a stop's
+  /// `onShutdownRequested` has returned (see ``HybridServer/run(onListening:onShutdownRequested:)``);
+  /// then they are cancelled (an upload's staged bytes are removed, nothing is recorded) and the
+  /// server returns. `nil`: it waits for them however long they take.
   public var shutdownGracePeriod: Duration?
 
   /// A configuration whose callers are checked by `keys`.

@@ -296,9 +296,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
     var serverConfiguration = ServerConfiguration(host: settings.host, port: settings.port, keys: keys,
                                                   maxRequestBytes: settings.maxRequestBytes)
-    // Streams get shutdown-timeout seconds and then end with UNAVAILABLE; uploads and other
-    // requests get a few seconds more, then are cancelled (nothing half-written is recorded).
-    serverConfiguration.shutdownGracePeriod = .seconds(settings.shutdownTimeout + Self.uploadGraceAfterStreams)
+    // Streams get shutdown-timeout seconds and then end with UNAVAILABLE (the shutdown hook below);
+    // from then on, uploads and other requests get a few seconds more, then are cancelled (nothing
+    // half-written is recorded).
+    serverConfiguration.shutdownGracePeriod = .seconds(Self.uploadGraceAfterStreams)
     let server = HybridServer(
       configuration: serverConfiguration,
       components: components, health: health, metrics: metrics)
@@ -367,7 +368,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
   }
 
-  /// Seconds past `shutdown-timeout` that requests other than streams (uploads) may run on a stop.
+  /// Seconds past `shutdown-timeout` (once the streams have ended) that requests other than streams
+  /// (uploads) may run on a stop.
   static let uploadGraceAfterStreams = 5
 
   /// `$XDG_DATA_HOME/hybridai/registry`, or `~/.local/share/hybridai/registry`.
