@@ -50,16 +50,20 @@ public final class RawHTTPConnection: @unchecked Sendable {
   }
 
   /// Reads until the server closes the connection or `timeout` passes; returns the status code
-  /// (0 when none arrived) and everything read.
-  public func readResponse(timeout: Duration = .seconds(60)) -> (status: Int, text: String) {
+  /// (0 when none arrived) and everything read. It polls without blocking and sleeps between
+  /// polls, so it holds none of the few threads the whole suite's async tests share.
+  public func readResponse(timeout: Duration = .seconds(60)) async -> (status: Int, text: String) {
     var received = Data()
     let deadline = ContinuousClock.now + timeout
     var buffer = [UInt8](repeating: 0, count: 65536)
     while ContinuousClock.now < deadline {
       var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-      let ready = poll(&poller, 1, 200)
+      let ready = poll(&poller, 1, 0)
       if ready < 0, errno != EINTR { break }
-      guard ready > 0 else { continue }
+      guard ready > 0 else {
+        try? await Task.sleep(for: .milliseconds(20))
+        continue
+      }
       let count = recv(descriptor, &buffer, buffer.count, 0)
       if count <= 0 { break }
       received.append(contentsOf: buffer[0..<count])
