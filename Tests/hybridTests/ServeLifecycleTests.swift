@@ -53,6 +53,13 @@ struct ServeLifecycleTests {
             "http://127.0.0.1:\(port)/v1beta/models/smollm2:streamGenerateContent?alt=sse"]
   }
 
+  /// The same through the OpenAI-compatible endpoint.
+  static func openAIStreamRequest(port: Int, prompt: String) -> [String] {
+    let body = #"{"model":"smollm2","messages":[{"role":"user","content":"\#(prompt)"}],"stream":true,"max_tokens":3000,"temperature":0}"#
+    return ["-X", "POST", "-H", "Content-Type: application/json", "-d", body,
+            "http://127.0.0.1:\(port)/v1beta/openai/chat/completions"]
+  }
+
   @Test("SIGTERM during uploads: one still arriving finishes and is recorded; one stalled past the grace period is cancelled, nothing of it staged or recorded; exit 0")
   func uploadsOnStop() async throws {
     let data = FileManager.default.temporaryDirectory.appendingPathComponent("serve-upload-stop-\(UUID().uuidString)")
@@ -113,7 +120,7 @@ struct ServeLifecycleTests {
       .flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
   }
 
-  @Test("SIGTERM under load: every open stream ends with a final UNAVAILABLE event, llama.cpp is freed in order (contexts, weights, backend) before 'stopped', exit 0")
+  @Test("SIGTERM under load: every open stream (Gemini and OpenAI) ends with a final UNAVAILABLE event, llama.cpp is freed in order (contexts, weights, backend) before 'stopped', exit 0")
   func stopUnderLoad() async throws {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serve-stop-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -123,7 +130,11 @@ struct ServeLifecycleTests {
       "--shutdown-timeout", "0", "--max-concurrent-requests", "2", "--log-level", "debug"])
     let outputs = (0..<3).map { scratch.appendingPathComponent("stream-\($0).txt") }
     let prompts = ["Write a long story about a dragon.", "Write a long story about a knight.", "List every country you know."]
-    let streams = zip(outputs, prompts).map { Self.curl(Self.streamRequest(port: server.port, prompt: $1), into: $0) }
+    // Both APIs: the second request is an OpenAI chat completion.
+    let requests = prompts.enumerated().map { index, prompt in
+      index == 1 ? Self.openAIStreamRequest(port: server.port, prompt: prompt) : Self.streamRequest(port: server.port, prompt: prompt)
+    }
+    let streams = zip(outputs, requests).map { Self.curl($1, into: $0) }
     // Wait until two of them stream (whichever the server admitted; the third waits for a free
     // sequence) and the server holds all three (a loaded machine can start a curl late, and one
     // that connects after the signal finds the port closed); the answers take about a minute
@@ -138,13 +149,14 @@ struct ServeLifecycleTests {
     for stream in streams { _ = try await stream.value }
 
     #expect(status == 0, "\(stderr.suffix(2000))")
-    // The two decoding streams end with an UNAVAILABLE event; the waiting request, which had no
-    // answer yet, gets the same error as its HTTP response.
+    // The two decoding streams end with an UNAVAILABLE event (Google's `"status":"UNAVAILABLE"`,
+    // OpenAI's `"code":"unavailable"`); the waiting request, which had no answer yet, gets the
+    // same error as its HTTP response.
     for output in outputs {
       let body = String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self)
       let events = body.components(separatedBy: "\r\n\r\n").filter { $0.hasPrefix("data: ") }
       let last = events.last ?? body
-      #expect(last.contains(#""status":"UNAVAILABLE""#) && last.contains("shutting down"),
+      #expect(last.lowercased().contains(#""unavailable""#) && last.contains("shutting down"),
               "\(output.lastPathComponent): \(last.prefix(300))\n— the server's log:\n\(stderr.suffix(3000))")
     }
     let order = ["batch scheduler closed", "freed model weights", "llama.cpp backend freed", "hybrid serve: stopped"]
