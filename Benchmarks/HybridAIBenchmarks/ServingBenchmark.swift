@@ -72,6 +72,7 @@ public struct ServingBenchmark: Sendable {
     // tens of percent over a benchmark's minutes).
     let batchedBench = settings.batchedBenchPath.map { LlamaBatchedBenchReference(executable: $0) }
     var engine: [Int: [Double]] = [:]
+    var steal: [Int: RoundSteal] = [:]
     do {
       _ = try await ours.send(prompt: "Warm up.")   // weights, context, first-request costs
       _ = try await reference.send(prompt: "Warm up.")
@@ -85,17 +86,28 @@ public struct ServingBenchmark: Sendable {
             + (batchedBench == nil ? "" : ", then llama-batched-bench"))
           var mine = OpenAIStreamLoad.Result(), theirs = OpenAIStreamLoad.Result()
           for isOurs in oursFirst ? [true, false] : [false, true] {
-            let result = try await (isOurs ? ours : reference).run(width: width, requestsPerStream: settings.requestsPerStream)
-            if isOurs { mine = result } else { theirs = result }
+            let (result, stolen) = try await CPUSteal.measuring {
+              try await (isOurs ? ours : reference).run(width: width, requestsPerStream: settings.requestsPerStream)
+            }
+            if isOurs {
+              mine = result
+              steal[width, default: RoundSteal()].ours.append(stolen)
+            } else {
+              theirs = result
+              steal[width, default: RoundSteal()].reference.append(stolen)
+            }
             try await Task.sleep(for: .milliseconds(300))   // let the other's OpenMP threads stop spinning
           }
           measured[width, default: ([], [])].ours.append(mine)
           measured[width, default: ([], [])].reference.append(theirs)
           if let batchedBench {
-            let limit = try await batchedBench.run(model: settings.modelPath, promptTokens: 32,
-                                                   generatedTokens: settings.outputTokens, parallel: [width],
-                                                   threads: settings.threads)
+            let (limit, stolen) = try await CPUSteal.measuring {
+              try await batchedBench.run(model: settings.modelPath, promptTokens: 32,
+                                         generatedTokens: settings.outputTokens, parallel: [width],
+                                         threads: settings.threads)
+            }
             engine[width, default: []].append(limit[width] ?? 0)
+            steal[width, default: RoundSteal()].engine.append(stolen)
           }
         }
       }
@@ -149,6 +161,7 @@ public struct ServingBenchmark: Sendable {
           + "; a spread of more than ~10% means this machine's speed moved during the run and single ratios are noise")
       }
     }
+    report.notes += Self.stealNotes(steal, measured: measured, engine: engine, widths: settings.widths)
     report.notes.append("hybrid serve --max-concurrent-requests \(slots) --context-size \(settings.contextPerSlot) "
       + "--threads \(settings.threads); llama-server -np \(slots) -c \(slots * settings.contextPerSlot) -t \(settings.threads) "
       + "(continuous batching, its default); both on 127.0.0.1, the load generator in this process")
@@ -162,6 +175,58 @@ public struct ServingBenchmark: Sendable {
     report.notes.append("the two servers apply different chat templates (llama-server: the GGUF's Jinja template with its "
       + "default system prompt), so their prompts and answers differ slightly; tokens/s is per token either way")
     return report
+  }
+
+  /// The steal each side saw in each round (``CPUSteal``), in round order; `nil` where unknown.
+  struct RoundSteal {
+    var ours: [Double?] = []
+    var reference: [Double?] = []
+    var engine: [Double?] = []
+  }
+
+  /// A round counts as quiet when every side compared saw less steal than this.
+  static let quietSteal = 0.05
+
+  /// What the hypervisor took during each side, and the ratios over the quiet rounds alone (where
+  /// the machine, not only the order, was the same for both sides); empty where steal is unknown.
+  static func stealNotes(_ steal: [Int: RoundSteal], measured: [Int: (ours: [OpenAIStreamLoad.Result], reference: [OpenAIStreamLoad.Result])],
+                         engine: [Int: [Double]], widths: [Int]) -> [String] {
+    let all = steal.values
+    let sides = [("hybrid serve", all.flatMap(\.ours)), ("llama-server", all.flatMap(\.reference)),
+                 ("llama-batched-bench", all.flatMap(\.engine))]
+      .compactMap { name, values -> String? in
+        let known = values.compactMap { $0 }.map { $0 * 100 }
+        return known.isEmpty ? nil : "\(name) \(Int(known.median.rounded()))% (\(Int((known.max() ?? 0).rounded()))%)"
+      }
+    guard !sides.isEmpty else { return [] }
+    var notes = ["CPU steal (the hypervisor running other guests on these CPUs; /proc/stat) during each side, "
+      + "median (highest) over rounds: " + sides.joined(separator: ", ")]
+    let quietPercent = Int(quietSteal * 100)
+    let quiet = widths.compactMap { width -> String? in
+      guard let rounds = steal[width], let runs = measured[width] else { return nil }
+      func isQuiet(_ values: Double?...) -> Bool { values.allSatisfy { $0.map { $0 < quietSteal } ?? false } }
+      let serverPairs = runs.ours.indices.compactMap { index -> Double? in
+        guard index < rounds.ours.count, index < rounds.reference.count, isQuiet(rounds.ours[index], rounds.reference[index]),
+              runs.reference[index].tokensPerSecond > 0 else { return nil }
+        return runs.ours[index].tokensPerSecond / runs.reference[index].tokensPerSecond
+      }
+      var text = "\(width): \(serverPairs.count) of \(runs.ours.count) rounds"
+        + (serverPairs.isEmpty ? "" : ", ÷ llama-server \(String(format: "%.2f", serverPairs.median))×")
+      if let limits = engine[width] {
+        let enginePairs = runs.ours.indices.compactMap { index -> Double? in
+          guard index < limits.count, index < rounds.engine.count, isQuiet(rounds.ours[index], rounds.engine[index]),
+                limits[index] > 0 else { return nil }
+          return runs.ours[index].tokensPerSecond / limits[index]
+        }
+        text += "; \(enginePairs.count) rounds"
+          + (enginePairs.isEmpty ? "" : ", ÷ llama-batched-bench \(String(format: "%.2f", enginePairs.median))×")
+      }
+      return text
+    }
+    notes.append("quiet rounds (steal under \(quietPercent)% for both sides compared) and their median ratios, per width: "
+      + quiet.joined(separator: "; ") + " — steal explains only part of a VM's drift (a neighbour's use of the host's "
+      + "caches and memory does not show in it), so read these beside the drift line")
+    return notes
   }
 
   /// Stops both servers and the load generators' HTTP clients.
