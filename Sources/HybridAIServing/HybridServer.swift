@@ -73,7 +73,7 @@ public struct HybridServer: Sendable {
     let shutdownHook = Task {
       for await _ in stopRequests {
         health.beginDraining()   // /readyz says 503 from now on
-        await group.triggerGracefulShutdown()   // the group's own signal handler may have already
+        await group.triggerGracefulShutdown()   // after a signal the group has begun already; asking twice is harmless
         await onShutdownRequested()
         // Past the grace period, requests still running are cancelled rather than keep the process.
         guard let grace = configuration.shutdownGracePeriod, (try? await Task.sleep(for: grace)) != nil else { return }
