@@ -204,22 +204,23 @@ public struct ServingBenchmark: Sendable {
     let quietPercent = Int(quietSteal * 100)
     let quiet = widths.compactMap { width -> String? in
       guard let rounds = steal[width], let runs = measured[width] else { return nil }
-      func isQuiet(_ values: Double?...) -> Bool { values.allSatisfy { $0.map { $0 < quietSteal } ?? false } }
-      let serverPairs = runs.ours.indices.compactMap { index -> Double? in
-        guard index < rounds.ours.count, index < rounds.reference.count, isQuiet(rounds.ours[index], rounds.reference[index]),
-              runs.reference[index].tokensPerSecond > 0 else { return nil }
-        return runs.ours[index].tokensPerSecond / runs.reference[index].tokensPerSecond
-      }
-      var text = "\(width): \(serverPairs.count) of \(runs.ours.count) rounds"
-        + (serverPairs.isEmpty ? "" : ", ÷ llama-server \(String(format: "%.2f", serverPairs.median))×")
-      if let limits = engine[width] {
-        let enginePairs = runs.ours.indices.compactMap { index -> Double? in
-          guard index < limits.count, index < rounds.engine.count, isQuiet(rounds.ours[index], rounds.engine[index]),
-                limits[index] > 0 else { return nil }
-          return runs.ours[index].tokensPerSecond / limits[index]
+      let oursRates = runs.ours.map(\.tokensPerSecond)
+      // Our rate ÷ the other side's, over the rounds in which both saw less steal than quietSteal.
+      func quietRatios(against rates: [Double], steal theirSteal: [Double?]) -> [Double] {
+        oursRates.indices.compactMap { index in
+          guard index < rates.count, index < rounds.ours.count, index < theirSteal.count, rates[index] > 0,
+                [rounds.ours[index], theirSteal[index]].allSatisfy({ $0.map { $0 < quietSteal } ?? false }) else { return nil }
+          return oursRates[index] / rates[index]
         }
-        text += "; \(enginePairs.count) rounds"
-          + (enginePairs.isEmpty ? "" : ", ÷ llama-batched-bench \(String(format: "%.2f", enginePairs.median))×")
+      }
+      func summary(_ ratios: [Double], _ name: String) -> String {
+        ratios.isEmpty ? "" : ", ÷ \(name) \(String(format: "%.2f", ratios.median))×"
+      }
+      let serverRatios = quietRatios(against: runs.reference.map(\.tokensPerSecond), steal: rounds.reference)
+      var text = "\(width): \(serverRatios.count) of \(oursRates.count) rounds" + summary(serverRatios, "llama-server")
+      if let limits = engine[width] {
+        let engineRatios = quietRatios(against: limits, steal: rounds.engine)
+        text += "; \(engineRatios.count) rounds" + summary(engineRatios, "llama-batched-bench")
       }
       return text
     }
