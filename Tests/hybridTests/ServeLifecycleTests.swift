@@ -115,9 +115,7 @@ struct ServeLifecycleTests {
 
   /// Requests the server is handling now (`hybrid_http_active_requests`, this scrape included).
   static func activeRequests(port: Int) async throws -> Double {
-    let text = try await TestHTTP.send(.GET, URL(string: "http://127.0.0.1:\(port)/metrics")!).text
-    return text.split(separator: "\n").first { $0.hasPrefix("hybrid_http_active_requests ") }
-      .flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+    try await TestHTTP.metric("hybrid_http_active_requests", at: URL(string: "http://127.0.0.1:\(port)")!)
   }
 
   @Test("SIGTERM under load: every open stream (Gemini and OpenAI) ends with a final UNAVAILABLE event, llama.cpp is freed in order (contexts, weights, backend) before 'stopped', exit 0")

@@ -43,12 +43,6 @@ struct TwoInstanceTests {
       .run(output: .collected(limit: 1 << 16)).standardOutput.prefix(64))
   }
 
-  static func metric(_ name: String, at base: URL) async throws -> Double {
-    let text = try await TestHTTP.send(.GET, url(base, "/metrics")).text
-    return text.split(separator: "\n").filter { $0.hasPrefix(name) }
-      .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
-  }
-
   /// Two instances on `database` and one fresh data directory, behind nginx.
   struct Deployment {
     let first: ServerProcess
@@ -167,7 +161,7 @@ struct TwoInstanceTests {
     var victim: ServerProcess?
     for _ in 0..<200 where victim == nil {
       try await Task.sleep(for: .milliseconds(50))
-      for server in [first, second] where try await Self.metric("hybrid_download_bytes_total", at: server.baseURL) > Double(2 << 20) {
+      for server in [first, second] where try await TestHTTP.metric("hybrid_download_bytes_total", at: server.baseURL) > Double(2 << 20) {
         victim = server
       }
     }
@@ -181,7 +175,7 @@ struct TwoInstanceTests {
     #expect(installed.count == model.count)
     let expected = try await Self.sha256(model)
     #expect(try await Self.sha256(installed) == expected, "the installed file is exactly the model")
-    #expect(try await Self.metric("hybrid_download_resumes_total", at: survivor.baseURL) >= 1, "the survivor served a resumed range")
+    #expect(try await TestHTTP.metric("hybrid_download_resumes_total", at: survivor.baseURL) >= 1, "the survivor served a resumed range")
     #expect(await survivor.stop().status == 0)
   }
 

@@ -91,6 +91,15 @@ public enum TestHTTP {
     return Reply(status: Int(response.status.code), headers: response.headers, body: Data(buffer: collected))
   }
 
+  /// The value of metric `name` in the Prometheus text of `base`'s `/metrics`, summed over its
+  /// labelled series; `0` when it is absent.
+  public static func metric(_ name: String, at base: URL) async throws -> Double {
+    let text = try await send(.GET, URL(string: base.absoluteString + "/metrics")!).text
+    return text.split(separator: "\n")
+      .filter { $0.hasPrefix(name + " ") || $0.hasPrefix(name + "{") }
+      .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+  }
+
   private static func sendInMemory(_ client: any TestClientProtocol, _ method: HTTPMethod, _ url: URL,
                                    headers: [String: String], body: Data?) async throws -> Reply {
     var fields = HTTPFields()
