@@ -1,7 +1,6 @@
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 /// The HTTP server `hybrid serve` runs: one port, one router, the products it is given.
@@ -69,7 +68,6 @@ public struct HybridServer: Sendable {
       }
     }
     let health = self.health, logger = self.logger
-    let cutOff = CutOff()
     let shutdownHook = Task {
       for await _ in stopRequests {
         health.beginDraining()   // /readyz says 503 from now on
@@ -79,7 +77,6 @@ public struct HybridServer: Sendable {
         guard let grace = configuration.shutdownGracePeriod, (try? await Task.sleep(for: grace)) != nil else { return }
         logger.notice("requests still running past the shutdown grace period are cancelled",
                       metadata: ["gracePeriod": "\(grace)"])
-        cutOff.begin()
         running.cancel()
         return
       }
@@ -94,17 +91,10 @@ public struct HybridServer: Sendable {
       } onCancel: {
         requestStop.yield()
       }
-    } catch where cutOff.hasBegun {
-      // Cancelling the services past the grace period is the normal end of such a stop.
+    } catch where running.isCancelled {
+      // Only the grace period's end cancels the group: the normal end of such a stop.
       logger.debug("the server stopped after the grace period", metadata: ["error": "\(error)"])
     }
-  }
-
-  /// Whether the stop cancelled the requests still running (and so the errors that follow).
-  private final class CutOff: Sendable {
-    private let begun = Mutex(false)
-    func begin() { begun.withLock { $0 = true } }
-    var hasBegun: Bool { begun.withLock { $0 } }
   }
 
   /// The router with every component's routes, for running or for testing in memory.
