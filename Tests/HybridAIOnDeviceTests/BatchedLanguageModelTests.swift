@@ -131,6 +131,27 @@ struct BatchedLanguageModelTests {
     #expect(again.text == dragon.text)
   }
 
+  @Test("prompt cache in memory: sequences that answered the same prompt are saved once when they make room for it again")
+  func promptStateCacheSavesEachStateOnce() async throws {
+    _ = try TestModel.requireModel()
+    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 2, contextSizePerSequence: 2048, reusesPromptPrefixes: true))
+    let prompt = "Write a long story about a dragon."
+    let story = GenerationOptions(sampling: .greedy, maximumResponseTokens: 24)
+    let first = try await Answer.collectConcurrently(model, [prompt, prompt], story)
+    #expect(first[0].text == first[1].text, "both sequences now hold the same prompt and answer")
+
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement())
+    let before = try await model.scheduler(for: weights).statistics
+    // Each request continues its sequence's prompt and drops the answer after it: the first
+    // drop is saved, the second holds the same tokens and is not copied again.
+    let again = try await Answer.collectConcurrently(model, [prompt, prompt], story)
+    let done = try await model.scheduler(for: weights).statistics.since(before)
+    #expect(done.statesSaved == 1 && done.statesAlreadyHeld == 1, "\(done.summary)")
+    #expect(again.map(\.text) == first.map(\.text))
+    #expect(again.allSatisfy { $0.response.usage.cachedPromptTokens == $0.response.usage.promptTokens - 1 })
+  }
+
   @Test("backend sampling (tokens picked in llama.cpp's graph) gives the CPU path's greedy text, beside a seeded random request sampled on the CPU")
   func backendSamplingMatchesCPUSampling() async throws {
     let cpuPath = try batchedModel()
@@ -218,7 +239,7 @@ struct BatchedLanguageModelTests {
     #expect(solo == (try await Answer.collectConcurrently(try batchedModel(), prompts, TestModel.greedy)).map(\.text))
 
     let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement())
-    let scheduler = try await model.scheduler(for: weights)
+    let scheduler = try model.scheduler(for: weights)
     let before = await scheduler.statistics
     // Staggered, three prompts join the steps of the first one's decoding.
     let answers = try await expectSoloTextUnderLoad(model, prompts, solo: solo)

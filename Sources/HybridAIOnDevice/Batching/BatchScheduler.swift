@@ -396,6 +396,7 @@ actor BatchScheduler: LlamaContextOwner {
     }
     statistics.decodeCalls += 1
     statistics.decodedTokens += batch.count
+    statistics.graphsReused = Int(llama_perf_context(context).n_reused)
     statistics.launchTime += .now - started
     guard result == 0 else {
       logger.error("llama_decode failed; failing the requests in the batch", metadata: [
@@ -513,10 +514,16 @@ actor BatchScheduler: LlamaContextOwner {
   }
 
   /// Saves what sequence `id` holds into the ``PromptStateCache`` before all but its first
-  /// `keeping` tokens are dropped, when that is at least ``minimumCopiedPrefix`` tokens.
+  /// `keeping` tokens are dropped, when that is at least ``minimumCopiedPrefix`` tokens and the
+  /// cache does not hold those tokens already (as llama-server's prompt cache skips a prompt it
+  /// holds).
   private func saveRetainedState(of id: llama_seq_id, keeping: Int) {
     guard promptStates.capacity > 0, let context, let cached = retainedTokens[id],
           cached.count - keeping >= Self.minimumCopiedPrefix else { return }
+    guard !promptStates.covers(cached) else {
+      statistics.statesAlreadyHeld += 1
+      return
+    }
     let size = llama_state_seq_get_size(context, id)
     guard size > 0, size <= promptStates.capacity else { return }
     var state = [UInt8](repeating: 0, count: size)
@@ -524,6 +531,7 @@ actor BatchScheduler: LlamaContextOwner {
     guard written > 0 else { return logger.warning("could not save a sequence's state", metadata: ["seq": "\(id)"]) }
     state.removeLast(size - min(size, written))
     promptStates.insert(.init(tokens: cached, state: state))
+    statistics.statesSaved += 1
     logger.debug("sequence state saved", metadata: [
       "seq": "\(id)", "tokens": "\(cached.count)", "bytes": "\(written)", "cachedStates": "\(promptStates.entries.count)",
     ])

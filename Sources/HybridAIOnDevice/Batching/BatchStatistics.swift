@@ -11,6 +11,13 @@ struct BatchStatistics: Sendable, Hashable {
   var decodedTokens = 0
   /// Answer tokens decoded (one per decoding request per step).
   var answerTokens = 0
+  /// Passes whose compute graph llama.cpp reused from the pass before instead of building it again
+  /// (same shape, sequences, outputs and samplers; its `llama_perf_context` count).
+  var graphsReused = 0
+  /// Sequence states copied into the prompt cache in memory (see ``PromptStateCache``).
+  var statesSaved = 0
+  /// Sequence states not copied because the prompt cache held their tokens already.
+  var statesAlreadyHeld = 0
   /// Time inside `llama_decode` and waiting for its results: ``launchTime`` + ``waitTime``.
   var decodeTime: Duration { launchTime + waitTime }
   /// Time inside `llama_decode` calls (on a GPU: building the graph and queueing its work; on the
@@ -28,6 +35,8 @@ struct BatchStatistics: Sendable, Hashable {
   func since(_ earlier: BatchStatistics) -> BatchStatistics {
     BatchStatistics(steps: steps - earlier.steps, decodeCalls: decodeCalls - earlier.decodeCalls,
                     decodedTokens: decodedTokens - earlier.decodedTokens, answerTokens: answerTokens - earlier.answerTokens,
+                    graphsReused: graphsReused - earlier.graphsReused, statesSaved: statesSaved - earlier.statesSaved,
+                    statesAlreadyHeld: statesAlreadyHeld - earlier.statesAlreadyHeld,
                     launchTime: launchTime - earlier.launchTime, waitTime: waitTime - earlier.waitTime,
                     stepTime: stepTime - earlier.stepTime)
   }
@@ -36,7 +45,9 @@ struct BatchStatistics: Sendable, Hashable {
   var summary: [String: String] {
     [
       "steps": "\(steps)", "decodeCalls": "\(decodeCalls)", "decodedTokens": "\(decodedTokens)",
-      "answerTokens": "\(answerTokens)", "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
+      "answerTokens": "\(answerTokens)",
+      "graphsReused": "\(graphsReused)", "statesSaved": "\(statesSaved)", "statesAlreadyHeld": "\(statesAlreadyHeld)",
+      "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
       "waitMs": "\(waitTime.milliseconds)", "schedulingMs": "\(schedulingTime.milliseconds)",
       "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",
     ]

@@ -21,11 +21,20 @@ struct PromptStateCache {
     self.capacity = max(0, capacity)
   }
 
-  /// Keeps `entry`, dropping the oldest entries it needs room from, and any entry for the same
-  /// tokens. An entry larger than the whole capacity is not kept.
+  /// Whether an entry already stands for `tokens` or for a continuation of them, so that saving
+  /// them would add nothing (checked before the state is copied out of llama.cpp, which on a GPU
+  /// is a transfer from device memory: many sequences answering the same prompt hold the same
+  /// tokens).
+  func covers(_ tokens: [llama_token]) -> Bool {
+    entries.contains { $0.tokens.count >= tokens.count && $0.tokens.starts(with: tokens) }
+  }
+
+  /// Keeps `entry`, dropping the entries it makes obsolete (those for the same tokens or for a
+  /// start of them: the new state holds theirs) and then the oldest entries it needs room from.
+  /// An entry larger than the whole capacity is not kept.
   mutating func insert(_ entry: Entry) {
     guard entry.state.count <= capacity else { return }
-    if let same = entries.firstIndex(where: { $0.tokens == entry.tokens }) { remove(at: same) }
+    for index in entries.indices.reversed() where entry.tokens.starts(with: entries[index].tokens) { remove(at: index) }
     while bytes + entry.state.count > capacity, !entries.isEmpty { remove(at: 0) }
     entries.append(entry)
     bytes += entry.state.count
