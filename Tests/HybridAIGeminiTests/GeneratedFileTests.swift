@@ -129,7 +129,9 @@ struct GeneratedFileTests {
     let options = GenerationOptions(responseModalities: [.text, .image])
 
     let hybrid = HybridModel(primary: stubOnDeviceModel(), secondary: testModel(server))
-    let answer = try await GenerativeModelSession(model: hybrid).respond(to: "Draw a cat.", options: options)
+    let session = GenerativeModelSession(model: hybrid)
+    let answer = try await session.respond(to: "Draw a cat.", options: options)
+    if let store = session.artifactStore { try? FileManager.default.removeItem(at: store.directory) }   // its own temporary one
     #expect(answer.rawResponse.source == .cloud)
     #expect(answer.rawResponse.fallback?.reason == .unsupported(UnsupportedReason.unsupportedOutput(.image).description))
     let body = try jsonBody(try #require(server.requests.first))

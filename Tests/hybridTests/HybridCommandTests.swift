@@ -121,8 +121,10 @@ struct HybridCommandTests {
     let file = directory.appending("photo.png")
     try png.write(to: file)
 
+    // TMPDIR: the session's own artifact store (the image answer) lands in this test's directory.
     let result = try await run(["generate", "--prompt", "What is in this photo?", "--attach", file.path, "--mode", "prefer-on-device",
-                                "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "gemini-test", "--json"])
+                                "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "gemini-test", "--json"],
+                               environment: ["TMPDIR": directory.url.path])
     #expect(result.status == 0, "\(result.stderr)")
     let object = try json(result.stdout)
     #expect(object["source"] as? String == "cloud")
