@@ -13,6 +13,8 @@ struct OpenAIStreamLoad: Sendable {
   struct Result: Sendable {
     /// Output tokens the server reported (its usage), over all requests.
     var tokens = 0
+    /// Each request's prompt tokens as the server reported them (its usage; chat template included).
+    var promptTokens: [Int] = []
     /// Wall time from the first request's start to the last one's end.
     var wall: Duration = .zero
     /// Time to first token of each request, in milliseconds.
@@ -60,6 +62,7 @@ struct OpenAIStreamLoad: Sendable {
           for request in 0..<requestsPerStream {
             let one = try await send(prompt: "Story \(stream)-\(request): write a long tale about a lighthouse keeper number \(stream).")
             total.tokens += one.tokens
+            total.promptTokens += one.promptTokens
             total.timesToFirstToken += one.timesToFirstToken
             total.interTokenGaps += one.interTokenGaps
           }
@@ -71,6 +74,7 @@ struct OpenAIStreamLoad: Sendable {
     var merged = Result()
     for result in results {
       merged.tokens += result.tokens
+      merged.promptTokens += result.promptTokens
       merged.timesToFirstToken += result.timesToFirstToken
       merged.interTokenGaps += result.interTokenGaps
     }
@@ -133,7 +137,10 @@ struct OpenAIStreamLoad: Sendable {
       let now = ContinuousClock.now
       for event in parser.parse(buffer.readableBytesView) where event.data != "[DONE]" {
         guard let chunk = try? JSONDecoder().decode(ChatCompletionChunk.self, from: Data(event.data.utf8)) else { continue }
-        if let usage = chunk.usage { reportedTokens = usage.completionTokens }
+        if let usage = chunk.usage {
+          reportedTokens = usage.completionTokens
+          result.promptTokens = [usage.promptTokens]
+        }
         guard chunk.choices.contains(where: { !($0.delta.content ?? "").isEmpty }) else { continue }
         contentChunks += 1
         if let last { result.interTokenGaps.append((now - last).seconds * 1000) } else {

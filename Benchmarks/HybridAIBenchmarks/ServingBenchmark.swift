@@ -72,6 +72,7 @@ public struct ServingBenchmark: Sendable {
     // tens of percent over a benchmark's minutes).
     let batchedBench = settings.batchedBenchPath.map { LlamaBatchedBenchReference(executable: $0) }
     var engine: [Int: [Double]] = [:]
+    var enginePromptTokens = 32
     var steal: [Int: RoundSteal] = [:]
     do {
       _ = try await ours.send(prompt: "Warm up.")   // weights, context, first-request costs
@@ -101,8 +102,12 @@ public struct ServingBenchmark: Sendable {
           measured[width, default: ([], [])].ours.append(mine)
           measured[width, default: ([], [])].reference.append(theirs)
           if let batchedBench {
+            // The same work as the servers: prompts as long as hybrid serve's (chat template
+            // included), not a fixed 32 tokens (shorter contexts cost less attention a step).
+            let promptLength = mine.promptTokens.map(Double.init).median
+            if promptLength > 0 { enginePromptTokens = Int(promptLength) }
             let (limit, stolen) = try await CPUSteal.measuring {
-              try await batchedBench.run(model: settings.modelPath, promptTokens: 32,
+              try await batchedBench.run(model: settings.modelPath, promptTokens: enginePromptTokens,
                                          generatedTokens: settings.outputTokens, parallel: [width],
                                          threads: settings.threads)
             }
@@ -148,7 +153,7 @@ public struct ServingBenchmark: Sendable {
       + "\(settings.rounds) rounds, which server goes first alternating by round; ratios are medians of per-round ratios; tokens are the servers' own usage counts "
       + "(\(tokens.min() ?? 0)–\(tokens.max() ?? 0) per width and round)")
     if settings.batchedBenchPath != nil {
-      report.notes.append("llama-batched-bench (-npp 32 -ntg \(settings.outputTokens) -npl WIDTH, its generation speed, "
+      report.notes.append("llama-batched-bench (-npp \(enginePromptTokens) — hybrid serve's prompt length — -ntg \(settings.outputTokens) -npl WIDTH, its generation speed, "
         + "same threads) runs in every round right after the two servers; its ratio is the median of the per-round ratios too")
       // The same program on the same input, round after round: how far it moves is how far the
       // machine's speed drifted during the run, i.e. how much any single round can be trusted.
