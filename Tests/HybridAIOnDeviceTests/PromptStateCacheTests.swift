@@ -10,19 +10,21 @@ struct PromptStateCacheTests {
     .init(tokens: tokens, state: [UInt8](repeating: UInt8(tokens.count), count: bytes))
   }
 
-  @Test("an entry covers its own tokens and every start of them, nothing that goes further or elsewhere")
+  @Test("an entry covers its own tokens and every start of them that is at least half of it, nothing else")
   func coverage() {
     var cache = PromptStateCache(capacity: 100)
     #expect(!cache.covers([1, 2, 3]))
     cache.insert(Self.entry([1, 2, 3, 4]))
     #expect(cache.covers([1, 2, 3, 4]))
     #expect(cache.covers([1, 2, 3]))
+    #expect(cache.covers([1, 2]))
+    #expect(!cache.covers([1]), "a prompt sharing only a quarter of the entry would not be given it back")
     #expect(!cache.covers([1, 2, 3, 4, 5]), "a continuation holds more than the entry")
     #expect(!cache.covers([1, 2, 5]))
     #expect(!cache.covers([2, 3]))
   }
 
-  @Test("a new entry replaces those for the same tokens or a start of them, and keeps the others")
+  @Test("a new entry replaces those it stands for (the same tokens, or a start of at least half of them) and keeps the others")
   func obsoleteEntries() {
     var cache = PromptStateCache(capacity: 100)
     cache.insert(Self.entry([1, 2]))
@@ -34,6 +36,8 @@ struct PromptStateCacheTests {
     cache.insert(Self.entry([1, 2, 3, 4, 5]))
     #expect(cache.entries.map(\.tokens) == [[1, 9, 9], [1, 2, 3, 4, 5]])
     #expect(cache.bytes == 20)
+    cache.insert(Self.entry([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]))
+    #expect(cache.entries.count == 3, "[1…5] is less than half of the new entry: kept")
   }
 
   @Test("the oldest entries make room; an entry larger than the capacity is not kept; 0 bytes keeps nothing")

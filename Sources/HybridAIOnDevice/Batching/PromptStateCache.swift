@@ -9,6 +9,14 @@ struct PromptStateCache {
   struct Entry {
     let tokens: [llama_token]
     let state: [UInt8]
+
+    /// Whether this entry can stand in for one holding `tokens`: they are its start and at least
+    /// half of it, so a prompt that continues them is given them back from this entry as it would
+    /// be from theirs (a saved state is restored for a prompt sharing at least half of it; see
+    /// `BatchScheduler.sequenceForRequest`).
+    func stands(for tokens: [llama_token]) -> Bool {
+      self.tokens.count >= tokens.count && self.tokens.count <= 2 * tokens.count && self.tokens.starts(with: tokens)
+    }
   }
 
   /// The most bytes of states held; 0 keeps nothing.
@@ -21,20 +29,18 @@ struct PromptStateCache {
     self.capacity = max(0, capacity)
   }
 
-  /// Whether an entry already stands for `tokens` or for a continuation of them, so that saving
-  /// them would add nothing (checked before the state is copied out of llama.cpp, which on a GPU
-  /// is a transfer from device memory: many sequences answering the same prompt hold the same
-  /// tokens).
+  /// Whether an entry already stands for `tokens`, so that saving them would add nothing (checked
+  /// before the state is copied out of llama.cpp, which on a GPU is a transfer from device memory:
+  /// many sequences answering the same prompt hold the same tokens). See ``Entry/stands(for:)``.
   func covers(_ tokens: [llama_token]) -> Bool {
-    entries.contains { $0.tokens.count >= tokens.count && $0.tokens.starts(with: tokens) }
+    entries.contains { $0.stands(for: tokens) }
   }
 
-  /// Keeps `entry`, dropping the entries it makes obsolete (those for the same tokens or for a
-  /// start of them: the new state holds theirs) and then the oldest entries it needs room from.
-  /// An entry larger than the whole capacity is not kept.
+  /// Keeps `entry`, dropping the entries it stands for (see ``Entry/stands(for:)``) and then the
+  /// oldest entries it needs room from. An entry larger than the whole capacity is not kept.
   mutating func insert(_ entry: Entry) {
     guard entry.state.count <= capacity else { return }
-    for index in entries.indices.reversed() where entry.tokens.starts(with: entries[index].tokens) { remove(at: index) }
+    for index in entries.indices.reversed() where entry.stands(for: entries[index].tokens) { remove(at: index) }
     while bytes + entry.state.count > capacity, !entries.isEmpty { remove(at: 0) }
     entries.append(entry)
     bytes += entry.state.count
