@@ -24,7 +24,7 @@ demo: bootstrap
 test: bootstrap
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
 	rm -rf .build/test-bundle
-	scripts/make-bundle --configuration debug --cpu native --swift-runtime shared --output .build/test-bundle >/dev/null
+	scripts/make-bundle --configuration debug --cpu native --swift-runtime shared --compression fast --output .build/test-bundle >/dev/null
 	scripts/run-tests $(SWIFT_BUILD_FLAGS)
 
 bench:
@@ -40,7 +40,7 @@ bench:
 	scripts/bench-service --hybrid .build/release/hybrid --output .build/bench-service.md
 
 # A relocatable tarball: dist/hybrid-VERSION-linux-ARCH.tar.gz (static Swift runtime, llama.cpp in lib/,
-# every CPU variant). `make test` makes a quick one: --configuration debug --cpu native --swift-runtime shared.
+# every CPU variant). `make test` makes a quick one: --configuration debug --cpu native --swift-runtime shared --compression fast.
 BUNDLE_FLAGS ?=
 bundle:
 	scripts/make-bundle $(BUNDLE_FLAGS)
