@@ -38,10 +38,13 @@ struct RecordedResponseReplayTests {
     let server = try await TestHTTPServer.start(replying: reply)
     defer { Task { await server.stop() } }
 
+    // TMPDIR: an image answer lands in the session's own temporary store, here this test's folder.
+    let scratch = try TemporaryDirectory("replay")
+    defer { scratch.remove() }
     let result = try await HybridCommandTests().run([
       "generate", "--prompt", "Hi", "--mode", "cloud", "--cloud-url", server.baseURL.absoluteString,
       "--cloud-model", "recorded", "--json",
-    ])
+    ], environment: ["TMPDIR": scratch.url.path])
     let printed = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
                                "not JSON: \(result.stdout) \(result.stderr)")
     let error = printed["error"] as? [String: Any]
