@@ -131,7 +131,7 @@ struct GeneratedFileTests {
     let hybrid = HybridModel(primary: stubOnDeviceModel(), secondary: testModel(server))
     let session = GenerativeModelSession(model: hybrid)
     let answer = try await session.respond(to: "Draw a cat.", options: options)
-    if let store = session.artifactStore { try? FileManager.default.removeItem(at: store.directory) }   // its own temporary one
+    session.removeOwnArtifactStore()
     #expect(answer.rawResponse.source == .cloud)
     #expect(answer.rawResponse.fallback?.reason == .unsupported(UnsupportedReason.unsupportedOutput(.image).description))
     let body = try jsonBody(try #require(server.requests.first))

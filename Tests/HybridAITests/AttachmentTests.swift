@@ -154,11 +154,6 @@ struct AttachmentTests {
     #expect(store.allReferences().count == 2)
   }
 
-  /// Removes the temporary store a session made for itself (no store was given to it).
-  static func removeOwnStore(of session: GenerativeModelSession) {
-    if let store = session.artifactStore { try? FileManager.default.removeItem(at: store.directory) }
-  }
-
   @Test("routing: prefer on-device sends an image to the cloud and says why; only on-device throws naming the kind")
   func routingByInputKind() async throws {
     let png = try Self.png()
@@ -166,7 +161,7 @@ struct AttachmentTests {
     let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["from the cloud"],
                                       capabilities: ModelCapabilities(inputModalities: [.image]))
     let hybrid = GenerativeModelSession(model: .hybrid(primary: device, secondary: cloud))
-    defer { Self.removeOwnStore(of: hybrid) }
+    defer { hybrid.removeOwnArtifactStore() }
     let answer = try await hybrid.respond(to: Prompt { "What is this?"; try Attachment(data: png) })
     #expect(answer.content == "from the cloud")
     #expect(answer.rawResponse.fallback?.reason == .unsupported(UnsupportedReason.unsupportedInput("image/png").description))
@@ -180,7 +175,7 @@ struct AttachmentTests {
       .contains("image/png") == true)
 
     let onlyDevice = GenerativeModelSession(model: ScriptedLanguageModel(identifier: "device"))
-    defer { Self.removeOwnStore(of: onlyDevice) }
+    defer { onlyDevice.removeOwnArtifactStore() }
     await #expect {
       try await onlyDevice.respond(to: Prompt { "What is this?"; try Attachment(data: png) })
     } throws: { error in

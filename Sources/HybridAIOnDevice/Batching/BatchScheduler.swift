@@ -204,12 +204,20 @@ actor BatchScheduler: LlamaContextOwner {
   // MARK: - Stepping
 
   private func runSteps() async {
+    countReusedGraphs()
     statisticsAtBurstStart = statistics
     while timedStep() {
       await Task.yield()   // let other jobs of the llama thread (and new submissions) run between steps
     }
     isStepping = false
+    countReusedGraphs()
     logger.debug("batch idle", metadata: statistics.since(statisticsAtBurstStart).summary.mapValues { .string($0) })
+  }
+
+  /// Takes llama.cpp's own count of reused graphs into ``statistics`` (at a burst's ends, not
+  /// every step).
+  private func countReusedGraphs() {
+    if let context { statistics.graphsReused = Int(llama_perf_context(context).n_reused) }
   }
 
   private func timedStep() -> Bool {
@@ -396,7 +404,6 @@ actor BatchScheduler: LlamaContextOwner {
     }
     statistics.decodeCalls += 1
     statistics.decodedTokens += batch.count
-    statistics.graphsReused = Int(llama_perf_context(context).n_reused)
     statistics.launchTime += .now - started
     guard result == 0 else {
       logger.error("llama_decode failed; failing the requests in the batch", metadata: [
