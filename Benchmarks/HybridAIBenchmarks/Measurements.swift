@@ -3,10 +3,14 @@ import HybridAIProcess
 
 /// Summaries of repeated measurements, shared by the benchmark suites.
 extension [Double] {
-  /// The middle value (the upper one for an even count); `0` when empty.
+  /// The middle value (for an even count the mean of the two middle ones: taking the upper one
+  /// would bias every median of per-round ratios upwards, e.g. with the serving bench's 4 rounds);
+  /// `0` when empty.
   var median: Double {
     let sorted = self.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
   }
 
   /// The `fraction` percentile (0.5: the median, 0.99: p99) by the nearest-rank rule; `0` when empty.

@@ -166,6 +166,25 @@ public struct ServingBenchmark: Sendable {
           + "; a spread of more than ~10% means this machine's speed moved during the run and single ratios are noise")
       }
     }
+    // Every round's ratio, in round order: a median hides whether the rounds agreed or swung.
+    let perRound = settings.widths.compactMap { width -> String? in
+      guard let runs = measured[width], !runs.ours.isEmpty else { return nil }
+      let limits = engine[width]
+      let rounds = runs.ours.indices.map { index -> String in
+        func ratio(_ reference: Double?) -> String {
+          guard let reference, reference > 0 else { return "–" }
+          return String(format: "%.2f", runs.ours[index].tokensPerSecond / reference)
+        }
+        let server = ratio(runs.reference.indices.contains(index) ? runs.reference[index].tokensPerSecond : nil)
+        guard let limits else { return server }
+        return "\(server) (\(ratio(limits.indices.contains(index) ? limits[index] : nil)))"
+      }
+      return "\(width): " + rounds.joined(separator: ", ")
+    }
+    if !perRound.isEmpty {
+      report.notes.append("tokens/s ratio in each round, hybrid serve ÷ llama-server"
+        + (engine.isEmpty ? "" : " (÷ llama-batched-bench)") + ", in round order, per width: " + perRound.joined(separator: "; "))
+    }
     report.notes += Self.stealNotes(steal, measured: measured, engine: engine, widths: settings.widths)
     report.notes.append("hybrid serve --max-concurrent-requests \(slots) --context-size \(settings.contextPerSlot) "
       + "--threads \(settings.threads); llama-server -np \(slots) -c \(slots * settings.contextPerSlot) -t \(settings.threads) "
