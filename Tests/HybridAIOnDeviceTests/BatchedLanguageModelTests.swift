@@ -106,6 +106,31 @@ struct BatchedLanguageModelTests {
     #expect(try await Answer.collect(plain, Self.prompts[0], TestModel.greedy).response.usage.cachedPromptTokens == 0)
   }
 
+  @Test("prompt prefix reuse keeps the sequences in use consecutive: a cache beyond a gap is copied next to the others, answers unchanged")
+  func promptPrefixReuseKeepsSequenceIDsConsecutive() async throws {
+    _ = try TestModel.requireModel()
+    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 3, contextSizePerSequence: 2048, reusesPromptPrefixes: true))
+    let story = GenerationOptions(sampling: .greedy, maximumResponseTokens: 64)
+    let prompts = ["Write a long story about a dragon.", "Write a long story about a castle.", "Write a long story about a knight."]
+    // One after another, the three take sequences 0, 1 and 2 and leave their caches there.
+    var first: [String] = []
+    for prompt in prompts { first.append(try await Answer.collect(model, prompt, story).text) }
+
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement())
+    let scheduler = try model.scheduler(for: weights)
+    let before = await scheduler.statistics
+    // The dragon and the knight again, together: their caches sit in sequences 0 and 2, which
+    // llama.cpp would decode in two passes a step; one of them moves next to the other, its cache along.
+    let again = try await Answer.collectConcurrently(model, [prompts[0], prompts[2]], story)
+    let done = await scheduler.statistics.since(before)
+    #expect(done.splitCalls == 0, "\(done.summary)")
+    #expect(done.answerTokens > done.steps, "the two answers shared steps: \(done.summary)")
+    #expect(again.map(\.text) == [first[0], first[2]])
+    #expect(again.allSatisfy { $0.response.usage.cachedPromptTokens == $0.response.usage.promptTokens - 1 },
+            "each kept its whole cached prompt")
+  }
+
   @Test("prompt cache in memory: a conversation that had to make room is given back when it returns; off with 0 bytes")
   func promptStateCache() async throws {
     _ = try TestModel.requireModel()

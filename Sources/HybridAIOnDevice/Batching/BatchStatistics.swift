@@ -14,6 +14,10 @@ struct BatchStatistics: Sendable, Hashable {
   /// Passes whose compute graph llama.cpp reused from the pass before instead of building it again
   /// (same shape, sequences, outputs and samplers; its `llama_perf_context` count).
   var graphsReused = 0
+  /// `llama_decode` calls whose sequences' ids did not form one consecutive run: with a KV buffer
+  /// per sequence llama.cpp then computes one pass per run (and rebuilds the graph for each), so
+  /// such a step costs up to a pass per run instead of one.
+  var splitCalls = 0
   /// Sequence states copied into the prompt cache in memory (see ``PromptStateCache``).
   var statesSaved = 0
   /// Sequence states not copied because the prompt cache held their tokens already.
@@ -35,7 +39,8 @@ struct BatchStatistics: Sendable, Hashable {
   func since(_ earlier: BatchStatistics) -> BatchStatistics {
     BatchStatistics(steps: steps - earlier.steps, decodeCalls: decodeCalls - earlier.decodeCalls,
                     decodedTokens: decodedTokens - earlier.decodedTokens, answerTokens: answerTokens - earlier.answerTokens,
-                    graphsReused: graphsReused - earlier.graphsReused, statesSaved: statesSaved - earlier.statesSaved,
+                    graphsReused: graphsReused - earlier.graphsReused, splitCalls: splitCalls - earlier.splitCalls,
+                    statesSaved: statesSaved - earlier.statesSaved,
                     statesAlreadyHeld: statesAlreadyHeld - earlier.statesAlreadyHeld,
                     launchTime: launchTime - earlier.launchTime, waitTime: waitTime - earlier.waitTime,
                     stepTime: stepTime - earlier.stepTime)
@@ -46,7 +51,7 @@ struct BatchStatistics: Sendable, Hashable {
     [
       "steps": "\(steps)", "decodeCalls": "\(decodeCalls)", "decodedTokens": "\(decodedTokens)",
       "answerTokens": "\(answerTokens)",
-      "graphsReused": "\(graphsReused)", "statesSaved": "\(statesSaved)", "statesAlreadyHeld": "\(statesAlreadyHeld)",
+      "graphsReused": "\(graphsReused)", "splitCalls": "\(splitCalls)", "statesSaved": "\(statesSaved)", "statesAlreadyHeld": "\(statesAlreadyHeld)",
       "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
       "waitMs": "\(waitTime.milliseconds)", "schedulingMs": "\(schedulingTime.milliseconds)",
       "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",
