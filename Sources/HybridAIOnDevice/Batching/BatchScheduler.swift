@@ -37,10 +37,10 @@ import Logging
 ///
 /// With separate KV buffers llama.cpp evaluates one run of consecutive sequence ids per pass, so
 /// new requests take the lowest free id and decode batches list sequences in id order; a gap left
-/// by a finished request costs an extra pass per step until a new request fills it. With prompt
-/// prefix reuse a request goes where its cache is, unless that would split the ids in use: then
-/// its cached start is copied to a free id that keeps them consecutive (``BatchStatistics/splitCalls``
-/// counts the calls that were split anyway).
+/// by a finished request costs an extra pass per step until a new request fills it. A request
+/// whose chosen id (with prompt prefix reuse: where its cache is) would split the ids in use goes
+/// to a free id that keeps them consecutive instead, its cached start copied along
+/// (``BatchStatistics/splitCalls`` counts the calls that were split anyway).
 actor BatchScheduler: LlamaContextOwner {
   /// The shape of the context.
   struct Settings: Sendable, Hashable {
@@ -451,7 +451,7 @@ actor BatchScheduler: LlamaContextOwner {
         continue
       }
       let sequence: BatchedSequence
-      let (id, reused, start) = sequenceForRequest(request.promptTokens)
+      let (id, reused, start) = keepingIDsConsecutive(sequenceForRequest(request.promptTokens))
       do {
         try makeContextIfNeeded()
         sequence = try BatchedSequence(id: id, request: request, weights: weights)
@@ -477,8 +477,7 @@ actor BatchScheduler: LlamaContextOwner {
   /// The free sequence for a prompt and how many of its first tokens that sequence already holds
   /// (leaving at least one token to evaluate, whose logits start the answer).
   ///
-  /// Without ``Settings/reusesPromptPrefixes``: the lowest free id, which keeps the ids in use
-  /// consecutive. With it: the sequence whose cache the prompt continues — it shares at least half
+  /// Without ``Settings/reusesPromptPrefixes``: the lowest free id. With it: the sequence whose cache the prompt continues — it shares at least half
   /// of what the sequence holds (the next turn of its conversation), or the whole prompt but its
   /// last token (the same prompt again) — the longest such match first. When none does, the
   /// caches are kept for the requests they match: an empty sequence, else the one unused longest;
@@ -487,6 +486,7 @@ actor BatchScheduler: LlamaContextOwner {
   /// the ``PromptStateCache`` that the prompt continues further than any sequence is restored.
   /// Like llama-server's slot choice by prompt similarity, this keeps two interleaved
   /// conversations from evicting each other's cache just because they share a system prompt.
+  /// ``keepingIDsConsecutive(_:)`` may then move the choice to another id.
   private func sequenceForRequest(_ prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
     guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0, .own) }
     func continues(_ shared: Int, _ cachedCount: Int) -> Bool {
@@ -503,15 +503,15 @@ actor BatchScheduler: LlamaContextOwner {
       if continues(shared, cached.count), shared > best?.shared ?? 0 { best = (id, shared) }
     }
     let saved = promptStates.bestMatch(for: prompt) { continues($0, $1.tokens.count) }
-    if let best, best.shared >= saved?.shared ?? 0 { return keepingIDsConsecutive((best.id, best.shared, .own)) }
+    if let best, best.shared >= saved?.shared ?? 0 { return (best.id, best.shared, .own) }
     let id = freeSequenceIDs.first { retainedTokens[$0] == nil }
       ?? freeSequenceIDs.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
-    if let saved { return keepingIDsConsecutive((id, saved.shared, .restore(entry: saved.index))) }
+    if let saved { return (id, saved.shared, .restore(entry: saved.index)) }
     let own = sharedByID[id] ?? 0
     if let longest, longest.id != id, longest.shared >= Self.minimumCopiedPrefix, longest.shared > own {
-      return keepingIDsConsecutive((id, longest.shared, .copy(from: longest.id)))
+      return (id, longest.shared, .copy(from: longest.id))
     }
-    return keepingIDsConsecutive((id, own, .own))
+    return (id, own, .own)
   }
 
   /// `choice`, or the same start in another free sequence when `choice.id` would split the
