@@ -406,7 +406,7 @@ actor BatchScheduler: LlamaContextOwner {
       result = llama_decode(context, batch.raw)
     }
     statistics.decodeCalls += 1
-    if Self.consecutiveRuns(in: sequences.map(\.id)) > 1 { statistics.splitCalls += 1 }
+    if sequences.count > 1, Self.consecutiveRuns(in: sequences.map(\.id)) > 1 { statistics.splitCalls += 1 }
     statistics.decodedTokens += batch.count
     statistics.launchTime += .now - started
     guard result == 0 else {
