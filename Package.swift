@@ -5,8 +5,7 @@
 // Module map (see docs/architecture.md):
 //   HybridAI          core: LanguageModel protocol, sessions, options, transcript, guided generation
 //                     (Generable, GenerationSchema, the @Generable / @Guide macros). No native code.
-//   HybridAIMacros    compiler plugin providing @Generable and @Guide (swift-syntax).
-//   HybridAIMacroExpansions  the macros' implementation (a library, so tests can expand them).
+//   HybridAIMacros    compiler plugin providing @Generable and @Guide and their expansions (swift-syntax).
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
 //   CLlamaChatTemplates  C API over llama.cpp's `common` chat templates (Jinja rendering, tool-call parsing).
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
@@ -96,25 +95,17 @@ let package = Package(
       name: "HybridAI",
       dependencies: ["HybridAIMacros", .product(name: "Logging", package: "swift-log")],
       swiftSettings: strictSwift),
+    // The macros and their expansions, one module built only for the host. Tests run them through
+    // the compiler (Tests/HybridAIMacrosTests), so no target needs swift-syntax: a library target
+    // holding the expansions would be built a second time, for the target, with all of swift-syntax.
     .macro(
       name: "HybridAIMacros",
-      dependencies: [
-        "HybridAIMacroExpansions",
-        .product(name: "SwiftSyntax", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-      ],
-      swiftSettings: strictSwift),
-    // The macros' implementation, in a library so that tests can expand them: a test target that
-    // depended on the `.macro` target itself would make SwiftPM build every test (and all their
-    // dependencies) a second time for the host, and executables could no longer be imported.
-    .target(
-      name: "HybridAIMacroExpansions",
       dependencies: [
         .product(name: "SwiftSyntax", package: "swift-syntax"),
         .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
         .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
         .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
       ],
       swiftSettings: strictSwift),
     .systemLibrary(
@@ -349,11 +340,9 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIMacrosTests",
-      dependencies: [
-        "HybridAIMacroExpansions",
-        .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
-        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
-      ],
+      // The macros run as the compiler runs them (`swiftc` with the plug-in built for HybridAI),
+      // so the tests need no swift-syntax of their own: one copy (the host's) in every build.
+      dependencies: ["HybridAI", "HybridAITestSupport", "HybridAIProcess"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIOnDeviceTests",

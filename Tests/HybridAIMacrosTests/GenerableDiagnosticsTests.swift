@@ -1,4 +1,3 @@
-import SwiftSyntaxMacrosGenericTestSupport
 import Testing
 
 /// The errors and warnings of `@Generable`, with their exact messages, positions and fix-its.
@@ -10,17 +9,10 @@ struct GenerableDiagnosticsTests {
   private let existentialReason = "existential and opaque types can't be generated; use a concrete @Generable type"
 
   @Test("dictionaries, in any spelling and nested")
-  func dictionaries() {
-    assertExpansion(
+  func dictionaries() async throws {
+    try await assertExpansion(
       """
       @Generable
-      struct S {
-        var a: [String: Int]
-        var b: Dictionary<String, Int>
-        var c: [[String: Int]]?
-      }
-      """,
-      expandedSource: """
       struct S {
         var a: [String: Int]
         var b: Dictionary<String, Int>
@@ -35,23 +27,10 @@ struct GenerableDiagnosticsTests {
   }
 
   @Test("tuples, functions, Any, any P, some P and metatypes")
-  func structuralTypes() {
-    assertExpansion(
+  func structuralTypes() async throws {
+    try await assertExpansion(
       """
       @Generable
-      struct S {
-        var a: (Int, String)
-        var b: () -> Void
-        var c: @Sendable (Int) -> Int
-        var d: Any
-        var e: any Sendable
-        var f: some Sendable
-        var g: [any Codable & Sendable]
-        var h: Int.Type
-        var i: (Int)
-      }
-      """,
-      expandedSource: """
       struct S {
         var a: (Int, String)
         var b: () -> Void
@@ -71,28 +50,19 @@ struct GenerableDiagnosticsTests {
         DiagnosticSpec(message: "@Generable does not support 'Any': \(existentialReason)", line: 6, column: 10),
         DiagnosticSpec(message: "@Generable does not support 'any Sendable': \(existentialReason)", line: 7, column: 10),
         DiagnosticSpec(message: "@Generable does not support 'some Sendable': \(existentialReason)", line: 8, column: 10),
+        DiagnosticSpec(
+          message: "property declares an opaque return type, but has no initializer expression from which to infer an underlying type",
+          line: 8, column: 7, macro: nil),
         DiagnosticSpec(message: "@Generable does not support 'any Codable & Sendable': \(existentialReason)", line: 9, column: 11),
         DiagnosticSpec(message: "@Generable does not support 'Int.Type': metatypes can't be generated", line: 10, column: 10),
       ])
   }
 
   @Test("Foundation types, Set and implicitly unwrapped optionals, with replacements as fix-its")
-  func replaceableTypes() {
-    assertExpansion(
+  func replaceableTypes() async throws {
+    try await assertExpansion(
       """
       @Generable
-      struct S {
-        var a: Date
-        var b: URL?
-        var c: [Data]
-        var d: UUID
-        var e: Decimal
-        var f: Foundation.Date
-        var g: Set<String>
-        var h: Int!
-      }
-      """,
-      expandedSource: """
       struct S {
         var a: Date
         var b: URL?
@@ -138,8 +108,8 @@ struct GenerableDiagnosticsTests {
   }
 
   @Test("stored properties without a type annotation; literals get a fix-it")
-  func missingTypeAnnotations() {
-    assertExpansion(
+  func missingTypeAnnotations() async throws {
+    try await assertExpansion(
       """
       @Generable
       struct S {
@@ -149,15 +119,8 @@ struct GenerableDiagnosticsTests {
         var d = [true, false]
         var e = makeValue()
       }
-      """,
-      expandedSource: """
-      struct S {
-        var a = 3
-        var b = "x"
-        var c = -2.5
-        var d = [true, false]
-        var e = makeValue()
-      }
+
+      func makeValue() -> Int { 0 }
       """,
       diagnostics: [
         DiagnosticSpec(message: "'a' needs a type annotation: @Generable reads the type from the declaration", line: 3, column: 7,
@@ -179,19 +142,16 @@ struct GenerableDiagnosticsTests {
         var d: [Bool] = [true, false]
         var e = makeValue()
       }
+
+      func makeValue() -> Int { 0 }
       """)
   }
 
   @Test("a tuple pattern")
-  func tuplePattern() {
-    assertExpansion(
+  func tuplePattern() async throws {
+    try await assertExpansion(
       """
       @Generable
-      struct S {
-        var (x, y): (Int, Int)
-      }
-      """,
-      expandedSource: """
       struct S {
         var (x, y): (Int, Int)
       }
@@ -202,16 +162,10 @@ struct GenerableDiagnosticsTests {
   }
 
   @Test("a class or an actor is an error with a fix-it to make it a struct")
-  func classAndActor() {
-    assertExpansion(
+  func classAndActor() async throws {
+    try await assertExpansion(
       """
-      @Generable
-      final class C {
-        var a: Int = 0
-      }
-      """,
-      expandedSource: """
-      final class C {
+      @Generable final class C {
         var a: Int = 0
       }
       """,
@@ -220,20 +174,13 @@ struct GenerableDiagnosticsTests {
                        fixIts: [FixItSpec(message: "Replace 'class' with 'struct'")]),
       ],
       fixedSource: """
-      @Generable
-      final struct C {
+      @Generable final struct C {
         var a: Int = 0
       }
       """)
-    assertExpansion(
+    try await assertExpansion(
       """
-      @Generable(description: "A counter")
-      actor Counter {
-        var count: Int = 0
-      }
-      """,
-      expandedSource: """
-      actor Counter {
+      @Generable(description: "A counter") actor Counter {
         var count: Int = 0
       }
       """,
@@ -242,23 +189,17 @@ struct GenerableDiagnosticsTests {
                        fixIts: [FixItSpec(message: "Replace 'actor' with 'struct'")]),
       ],
       fixedSource: """
-      @Generable(description: "A counter")
-      struct Counter {
+      @Generable(description: "A counter") struct Counter {
         var count: Int = 0
       }
       """)
   }
 
   @Test("a protocol is an error")
-  func protocolDeclaration() {
-    assertExpansion(
+  func protocolDeclaration() async throws {
+    try await assertExpansion(
       """
       @Generable
-      protocol P {
-        var a: Int { get }
-      }
-      """,
-      expandedSource: """
       protocol P {
         var a: Int { get }
       }
@@ -269,21 +210,11 @@ struct GenerableDiagnosticsTests {
   }
 
   @Test("enum cases with unsupported associated values")
-  func enumAssociatedValues() {
-    assertExpansion(
+  func enumAssociatedValues() async throws {
+    try await assertExpansion(
       """
       @Generable
-      enum E {
-        case a([String: Int])
-        case b(when: Date)
-        case c(case: String)
-        case d(next: E?)
-        case e(handler: () -> Void)
-        case f(Int, String)
-      }
-      """,
-      expandedSource: """
-      enum E {
+      indirect enum E {
         case a([String: Int])
         case b(when: Date)
         case c(case: String)
@@ -305,16 +236,10 @@ struct GenerableDiagnosticsTests {
   }
 
   @Test("a struct holding itself")
-  func recursiveStruct() {
-    assertExpansion(
+  func recursiveStruct() async throws {
+    try await assertExpansion(
       """
       @Generable
-      struct Tree {
-        var children: [Tree]
-        var parent: Self?
-      }
-      """,
-      expandedSource: """
       struct Tree {
         var children: [Tree]
         var parent: Self?
@@ -323,12 +248,14 @@ struct GenerableDiagnosticsTests {
       diagnostics: [
         DiagnosticSpec(message: "'children: [Tree]' contains the type itself: @Generable does not support recursive types", line: 3, column: 17),
         DiagnosticSpec(message: "'parent: Self?' contains the type itself: @Generable does not support recursive types", line: 4, column: 15),
+        DiagnosticSpec(message: "value type 'Tree' cannot have a stored property that recursively contains it", line: 4, column: 7,
+                       macro: nil, notes: ["cycle beginning here: Tree? -> (some(_:): Tree)"]),
       ])
   }
 
   @Test("guides that don't fit the property's type, and guides not written inline")
-  func misplacedGuides() {
-    assertExpansion(
+  func misplacedGuides() async throws {
+    try await assertExpansion(
       """
       @Generable
       struct S {
@@ -340,17 +267,9 @@ struct GenerableDiagnosticsTests {
         @Guide(myGuide) var b: Int
         @Guide(.range(1...5)) var c: Custom
       }
-      """,
-      expandedSource: """
-      struct S {
-        var name: String
-        var number: Int?
-        var flag: Bool
-        var numbers: [Int]
-        var a: Int
-        var b: Int
-        var c: Custom
-      }
+
+      let myGuide = GuideArgument.range(1...5)
+      struct Custom {}
       """,
       diagnostics: [
         DiagnosticSpec(message: "'.count' applies to arrays, not to 'String'", line: 3, column: 10),
@@ -375,12 +294,15 @@ struct GenerableDiagnosticsTests {
         @Guide(myGuide) var b: Int
         @Guide(.range(1...5)) var c: Custom
       }
+
+      let myGuide = GuideArgument.range(1...5)
+      struct Custom {}
       """)
   }
 
   @Test("a @Guide on a property that is not generated is a warning")
-  func ignoredGuides() {
-    assertExpansion(
+  func ignoredGuides() async throws {
+    try await assertExpansion(
       """
       @Generable
       struct S {
@@ -391,49 +313,43 @@ struct GenerableDiagnosticsTests {
         var e: Int
       }
       """,
-      expandedSource: """
-      struct S {
-        static var a: Int = 0
-        var b: Int { 1 }
-        let c: Int = 1
-        lazy var d: Int = 1
-        var e: Int
-      }
+      generates: [
+        """
+        extension S: HybridAI.Generable {
+            static var generationSchema: HybridAI.GenerationSchema {
+                HybridAI.GenerationSchema.object(
+                    name: "S",
+                    properties: [
+                        HybridAI.GenerationSchema.Property(name: "e", type: Int.self),
+                    ]
+                )
+            }
 
-      extension S: HybridAI.Generable {
-          static var generationSchema: HybridAI.GenerationSchema {
-              HybridAI.GenerationSchema.object(
-                  name: "S",
-                  properties: [
-                      HybridAI.GenerationSchema.Property(name: "e", type: Int.self),
-                  ]
-              )
-          }
+            init(_ content: HybridAI.GeneratedContent) throws {
+                self.e = try content.value(forProperty: "e")
+            }
 
-          init(_ content: HybridAI.GeneratedContent) throws {
-              self.e = try content.value(forProperty: "e")
-          }
+            var generatedContent: HybridAI.GeneratedContent {
+                HybridAI.GeneratedContent(properties: [
+                    "e": self.e,
+                ])
+            }
 
-          var generatedContent: HybridAI.GeneratedContent {
-              HybridAI.GeneratedContent(properties: [
-                  "e": self.e,
-              ])
-          }
+            /// A partially generated `S`: every property is `nil` until its value has been generated.
+            struct PartiallyGenerated: HybridAI.ConvertibleFromGeneratedContent, Sendable {
+                var e: Int?
 
-          /// A partially generated `S`: every property is `nil` until its value has been generated.
-          struct PartiallyGenerated: HybridAI.ConvertibleFromGeneratedContent, Sendable {
-              var e: Int?
+                init(e: Int? = nil) {
+                    self.e = e
+                }
 
-              init(e: Int? = nil) {
-                  self.e = e
-              }
-
-              init(_ content: HybridAI.GeneratedContent) {
-                  self.e = try? content.value(forProperty: "e")
-              }
-          }
-      }
-      """,
+                init(_ content: HybridAI.GeneratedContent) {
+                    self.e = try? content.value(forProperty: "e")
+                }
+            }
+        }
+        """,
+      ],
       diagnostics: [
         DiagnosticSpec(message: "@Guide has no effect on a static property: it is not generated", line: 3, column: 3, severity: .warning),
         DiagnosticSpec(message: "@Guide has no effect on a computed property: it is not generated", line: 4, column: 3, severity: .warning),

@@ -8,7 +8,9 @@ public enum TestRepository {
   public struct MissingFile: Error, CustomStringConvertible {
     /// The path that was looked for.
     public var path: String
-    public var description: String { "missing \(path): run scripts/bootstrap (make test does)" }
+    /// What makes it.
+    public var remedy = "run scripts/bootstrap (make test does)"
+    public var description: String { "missing \(path): \(remedy)" }
   }
 
   /// The repository's root directory.
@@ -49,6 +51,19 @@ public enum TestRepository {
   public static func requireExecutable(_ url: URL) throws -> URL {
     guard FileManager.default.isExecutableFile(atPath: url.path) else { throw MissingFile(path: url.path) }
     return url
+  }
+
+  /// `relativePath` among this package's build products (`.build/<triple>/<configuration>/`, where
+  /// the test executable lies), e.g. `hybrid` or `Modules/HybridAI.swiftmodule`; ``MissingFile``
+  /// when it was not built.
+  public static func builtProduct(_ relativePath: String) throws -> URL {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [directory, directory.deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()]
+      .map { $0.appendingPathComponent(relativePath) }
+    guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
+      throw MissingFile(path: candidates[0].path, remedy: "build it (swift build --build-tests; make test does)")
+    }
+    return found
   }
 
   /// The bootstrap's real photo of a person (scikit-image's astronaut.png, NASA, public domain).

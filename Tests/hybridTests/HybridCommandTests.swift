@@ -16,11 +16,8 @@ struct HybridCommandTests {
   }
 
   static var executable: URL {
-    // The test bundle lives next to the package's products in .build/<configuration>/.
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [directory, directory.deletingLastPathComponent(), Bundle.main.bundleURL.deletingLastPathComponent()]
-    return candidates.map { $0.appendingPathComponent("hybrid") }
-      .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? directory.appendingPathComponent("hybrid")
+    (try? TestRepository.builtProduct("hybrid"))
+      ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("hybrid")
   }
 
   /// Runs `hybrid arguments`, with `input` on standard input when given; returns its exit status
