@@ -3,8 +3,8 @@ import Foundation
 /// One diagnostic of `swiftc -diagnostic-style=llvm`, with the notes that follow it.
 ///
 /// The compiler prints a diagnostic as `file:line:column: severity: message`, then the source
-/// line, a line underlining the range (`^~~~`) and, for a fix-it, its replacement text under the
-/// range. A macro's diagnostics end in ` (from macro 'Name')`; the compiler's own may end in a
+/// line, a line marking the column (`^`) and highlighting ranges (`~`) and, for a fix-it, its
+/// replacement text under the range it replaces. A macro's diagnostics end in ` (from macro 'Name')`; the compiler's own may end in a
 /// diagnostic group, ` [#Group]`.
 struct CompilerDiagnostic: Equatable, CustomStringConvertible {
   /// The edit a fix-it note shows: the range it underlines on the note's line and what replaces it.
