@@ -29,4 +29,26 @@ struct OpenAIServingTests {
     #expect(server.model.generations.count == 64)
     #expect(server.model.generations.allSatisfy { $0.completed })
   }
+
+  @Test("a response_format schema the grammar cannot express exactly is a 400 naming the keyword, unary and streamed")
+  func inexpressibleSchema() async throws {
+    let server = try await RunningTestServer.start(maxConcurrentSequences: 1)
+    defer { Task { await server.stop() } }
+    let url = URL(string: "\(server.baseURL.absoluteString)/v1beta/openai/chat/completions")!
+    // multipleOf has no exact grammar: the on-device model refuses it rather than decode
+    // answers that might not follow the schema.
+    let schema: [String: Any] = ["type": "object", "properties": ["count": ["type": "integer", "multipleOf": 3]],
+                                 "required": ["count"]]
+    for stream in [false, true] {
+      let reply = try await TestHTTP.send(.POST, url, json: [
+        "model": RunningTestServer.modelName, "max_tokens": 8, "temperature": 0, "stream": stream,
+        "messages": [["role": "user", "content": "Count."]],
+        "response_format": ["type": "json_schema", "json_schema": ["name": "count", "schema": schema]]])
+      #expect(reply.status == 400, "stream \(stream): \(reply.text)")
+      let error = try reply.json["error"] as? [String: Any]
+      #expect(error?["type"] as? String == "invalid_request_error", "\(reply.text)")
+      #expect((error?["message"] as? String)?.contains("multipleOf") == true, "\(reply.text)")
+    }
+    #expect(server.model.generations.allSatisfy { !$0.completed }, "nothing was decoded")
+  }
 }
