@@ -25,8 +25,8 @@ import Darwin
 ///    `curl --version`), so that the download's own cost shows. The programs run under GNU time,
 ///    which reports their own peak (see ``MeasuredProcess`` for why `wait4` from here cannot).
 /// 3. **Requests/s of `GET /v1/models/{name}:download`** under `wrk`, answering `200` (JSON with
-///    a freshly signed URL) and `304` (`If-None-Match` with the current SHA-256), with `GET /v1/models`
-///    of the same server as the reference: the same router and middleware, no registry work.
+///    a freshly signed URL) and `304` (`If-None-Match` with the current SHA-256), with `GET /healthz`
+///    of the same server as the reference: the same HTTP stack and router, no registry work.
 ///
 /// The registry runs in this process (a temporary data directory, a free loopback port, a random
 /// admin token); the file is pseudo-random bytes from `seed`, written in chunks. Everything is
@@ -316,7 +316,7 @@ public struct ModelDeliveryBenchmark: Sendable {
   private func measureModelInfo(base: String, name: String, sha256: String, wrk: String, work: URL,
                                 into report: inout BenchmarkReport) async throws {
     let infoURL = "\(base)/v1/models/\(name):download"
-    let referenceURL = "\(base)/v1/models"
+    let referenceURL = "\(base)/healthz"
     let eTag = "\"\(sha256)\""
     // The answers wrk will get, checked once (wrk counts a 3xx as success).
     for (url, headers, expected) in [(infoURL, [(String, String)](), 200), (infoURL, [("If-None-Match", eTag)], 304),
@@ -328,27 +328,28 @@ public struct ModelDeliveryBenchmark: Sendable {
     }
     let common = ["-t\(settings.wrkThreads)", "-c\(settings.wrkConnections)", "-d\(settings.wrkSeconds)s", "--latency",
                   "-H", "X-HybridAI-Installation-Id: \(Self.installationID)"]
-    progress("wrk: GET /v1/models (reference)")
+    progress("wrk: GET /healthz (reference)")
     let reference = try await runWrk(wrk, common + [referenceURL], work: work)
     progress("wrk: GET /v1/models/\(name):download → 200")
     let fresh = try await runWrk(wrk, common + [infoURL], work: work)
     progress("wrk: GET /v1/models/\(name):download with If-None-Match → 304")
     let notModified = try await runWrk(wrk, common + ["-H", "If-None-Match: \(eTag)", infoURL], work: work)
 
-    report.rows.append(.init(metric: "model info `:download` → 200, vs `GET /v1/models` (requests/s)",
+    report.rows.append(.init(metric: "model info `:download` → 200, vs `GET /healthz` (requests/s)",
                              ours: fresh.requestsPerSecond, reference: reference.requestsPerSecond, target: .informational))
-    report.rows.append(.init(metric: "model info `:download` → 304, vs `GET /v1/models` (requests/s)",
+    report.rows.append(.init(metric: "model info `:download` → 304, vs `GET /healthz` (requests/s)",
                              ours: notModified.requestsPerSecond, reference: reference.requestsPerSecond,
                              target: .informational))
     func latency(_ output: WrkOutput) -> String {
       String(format: "avg %.2f ms, p50 %.2f ms, p99 %.2f ms", output.averageLatencyMilliseconds,
              output.medianLatencyMilliseconds ?? .nan, output.p99LatencyMilliseconds ?? .nan)
     }
-    report.notes.append("wrk latency: 200 \(latency(fresh)); 304 \(latency(notModified)); `GET /v1/models` \(latency(reference))")
+    report.notes.append("wrk latency: 200 \(latency(fresh)); 304 \(latency(notModified)); `GET /healthz` \(latency(reference))")
     report.notes.append("`wrk -t\(settings.wrkThreads) -c\(settings.wrkConnections) -d\(settings.wrkSeconds)s --latency "
       + "-H 'X-HybridAI-Installation-Id: \(Self.installationID)' URL` (+ `-H 'If-None-Match: \"<sha256>\"'` for 304). "
-      + "Reference: `GET /v1/models` of the same server (an empty Gemini model list: the same router, error and API-key "
-      + "middleware, a JSON body, no registry work). 200 reads the model from SQLite, picks the version and signs a URL; "
+      + "Reference: `GET /healthz` of the same server (its operations endpoint: the same HTTP stack, router and "
+      + "metrics middleware, a 3-byte body, no registry work; until 2026-11-27 the reference was `GET /v1/models`, an empty "
+      + "Gemini model list, which a registry-only server does not have). 200 reads the model from SQLite, picks the version and signs a URL; "
       + "304 does the same but sends no body. wrk and the server share this machine's cores")
     let failures = [("200", fresh), ("304", notModified), ("reference", reference)]
       .filter { $0.1.non2xx3xxResponses > 0 || $0.1.socketErrors > 0 }

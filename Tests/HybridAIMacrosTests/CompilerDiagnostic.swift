@@ -35,11 +35,18 @@ struct CompilerDiagnostic: Equatable, CustomStringConvertible {
 }
 
 extension CompilerDiagnostic {
-  /// Parses the header line `file:line:column: severity: message`, or `nil` when `text` is none.
+  /// Parses the header line `file:line:column: severity: message`, or `file:line: severity:
+  /// message` (the compiler's own `<unknown>:0: error: …`, e.g. a plug-in that failed to load),
+  /// or `nil` when `text` is neither.
   init?(header text: Substring) {
-    let parts = text.split(separator: ":", maxSplits: 4, omittingEmptySubsequences: false)
+    let severities = ["error", "warning", "note", "remark"]
+    var parts = text.split(separator: ":", maxSplits: 4, omittingEmptySubsequences: false)
+    if parts.count >= 4, Int(parts[2]) == nil, severities.contains(String(parts[2].dropFirst())) {
+      parts = text.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+      parts.insert("0", at: 2)
+    }
     guard parts.count == 5, let line = Int(parts[1]), let column = Int(parts[2]),
-          ["error", "warning", "note", "remark"].contains(String(parts[3].dropFirst())) else { return nil }
+          severities.contains(String(parts[3].dropFirst())) else { return nil }
     file = String(parts[0])
     self.line = line
     self.column = column

@@ -3,8 +3,8 @@ import HybridAIProcess
 import HybridAITestSupport
 
 /// HybridAI's macros as the compiler runs them: `swiftc -typecheck` on a source file, with the
-/// `HybridAI` and `Foundation` modules imported and the `@Generable` plug-in SwiftPM built for this package loaded,
-/// printing every expansion. Using the compiler rather than swift-syntax's test support keeps a
+/// `HybridAI` and `Foundation` modules imported and the `@Generable` plug-in SwiftPM built for this
+/// package loaded, printing every expansion. Using the compiler rather than swift-syntax's test support keeps a
 /// second copy of swift-syntax (built for the tests) out of every cold build, tests the plug-in
 /// the compiler really loads, and type-checks the code the macros generate.
 enum MacroCompiler {
@@ -66,12 +66,11 @@ enum MacroCompiler {
       }
       current = nil
     }
-    func startsBlock(_ at: Int) -> Bool {
-      CompilerDiagnostic(header: lines[at]) != nil
-        || (lines[at].hasPrefix("@__swiftmacro_") && at + 1 < lines.count && lines[at + 1] == separator)
+    func startsExpansion(_ at: Int) -> Bool {
+      lines[at].hasPrefix("@__swiftmacro_") && at + 1 < lines.count && lines[at + 1] == separator
     }
     while index < lines.count {
-      if lines[index].hasPrefix("@__swiftmacro_"), index + 1 < lines.count, lines[index + 1] == separator {
+      if startsExpansion(index) {
         flush()
         var end = index + 2
         while end < lines.count, lines[end] != separator { end += 1 }
@@ -81,7 +80,7 @@ enum MacroCompiler {
       } else if var diagnostic = CompilerDiagnostic(header: lines[index]) {
         flush()
         var end = index + 1
-        while end < lines.count, !startsBlock(end) { end += 1 }
+        while end < lines.count, CompilerDiagnostic(header: lines[end]) == nil, !startsExpansion(end) { end += 1 }
         diagnostic.readExcerpt(Array(lines[(index + 1)..<end]))
         current = diagnostic
         index = end
