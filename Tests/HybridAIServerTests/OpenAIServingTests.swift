@@ -47,6 +47,7 @@ struct OpenAIServingTests {
       #expect(reply.status == 400, "stream \(stream): \(reply.text)")
       let error = try reply.json["error"] as? [String: Any]
       #expect(error?["type"] as? String == "invalid_request_error", "\(reply.text)")
+      #expect(error?["param"] as? String == "response_format", "\(reply.text)")
       #expect((error?["message"] as? String)?.contains("multipleOf") == true, "\(reply.text)")
     }
     #expect(server.model.generations.allSatisfy { !$0.completed }, "nothing was decoded")

@@ -47,6 +47,9 @@ struct OpenAIAPIError: Error, Sendable {
     case let error as HTTPError:
       return OpenAIAPIError(status: error.status, message: error.body ?? error.status.reasonPhrase,
                             type: "invalid_request_error")
+    case GenerationError.unsupportedRequest(.unsupportedSchema):
+      // The only schema a chat completion asks a model to enforce is its response format's.
+      return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "response_format")
     case is GenerationError, OnDeviceModelError.shuttingDown:
       return from(google: GoogleAPIError.from(generationError: error))
     case let error as OnDeviceModelError where error.isToolCallCutShort:
