@@ -6,9 +6,9 @@ import Foundation
 /// line, a line marking the column (`^`) and highlighting ranges (`~`) and, for a fix-it, its
 /// replacement text under the range it replaces. A macro's diagnostics end in ` (from macro 'Name')`; the compiler's own may end in a
 /// diagnostic group, ` [#Group]`.
-struct CompilerDiagnostic: Equatable, CustomStringConvertible {
+struct CompilerDiagnostic: CustomStringConvertible {
   /// The edit a fix-it note shows: the range it underlines on the note's line and what replaces it.
-  struct Edit: Equatable {
+  struct Edit {
     /// The first column replaced (1-based) and how many characters.
     var column: Int
     var length: Int

@@ -17,17 +17,6 @@ struct DiagnosticSpec: CustomStringConvertible {
   /// The messages of other notes (the compiler's, e.g. where a cycle begins).
   var notes: [String] = []
 
-  init(message: String, line: Int, column: Int, severity: Severity = .error, macro: String? = "Generable",
-       fixIts: [FixItSpec] = [], notes: [String] = []) {
-    self.message = message
-    self.line = line
-    self.column = column
-    self.severity = severity
-    self.macro = macro
-    self.fixIts = fixIts
-    self.notes = notes
-  }
-
   var description: String {
     CompilerDiagnostic(file: MacroCompiler.sourceFileName, line: line, column: column, severity: severity.rawValue,
                        message: message, macro: macro,
