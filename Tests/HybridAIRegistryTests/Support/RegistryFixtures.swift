@@ -9,16 +9,16 @@ enum RegistryFixtures {
   static let tfliteSHA256 = "4cd6c0d88c51980d1b06adf0a210272835f7ae857da25711f799914592aefb7e"
 
   /// A GGUF-shaped file (magic `GGUF`, version 3): 508 bytes.
-  static let gguf = Data(Array("GGUF".utf8) + [3, 0, 0, 0] + (0..<500).map { UInt8(($0 * 13) % 251) })
+  static let gguf = Data(Array("GGUF".utf8) + [3, 0, 0, 0] + (0..<500).map { (i: Int) -> UInt8 in UInt8((i * 13) % 251) })
   static let ggufSHA256 = "f1b11a6420f2f5432d9548ee89e02d5e04dc3fe3053fad566b894d4f9dcf6851"
 
   /// Anything else: 300 bytes.
-  static let other = Data((0..<300).map { UInt8(($0 * 31 + 5) % 256) })
+  static let other = Data((0..<300).map { (i: Int) -> UInt8 in UInt8((i * 31 + 5) % 256) })
   static let otherSHA256 = "302f1eb58a0a92285672fdc7858d09293409d0bc39cf3351ea94302fbe4d3f4c"
 
   /// `count` bytes, different for each `seed`.
   static func bytes(_ count: Int, seed: UInt8 = 0) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed) &* 7 &+ ($0 >> 8)) })
+    Data((0..<count).map { (i: Int) -> UInt8 in UInt8(truncatingIfNeeded: i &* 31 &+ Int(seed) &* 7 &+ (i >> 8)) })
   }
 }
 
