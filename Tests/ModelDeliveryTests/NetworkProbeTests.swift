@@ -215,7 +215,8 @@ import Testing
     let probe = SwitchableNetworkProbe(NetworkPath(interface: "wlan0"))
     let downloader = environment.downloader(networkProbe: probe)
     let conditions = ModelDownloadConditions(allowsCellularAccess: false)
-    environment.server.configure { $0.chunkDelay = .milliseconds(1) }
+    // 32 chunks 20 ms apart before the cut (~0.6 s): the network changes before the request after it.
+    environment.server.configure { $0.chunkDelay = .milliseconds(20); $0.chunkSize = 16 << 10 }
     let task = Task { try await downloader.getModel(name: "m", downloadType: .latestModel, conditions: conditions) }
     #expect(await environment.server.wait { $0.blobBytesSent > 0 })
     probe.set(NetworkPath(interface: "wwan0", isCellular: true))

@@ -11,7 +11,8 @@ import Testing
     defer { Task { await environment.close() } }
     let size = 2 << 20
     let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
-    environment.server.configure { $0.chunkDelay = .milliseconds(1) }
+    // 128 chunks 4 ms apart: the download lasts ~0.5 s, so all eight calls surely join it.
+    environment.server.configure { $0.chunkDelay = .milliseconds(4); $0.chunkSize = 16 << 10 }
     let downloader = environment.downloader()
 
     let models = try await withThrowingTaskGroup(of: CustomModel.self) { group in
@@ -72,7 +73,8 @@ import Testing
     defer { Task { await environment.close() } }
     let size = 2 << 20
     let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 43))
-    environment.server.configure { $0.chunkDelay = .milliseconds(2) }
+    // 128 chunks 8 ms apart (~1 s): the download is surely still under way when one waiter leaves.
+    environment.server.configure { $0.chunkDelay = .milliseconds(8); $0.chunkSize = 16 << 10 }
     let downloader = environment.downloader()
     let staying = Task { try await downloader.getModel(name: "m", downloadType: .latestModel) }
     let leaving = Task { try await downloader.getModel(name: "m", downloadType: .latestModel) }
@@ -116,7 +118,8 @@ import Testing
     defer { Task { await environment.close() } }
     let size = 2 << 20
     let (_, sha) = await environment.server.publish("weights", data: TestSupport.bytes(size, seed: 45))
-    environment.server.configure { $0.chunkDelay = .milliseconds(2) }
+    // 128 chunks 8 ms apart (~1 s): long enough to be seen downloading.
+    environment.server.configure { $0.chunkDelay = .milliseconds(8); $0.chunkSize = 16 << 10 }
     let downloader = environment.downloader()
     let file: any ModelFileSource = downloader.modelFile(named: "weights")
     #expect(file.name == "weights")
@@ -166,7 +169,9 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     await environment.server.publish("m", data: TestSupport.bytes(4 << 20, seed: 46))
-    environment.server.configure { $0.chunkDelay = .milliseconds(5) }
+    // The answer stops at 1 MiB and holds its connection open, so the download is surely under way
+    // when the delete comes (a slow pace instead let a loaded machine finish it first: seen once).
+    environment.server.configure { $0.stallOffset = 1 << 20 }
     let downloader = environment.downloader()
     let task = Task { try await downloader.getModel(name: "m", downloadType: .latestModel) }
     #expect(await environment.server.wait { $0.blobBytesSent > 0 })
