@@ -4,7 +4,7 @@ import Testing
 
 /// The prompt cache in memory as a data structure: what it already covers (so a state is not
 /// copied out of llama.cpp twice), which entries a new one makes obsolete, and its byte budget.
-@Suite("Prompt state cache: coverage, obsolete entries, capacity")
+@Suite("Prompt state cache: coverage, obsolete entries, capacity, size by placement")
 struct PromptStateCacheTests {
   static func entry(_ tokens: [llama_token], bytes: Int = 10) -> PromptStateCache.Entry {
     .init(tokens: tokens, state: [UInt8](repeating: UInt8(tokens.count), count: bytes))
@@ -53,5 +53,19 @@ struct PromptStateCacheTests {
     var none = PromptStateCache(capacity: 0)
     none.insert(Self.entry([1]))
     #expect(none.entries.isEmpty && none.bytes == 0)
+  }
+
+  @Test("its size: 256 MiB by default on the CPU, none by default on a GPU, a size set by hand on either")
+  func sizeByPlacement() {
+    let automatic = BatchedLanguageModel.Configuration()
+    #expect(automatic.promptCacheMemory == nil)
+    #expect(automatic.promptCacheBytes(usesGPU: false) == 256 << 20)
+    #expect(automatic.promptCacheBytes(usesGPU: true) == 0, "copying states out of device memory costs more than evaluating them")
+    for bytes in [0, 64 << 20] {
+      let chosen = BatchedLanguageModel.Configuration(promptCacheMemory: bytes)
+      #expect(chosen.promptCacheBytes(usesGPU: false) == bytes)
+      #expect(chosen.promptCacheBytes(usesGPU: true) == bytes)
+    }
+    #expect(BatchedLanguageModel.Configuration(promptCacheMemory: -5).promptCacheBytes(usesGPU: false) == 0)
   }
 }

@@ -77,7 +77,7 @@ struct ServeConfigurationTests {
   @Test("prompt scheduling: auto by default (the model's placement decides), either mode from a flag, a file or the environment; others refused")
   func promptScheduling() async throws {
     #expect(try await settings([]).1.promptScheduling == nil)
-    #expect(try await settings([]).1.promptCacheMemoryMiB == 256)
+    #expect(try await settings([]).1.promptCacheMemoryMiB == nil)  // 256 MiB on the CPU, off on a GPU
     #expect(try await settings(["--prompt-cache-memory", "0"]).1.promptCacheMemoryMiB == 0)
     await #expect(throws: ServeConfigurationError.self) {
       try await settings([], environment: ["HYBRIDAI_SERVE_PROMPT_CACHE_MEMORY": "-1"])

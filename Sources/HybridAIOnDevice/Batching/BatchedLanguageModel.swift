@@ -191,7 +191,7 @@ public final class BatchedLanguageModel: LanguageModel {
       backendSampling: configuration.backendSampling ?? Self.backendSamplingFromEnvironment ?? weights.placement.usesGPU,
       reusesPromptPrefixes: configuration.reusesPromptPrefixes,
       promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible),
-      promptStateCacheBytes: configuration.promptCacheMemory,
+      promptStateCacheBytes: configuration.promptCacheBytes(usesGPU: weights.placement.usesGPU),
       overlapsText: Self.textOverlapFromEnvironment ?? true)
   }
 

@@ -80,7 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
   var noPromptCache = false
 
   @Option(name: .long, help: ArgumentHelp(
-    "MiB of memory for prompt caches that had to make room (restored when their conversation returns); 0 turns it off. Default: 256.",
+    "MiB of memory for prompt caches that had to make room (restored when their conversation returns); 0 turns it off. Default: 256 on the CPU, off on a GPU.",
     valueName: "MiB"))
   var promptCacheMemory: Int?
 
@@ -225,7 +225,7 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.contextSizePerSequence = settings.contextSize
       configuration.reusesPromptPrefixes = !settings.noPromptCache
       configuration.promptScheduling = settings.promptScheduling
-      configuration.promptCacheMemory = settings.promptCacheMemoryMiB << 20
+      configuration.promptCacheMemory = settings.promptCacheMemoryMiB.map { $0 << 20 }
       if let threads = settings.threads { configuration.threads = threads }
       configuration.gpuLayers = settings.gpuLayers
       configuration.device = settings.device
@@ -243,7 +243,13 @@ struct ServeCommand: AsyncParsableCommand {
         throw ExitCode.failure
       }
       let warmed = ContinuousClock.now - warming
-      Terminal.status("hybrid serve: model \(name) on \(placement), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
+      let cacheBytes = configuration.reusesPromptPrefixes ? configuration.promptCacheBytes(usesGPU: placement.usesGPU) : 0
+      let promptCache = switch (cacheBytes, configuration.promptCacheMemory) {
+      case (0, nil) where configuration.reusesPromptPrefixes: "off on a GPU"
+      case (0, _): "off"
+      case (let bytes, _): "\(bytes >> 20) MiB"
+      }
+      Terminal.status("hybrid serve: model \(name) on \(placement), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
       models.append(ServedModel(name: name, batched: batched).metered(by: metrics))
       health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
       metrics.addRefresher {

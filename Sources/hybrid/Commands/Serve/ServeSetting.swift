@@ -75,7 +75,8 @@ struct ServeSetting: Hashable, Sendable {
   static let contextSize = ServeSetting("context-size", .integer, default: .int(4096))
   static let noPromptCache = ServeSetting("no-prompt-cache", .boolean, default: .bool(false))
   static let promptScheduling = ServeSetting("prompt-scheduling", .string, default: .string("auto"))
-  static let promptCacheMemory = ServeSetting("prompt-cache-memory", .integer, default: .int(256))
+  /// Unset: 256 MiB when the model sits on the CPU, off on a GPU (`BatchedLanguageModel.Configuration`).
+  static let promptCacheMemory = ServeSetting("prompt-cache-memory", .integer)
   static let threads = ServeSetting("threads", .integer)
   static let gpuLayers = ServeSetting("gpu-layers", .string, default: .string("auto"))
   static let device = ServeSetting("device", .string)

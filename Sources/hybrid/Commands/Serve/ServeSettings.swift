@@ -21,8 +21,9 @@ struct ServeSettings: Sendable {
   var maxConcurrentRequests: Int
   var contextSize: Int
   var noPromptCache: Bool
-  /// Memory for saved prompt caches, in MiB (``BatchedLanguageModel/Configuration/promptCacheMemory``).
-  var promptCacheMemoryMiB: Int
+  /// Memory for saved prompt caches, in MiB (``BatchedLanguageModel/Configuration/promptCacheMemory``);
+  /// `nil`: 256 on the CPU, off on a GPU.
+  var promptCacheMemoryMiB: Int?
   /// `nil`: by where the model sits (``BatchedLanguageModel/Configuration/promptScheduling``).
   var promptScheduling: BatchedLanguageModel.PromptScheduling?
   var threads: Int?
@@ -80,8 +81,8 @@ struct ServeSettings: Sendable {
     maxConcurrentRequests = try positive(.maxConcurrentRequests) ?? 8
     contextSize = try positive(.contextSize) ?? 4096
     noPromptCache = configuration.boolean(.noPromptCache)
-    promptCacheMemoryMiB = configuration.integer(.promptCacheMemory) ?? 256
-    guard (0...(1 << 20)).contains(promptCacheMemoryMiB) else {
+    promptCacheMemoryMiB = configuration.integer(.promptCacheMemory)
+    if let promptCacheMemoryMiB, !(0...(1 << 20)).contains(promptCacheMemoryMiB) {
       throw invalid(.promptCacheMemory, "must be 0 (off) to 1048576 MiB, not \(promptCacheMemoryMiB)")
     }
     switch configuration.string(.promptScheduling)?.lowercased() ?? "auto" {
