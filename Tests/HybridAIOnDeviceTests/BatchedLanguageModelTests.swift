@@ -277,6 +277,21 @@ struct BatchedLanguageModelTests {
     #expect(done.launchTime > .zero && done.stepTime >= done.decodeTime)
   }
 
+  @Test("eight greedy requests at once: their tokens chosen by one scan of their rows on several threads, each answer the one it gets alone")
+  func greedyRowsScannedTogether() async throws {
+    let model = try batchedModel(sequences: 8)
+    let prompts = Self.prompts + ["Name two planets.", "Say hello in French.", "Count from one to five."]
+    let short = GenerationOptions(sampling: .greedy, maximumResponseTokens: 10)
+    var solo: [String] = []
+    for prompt in prompts { solo.append(try await Answer.collect(model, prompt, short).text) }
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement())
+    let before = try await model.scheduler(for: weights).statistics
+    let together = try await Answer.collectConcurrently(model, prompts, short)
+    let done = try await model.scheduler(for: weights).statistics.since(before)
+    #expect(done.rowsScannedTogether >= LargestLogit.parallelRows, "\(done.summary)")
+    #expect(together.map(\.text) == solo)
+  }
+
   @Test("more requests than sequences wait their turn and all complete correctly")
   func queueBeyondMaxSequences() async throws {
     let model = try batchedModel(sequences: 2)

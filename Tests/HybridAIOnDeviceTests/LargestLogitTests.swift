@@ -57,4 +57,28 @@ struct LargestLogitTests {
     #expect(Self.index([Float](repeating: .nan, count: 40)) == 0)
     #expect(Self.index([]) == 0)
   }
+
+  @Test("many rows at once, on one thread or several: each row's own index", arguments: [1, 2, 5])
+  func rowsOnThreads(threads: Int) {
+    let rowLength = 1_031
+    for rowCount in [1, LargestLogit.parallelRows - 1, LargestLogit.parallelRows, 64] {
+      // Each row a different scramble; every fifth row a tie at its two largest positions.
+      let rows: [[Float]] = (0..<rowCount).map { (row: Int) -> [Float] in
+        var values: [Float] = (0..<rowLength).map { (index: Int) -> Float in
+          let level: UInt64 = (UInt64(index + 1) &* 2_654_435_761 &+ UInt64(row) &* 97_531) % 3_001
+          return Float(Int(level) - 1_500)
+        }
+        if row % 5 == 0 { values[rowLength - 1] = 2_000; values[row % rowLength] = 2_000 }
+        return values
+      }
+      let storage = UnsafeMutableBufferPointer<Float>.allocate(capacity: rowCount * rowLength)
+      defer { storage.deallocate() }
+      for (row, values) in rows.enumerated() {
+        _ = UnsafeMutableBufferPointer(rebasing: storage[(row * rowLength)...]).initialize(from: values)
+      }
+      let pointers = (0..<rowCount).map { UnsafePointer(storage.baseAddress! + $0 * rowLength) }
+      let found = LargestLogit.indices(ofRows: pointers, rowLength: rowLength, threads: threads)
+      #expect(found == rows.map(Self.reference), "\(rowCount) rows on \(threads) threads")
+    }
+  }
 }

@@ -254,11 +254,12 @@ actor BatchScheduler: LlamaContextOwner {
       }
       if decode(batch, of: decoding, in: context) {
         statistics.answerTokens += decoding.count
-        for (sequence, index) in zip(decoding, indices) {
+        let choices = largestLogitChoices(for: zip(decoding, indices).map { (sequence: $0, logitsIndex: $1) }, in: context)
+        for ((sequence, index), choice) in zip(zip(decoding, indices), choices) {
           sequence.position += 1
           if settings.reusesPromptPrefixes, let token = sequence.nextToken { sequence.evaluatedAnswer.append(token) }
           sequence.nextToken = nil
-          advance(sequence, logitsAt: index, in: context)
+          advance(sequence, logitsAt: index, in: context, choice: choice)
         }
       }
     }
@@ -314,11 +315,33 @@ actor BatchScheduler: LlamaContextOwner {
         if !sequence.isEvaluatingPrompt { sequence.promptEvaluated = now }
       }
     }
-    for (sequence, logitsIndex) in outputs {
+    let choices = largestLogitChoices(for: outputs, in: context)
+    for ((sequence, logitsIndex), choice) in zip(outputs, choices) {
       // Its last token's text met a stop sequence: the token decoded in this step is not used.
       if sequence.text.metStopSequence { complete(sequence, .stop); continue }
-      advance(sequence, logitsAt: logitsIndex, in: context, deferringText: settings.overlapsText)
+      advance(sequence, logitsAt: logitsIndex, in: context, deferringText: settings.overlapsText, choice: choice)
     }
+  }
+
+  /// The greedy choice of each output whose tokens the CPU picks by the largest logit (`nil` for
+  /// the others), found for all of them at once: ``LargestLogit/indices(ofRows:rowLength:threads:)``
+  /// scans many rows on several threads. The same tokens `advance` would pick one by one.
+  private func largestLogitChoices(for outputs: [(sequence: BatchedSequence, logitsIndex: Int32)],
+                                   in context: OpaquePointer) -> [llama_token?] {
+    var choices = [llama_token?](repeating: nil, count: outputs.count)
+    var rows: [UnsafePointer<Float>] = [], slots: [Int] = []
+    for (slot, output) in outputs.enumerated()
+    where !output.sequence.usesBackendSampling && output.sequence.selector.choosesLargestLogit {
+      // Read on this thread: llama_get_logits_ith synchronises the context first.
+      guard let row = llama_get_logits_ith(context, output.logitsIndex) else { continue }
+      rows.append(UnsafePointer(row))
+      slots.append(slot)
+    }
+    guard rows.count >= LargestLogit.parallelRows, weights.vocabularySize > 0 else { return choices }
+    let indices = LargestLogit.indices(ofRows: rows, rowLength: weights.vocabularySize, threads: settings.threads)
+    for (slot, index) in zip(slots, indices) { choices[slot] = llama_token(index) }
+    statistics.rowsScannedTogether += rows.count
+    return choices
   }
 
   /// Prompts shorter than ``tiledAttentionRows`` tokens, whole and together in one call: every
@@ -636,8 +659,9 @@ actor BatchScheduler: LlamaContextOwner {
   ///
   /// `deferringText`: a token that is neither the first nor the last of the answer only goes to
   /// the next step; its text is streamed while that step computes (``streamDeferredText()``).
+  /// `choice`: the token already picked for it (``largestLogitChoices(for:in:)``).
   private func advance(_ sequence: BatchedSequence, logitsAt index: Int32, in context: OpaquePointer,
-                       deferringText: Bool = false) {
+                       deferringText: Bool = false, choice: llama_token? = nil) {
     if sequence.request.cancellation.isCancelled { return finish(sequence, throwing: CancellationError()) }
     guard sequence.generated < sequence.limit else { return complete(sequence, .maxTokens) }
     guard sequence.position < settings.contextSizePerSequence else { return complete(sequence, .contextWindowFull) }
@@ -646,7 +670,7 @@ actor BatchScheduler: LlamaContextOwner {
       token = llama_get_sampled_token_ith(context, index)
       guard token != LLAMA_TOKEN_NULL else { return finish(sequence, throwing: OnDeviceModelError.decodeFailed(code: -100)) }
     } else {
-      token = sequence.selector.next(context, at: index)
+      token = choice ?? sequence.selector.next(context, at: index)
     }
     if sequence.firstToken == nil { sequence.firstToken = .now }
     if weights.isEndOfGeneration(token) { return complete(sequence, .stop) }

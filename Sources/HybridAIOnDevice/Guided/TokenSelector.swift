@@ -36,6 +36,10 @@ final class TokenSelector {
   /// Whether output is still constrained.
   var isConstrained: Bool { grammar != nil }
 
+  /// Whether ``next(_:at:)`` is the position of the largest logit and changes nothing (greedy,
+  /// no grammar), so a caller may find that position itself (``LargestLogit``).
+  var choosesLargestLogit: Bool { grammar == nil && sampler.isGreedy }
+
   /// The next token from the logits of the batch's token at `index` (`-1`: the last one).
   func next(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
     guard grammar != nil else { return sampler.sampleAndAccept(context, at: index) }

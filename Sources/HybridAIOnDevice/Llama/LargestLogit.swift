@@ -1,3 +1,5 @@
+import Foundation
+
 /// The greedy choice: the position of the largest logit, the first one on a tie.
 ///
 /// A plain scan that remembers the best index is one compare-and-branch chain over the whole
@@ -28,6 +30,42 @@ enum LargestLogit {
     for index in bestBlock..<min(bestBlock + blockSize, logits.count) where base[index] == largest { return index }
     return 0
   }
+
+  /// ``index(in:)`` of each row of `rowLength` logits, the rows scanned on several threads when
+  /// there are at least ``parallelRows`` of them: a wide step's rows have just been copied from
+  /// a GPU and are not in any cache, so one thread reads them at memory speed (measured on an H100
+  /// host: 64 rows of 49,152 logits, ~0.9 ms a step on one thread).
+  static func indices(ofRows rows: [UnsafePointer<Float>], rowLength: Int,
+                      threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Int] {
+    var indices = [Int](repeating: 0, count: rows.count)
+    let workers = min(rows.count, max(1, threads))
+    indices.withUnsafeMutableBufferPointer { results in
+      let scan = RowScan(rows: rows, rowLength: rowLength, results: results)
+      guard rows.count >= parallelRows, workers > 1 else { return (0..<rows.count).forEach(scan.run) }
+      // Worker w takes rows w, w + workers, …: distinct slots of `results`, so no two threads write one.
+      DispatchQueue.concurrentPerform(iterations: workers) { worker in
+        for row in stride(from: worker, to: scan.rows.count, by: workers) { scan.run(row) }
+      }
+    }
+    return indices
+  }
+
+  /// The rows and the results of one ``indices(ofRows:rowLength:threads:)`` call, for its workers.
+  /// `@unchecked Sendable`: the rows are only read, each worker writes its own rows' slots, and
+  /// `concurrentPerform` returns only when every worker has finished, within the buffers' lifetime.
+  private struct RowScan: @unchecked Sendable {
+    let rows: [UnsafePointer<Float>]
+    let rowLength: Int
+    let results: UnsafeMutableBufferPointer<Int>
+
+    func run(_ row: Int) {
+      results[row] = LargestLogit.index(in: UnsafeBufferPointer(start: rows[row], count: rowLength))
+    }
+  }
+
+  /// The fewest rows ``indices(ofRows:rowLength:threads:)`` spreads over threads (fewer cost less
+  /// than waking them).
+  static let parallelRows = 8
 
   /// The largest value of `values[start..<end]` (negative infinity when none is larger).
   @inline(__always)
