@@ -277,11 +277,15 @@ struct BatchedLanguageModelTests {
     #expect(done.launchTime > .zero && done.stepTime >= done.decodeTime)
   }
 
-  @Test("eight greedy requests at once: their tokens chosen by one scan of their rows on several threads, each answer the one it gets alone")
+  @Test("sixteen greedy requests at once: their tokens chosen by one scan of their rows on several threads, each answer the one it gets alone")
   func greedyRowsScannedTogether() async throws {
-    let model = try batchedModel(sequences: 8)
-    let prompts = Self.prompts + ["Name two planets.", "Say hello in French.", "Count from one to five."]
-    let short = GenerationOptions(sampling: .greedy, maximumResponseTokens: 10)
+    let model = try batchedModel(sequences: 16)
+    let prompts = Self.prompts + [
+      "Name two planets.", "Say hello in French.", "Count from one to five.", "Name a fruit.", "What is two plus two?",
+      "Name a color of the rainbow.", "Say goodbye in Spanish.", "Name a large ocean.", "What day follows Monday?",
+      "Name a musical instrument.", "Name a month of summer.",
+    ]
+    let short = GenerationOptions(sampling: .greedy, maximumResponseTokens: 6)
     var solo: [String] = []
     for prompt in prompts { solo.append(try await Answer.collect(model, prompt, short).text) }
     let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement())
