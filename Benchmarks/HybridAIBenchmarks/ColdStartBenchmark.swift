@@ -8,8 +8,9 @@ import HybridAIProcess
 /// `hybrid serve` runs with `--no-prompt-cache`, so the steady requests evaluate their whole prompt
 /// as the first one does and the ratio shows start-up costs alone.
 struct ColdStartBenchmark: Sendable {
-  let settings: ServingBenchmark.Settings
+  let benchmark: ServingBenchmark
   let progress: @Sendable (String) -> Void
+  var settings: ServingBenchmark.Settings { benchmark.settings }
   /// Requests after the first whose TTFT median is the steady state.
   var steadyRequests = 6
 
@@ -20,11 +21,12 @@ struct ColdStartBenchmark: Sendable {
     let hybrid = try await ServerProcess(executable: settings.hybridExecutable, arguments: [
       "--model", "bench=\(settings.modelPath)", "--max-concurrent-requests", "1", "--no-prompt-cache",
       "--context-size", "\(settings.contextPerSlot)", "--threads", "\(settings.threads)", "--data", data.path,
-      "--log-level", "error"])
+      "--log-level", "error"] + benchmark.offloadArguments)
     let oursTTFT = try await measure(OpenAIStreamLoad(apiRoot: hybrid.baseURL.appendingPathComponent("v1beta/openai"),
                                                       model: "bench", outputTokens: 4)) { await hybrid.stop() }
     let llama = try await LlamaServerReference(executable: settings.llamaServerPath)
-      .start(model: settings.modelPath, threads: settings.threads, slots: 1, contextPerSlot: settings.contextPerSlot)
+      .start(model: settings.modelPath, threads: settings.threads, slots: 1, contextPerSlot: settings.contextPerSlot,
+             offload: ReferenceOffload(try benchmark.placement(slots: 1)))
     let theirTTFT = try await measure(OpenAIStreamLoad(apiRoot: llama.apiRoot, model: "bench", outputTokens: 4)) {
       await llama.stop()
     }

@@ -137,9 +137,10 @@ public struct HybridInferenceBenchmark: Sendable {
     var reference: [Int: Double] = [:]
     if let path = settings.batchedBenchPath {
       progress("llama-batched-bench at \(settings.concurrency.map(String.init).joined(separator: ",")) parallel sequences")
+      let offload = try ReferenceOffload(settings.model.placement())
       reference = try await LlamaBatchedBenchReference(executable: path).run(
         model: settings.model.modelPath, promptTokens: 32, generatedTokens: settings.streamTokens,
-        parallel: settings.concurrency, threads: settings.model.configuration.threads)
+        parallel: settings.concurrency, threads: settings.model.configuration.threads, offload: offload)
     }
     for level in settings.concurrency {
       report.rows.append(.init(metric: "server aggregate tokens/s, \(level) stream(s) (vs llama-batched-bench)",

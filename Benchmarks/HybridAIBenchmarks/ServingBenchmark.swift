@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIOnDevice
 import HybridAIProcess
 
 /// `hybrid serve` against llama.cpp's own `llama-server` over HTTP: the same model, threads,
@@ -26,6 +27,10 @@ public struct ServingBenchmark: Sendable {
     public var requestsPerStream = 2
     public var rounds = 4
     public var contextPerSlot = 512
+    /// Where the model's layers run: `hybrid serve` gets `--gpu-layers` and `--device` as they are,
+    /// the references the layer count and device its placement comes to (``ReferenceOffload``).
+    public var gpuLayers: GPULayers = .automatic
+    public var device: String?
 
     public init(modelPath: String, threads: Int, hybridExecutable: URL, llamaServerPath: String, batchedBenchPath: String?) {
       self.modelPath = modelPath
@@ -44,20 +49,35 @@ public struct ServingBenchmark: Sendable {
     self.progress = progress
   }
 
+  /// `hybrid serve`'s offload flags (as given).
+  var offloadArguments: [String] {
+    ["--gpu-layers", settings.gpuLayers.description] + (settings.device.map { ["--device", $0] } ?? [])
+  }
+
+  /// Where `hybrid serve` puts the model with `slots` sequences of ``Settings/contextPerSlot`` tokens.
+  func placement(slots: Int) throws -> ModelPlacement {
+    try BatchedLanguageModel(modelPath: settings.modelPath, configuration: .init(
+      maxConcurrentSequences: slots, contextSizePerSequence: settings.contextPerSlot, threads: settings.threads,
+      gpuLayers: settings.gpuLayers, device: settings.device)).placement()
+  }
+
   public func run() async throws -> BenchmarkReport {
-    let coldStart = try await ColdStartBenchmark(settings: settings, progress: progress).run()
+    let coldStart = try await ColdStartBenchmark(benchmark: self, progress: progress).run()
     let slots = settings.widths.max() ?? 8
+    let placement = try placement(slots: slots)
+    let offload = ReferenceOffload(placement)
     let data = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bench-serve-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: data) }
     progress("starting hybrid serve and llama-server (\(slots) slots of \(settings.contextPerSlot) tokens, \(settings.threads) threads)")
     let hybrid = try await ServerProcess(executable: settings.hybridExecutable, arguments: [
       "--model", "bench=\(settings.modelPath)", "--max-concurrent-requests", "\(slots)",
       "--context-size", "\(settings.contextPerSlot)", "--threads", "\(settings.threads)", "--data", data.path,
-      "--log-level", "error"])
+      "--log-level", "error"] + offloadArguments)
     let llama: LlamaServerReference.Running
     do {
       llama = try await LlamaServerReference(executable: settings.llamaServerPath)
-        .start(model: settings.modelPath, threads: settings.threads, slots: slots, contextPerSlot: settings.contextPerSlot)
+        .start(model: settings.modelPath, threads: settings.threads, slots: slots, contextPerSlot: settings.contextPerSlot,
+               offload: offload)
     } catch {
       await hybrid.stop()
       throw error
@@ -109,7 +129,7 @@ public struct ServingBenchmark: Sendable {
             let (limit, stolen) = try await CPUSteal.measuring {
               try await batchedBench.run(model: settings.modelPath, promptTokens: enginePromptTokens,
                                          generatedTokens: settings.outputTokens, parallel: [width],
-                                         threads: settings.threads)
+                                         threads: settings.threads, offload: offload)
             }
             engine[width, default: []].append(limit[width] ?? 0)
             steal[width, default: RoundSteal()].engine.append(stolen)
@@ -187,8 +207,10 @@ public struct ServingBenchmark: Sendable {
     }
     report.notes += Self.stealNotes(steal, measured: measured, engine: engine, widths: settings.widths)
     report.notes.append("hybrid serve --max-concurrent-requests \(slots) --context-size \(settings.contextPerSlot) "
-      + "--threads \(settings.threads); llama-server -np \(slots) -c \(slots * settings.contextPerSlot) -t \(settings.threads) "
+      + "--threads \(settings.threads) \(offloadArguments.joined(separator: " ")); llama-server -np \(slots) "
+      + "-c \(slots * settings.contextPerSlot) -t \(settings.threads) \(offload.arguments.joined(separator: " ")) "
       + "(continuous batching, its default); both on 127.0.0.1, the load generator in this process")
+    report.notes.append("model on \(placement) (the references: \(offload.arguments.joined(separator: " ")))")
     if ours.retries.count + reference.retries.count > 0 {
       report.notes.append("requests sent again after the connection closed before any answer: hybrid serve "
         + "\(ours.retries.count), llama-server \(reference.retries.count)")

@@ -120,6 +120,8 @@ struct BenchCommand: AsyncParsableCommand {
       settings.outputTokens = streamTokens
       settings.requestsPerStream = requestsPerStream
       settings.rounds = rounds
+      settings.gpuLayers = model.configuration.gpuLayers
+      settings.device = model.configuration.device
       try BenchCommand.publish(try await ServingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
