@@ -33,20 +33,34 @@ struct ContentGeneration: Sendable {
   /// get a normal error response; when the client goes away, the write fails and generation is
   /// cancelled.
   func stream(_ wire: GenerateContentRequest) async throws -> Response {
+    let received = ContinuousClock.now
     let request = try await checkedGenerationRequest(from: wire)
+    let checked = ContinuousClock.now
     let events = GenerationEvents(model.model.generate(request))
     let first = try await events.next()     // failures before the first chunk become HTTP errors
+    let firstEvent = ContinuousClock.now
     let modelVersion = model.modelVersion
     let logger = self.logger
     let body = ResponseBody { writer in
       let chunks = ResponseChunks(modelVersion: modelVersion)
       var event = first
       var toolCalls: [Transcript.ToolCall] = []
+      var textWritten = false
       do {
         while let current = event {
           switch current {
           case .textDelta(let delta):
             try await writer.write(ServerSentEvents.event(chunks.delta(delta)))
+            if !textWritten {
+              textWritten = true
+              // Beside the model's own timeToFirstTokenMs and a client's TTFT: where the time goes
+              // between the request reaching this handler, the first token, and the client.
+              let milliseconds = { (instant: ContinuousClock.Instant) in "\(Int(((instant - received).seconds * 1000).rounded()))" }
+              logger.debug("first text written", metadata: [
+                "checkedMs": "\(milliseconds(checked))", "firstEventMs": "\(milliseconds(firstEvent))",
+                "sinceRequestMs": "\(milliseconds(.now))",
+              ])
+            }
           case .artifact(let file):
             try await writer.write(ServerSentEvents.event(try chunks.file(file)))
           case .toolCalls(let calls):
