@@ -329,15 +329,18 @@ actor BatchScheduler: LlamaContextOwner {
   private func largestLogitChoices(for outputs: [(sequence: BatchedSequence, logitsIndex: Int32)],
                                    in context: OpaquePointer) -> [llama_token?] {
     var choices = [llama_token?](repeating: nil, count: outputs.count)
+    let candidates = outputs.indices.filter {
+      !outputs[$0].sequence.usesBackendSampling && outputs[$0].sequence.selector.choosesLargestLogit
+    }
+    // Fewer rows: each is scanned in `advance`, as before (no logits fetched twice).
+    guard candidates.count >= LargestLogit.parallelRows, weights.vocabularySize > 0 else { return choices }
     var rows: [UnsafePointer<Float>] = [], slots: [Int] = []
-    for (slot, output) in outputs.enumerated()
-    where !output.sequence.usesBackendSampling && output.sequence.selector.choosesLargestLogit {
+    for slot in candidates {
       // Read on this thread: llama_get_logits_ith synchronises the context first.
-      guard let row = llama_get_logits_ith(context, output.logitsIndex) else { continue }
+      guard let row = llama_get_logits_ith(context, outputs[slot].logitsIndex) else { continue }
       rows.append(UnsafePointer(row))
       slots.append(slot)
     }
-    guard rows.count >= LargestLogit.parallelRows, weights.vocabularySize > 0 else { return choices }
     let indices = LargestLogit.indices(ofRows: rows, rowLength: weights.vocabularySize, threads: settings.threads)
     for (slot, index) in zip(slots, indices) { choices[slot] = llama_token(index) }
     statistics.rowsScannedTogether += rows.count
