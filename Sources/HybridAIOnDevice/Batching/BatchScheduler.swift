@@ -329,6 +329,7 @@ actor BatchScheduler: LlamaContextOwner {
   private func largestLogitChoices(for outputs: [(sequence: BatchedSequence, logitsIndex: Int32)],
                                    in context: OpaquePointer) -> [llama_token?] {
     var choices = [llama_token?](repeating: nil, count: outputs.count)
+    guard outputs.count >= LargestLogit.parallelRows else { return choices }
     let candidates = outputs.indices.filter {
       !outputs[$0].sequence.usesBackendSampling && outputs[$0].sequence.selector.choosesLargestLogit
     }
