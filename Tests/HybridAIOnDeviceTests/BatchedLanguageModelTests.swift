@@ -1,3 +1,4 @@
+import CLlama
 import Foundation
 import HybridAI
 @testable import HybridAIOnDevice
@@ -129,6 +130,78 @@ struct BatchedLanguageModelTests {
     #expect(again.map(\.text) == [first[0], first[2]])
     #expect(again.allSatisfy { $0.response.usage.cachedPromptTokens == $0.response.usage.promptTokens - 1 },
             "each kept its whole cached prompt")
+  }
+
+  @Test("requests that arrive together evaluate a shared prompt start once: the others copy it from the first",
+        arguments: schedulings)
+  func sharedPromptStartsArrivingTogether(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
+    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 4, contextSizePerSequence: 2048, reusesPromptPrefixes: true, promptScheduling: scheduling))
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 8)
+    // The same question three times and another one: all four share the template's system prompt.
+    let prompts = [Self.prompts[1], Self.prompts[1], Self.prompts[1], Self.prompts[2]]
+    let tokens = try await Self.promptTokens(prompts, options)
+    let sharedStart = tokens[0].reusablePrefixLength(for: tokens[3])
+    #expect(sharedStart >= BatchScheduler.minimumCopiedPrefix, "the system prompt: \(sharedStart) tokens")
+    var solo: [String] = []
+    for prompt in Set(prompts).sorted() { solo.append(try await Answer.collect(try batchedModel(sequences: 1), prompt, options).text) }
+
+    let scheduler = try await Self.scheduler(of: model)
+    let before = await scheduler.statistics
+    let streams = await Self.submitTogether(tokens, options, to: scheduler)
+    var answers: [Answer] = []
+    for stream in streams { answers.append(try await Answer.collect(stream)) }
+    let done = await scheduler.statistics.since(before)
+
+    #expect(answers.map(\.text) == prompts.map { solo[Set(prompts).sorted().firstIndex(of: $0)!] }, "each answer is the one it gets alone")
+    #expect(answers.map(\.response.usage.cachedPromptTokens) == [0, tokens[1].count - 1, tokens[2].count - 1, sharedStart],
+            "the first evaluated the start once; the others copied it (\(done.summary))")
+    #expect(done.promptStartsShared == 3, "\(done.summary)")
+  }
+
+  @Test("a request waiting for another's prompt start evaluates it itself when that one fails", arguments: schedulings)
+  func awaitedPromptStartWhoseSourceFails(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
+    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 2, contextSizePerSequence: 2048, reusesPromptPrefixes: true, promptScheduling: scheduling))
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 8)
+    let tokens = try await Self.promptTokens([Self.prompts[0], Self.prompts[0]], options)
+    let alone = try await Answer.collect(try batchedModel(sequences: 1), Self.prompts[0], options)
+
+    let scheduler = try await Self.scheduler(of: model)
+    // The first step holds only the first request (the second waits for its prompt) and fails.
+    let streams = await Self.submitTogether(tokens, options, to: scheduler, failingFirstDecode: -3)
+    await #expect(throws: OnDeviceModelError.decodeFailed(code: -3)) { try await Answer.collect(streams[0]) }
+    let survivor = try await Answer.collect(streams[1])
+    #expect(survivor.text == alone.text)
+    #expect(survivor.response.usage.cachedPromptTokens == 0, "nothing to copy from a failed sequence")
+  }
+
+  /// The prompts' tokens, chat template applied, as the batched model computes them.
+  static func promptTokens(_ prompts: [String], _ options: GenerationOptions) async throws -> [[llama_token]] {
+    let system = try TestModel.requireModel()
+    var tokens: [[llama_token]] = []
+    for prompt in prompts {
+      tokens.append(try await system.prepare(GenerationRequest(transcript: Answer.transcript(prompt), options: options)).tokens)
+    }
+    return tokens
+  }
+
+  /// The scheduler serving `model` (made now, before any request).
+  static func scheduler(of model: BatchedLanguageModel) async throws -> BatchScheduler {
+    try model.scheduler(for: try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement()))
+  }
+
+  /// Submits the prompts in one job of the scheduler, so that its next step finds them all waiting
+  /// (requests that arrive together); optionally the first `llama_decode` then fails with `code`.
+  static func submitTogether(_ prompts: [[llama_token]], _ options: GenerationOptions, to scheduler: isolated BatchScheduler,
+                             failingFirstDecode code: Int32? = nil) -> [AsyncThrowingStream<GenerationEvent, any Error>] {
+    if let code { scheduler.injectDecodeFailure(code: code) }
+    return prompts.map { tokens in
+      let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
+      scheduler.submit(BatchRequest(promptTokens: tokens, options: options, guidance: nil, modelVersion: "test",
+                                    requestStarted: .now, cancellation: CancellationFlag(), continuation: continuation))
+      return stream
+    }
   }
 
   @Test("prompt cache in memory: a conversation that had to make room is given back when it returns; off with 0 bytes")
@@ -510,9 +583,15 @@ struct Answer: Sendable {
 
   static func collect(_ model: some LanguageModel, _ prompt: String, _ options: GenerationOptions,
                       recorder: Recorder = Recorder()) async throws -> Answer {
+    try await collect(model.generate(GenerationRequest(transcript: transcript(prompt), options: options)), recorder: recorder)
+  }
+
+  /// The answer a stream of generation events delivers.
+  static func collect(_ events: AsyncThrowingStream<GenerationEvent, any Error>,
+                      recorder: Recorder = Recorder()) async throws -> Answer {
     var text = ""
     var response: RawResponse?
-    for try await event in model.generate(GenerationRequest(transcript: transcript(prompt), options: options)) {
+    for try await event in events {
       if case .textDelta(let delta) = event {
         #expect(response == nil, "text after the completed event")
         text += delta

@@ -238,6 +238,7 @@ actor BatchScheduler: LlamaContextOwner {
     guard !isClosed else { return false }
     dropCancelledRequests()
     admitWaitingRequests()
+    copyAwaitedPrefixes()
     guard let context, let batch, !active.isEmpty else { return !waiting.isEmpty }
     if settings.promptScheduling == .throughput {
       stepInOneCall(batch: batch, in: context)
@@ -279,7 +280,7 @@ actor BatchScheduler: LlamaContextOwner {
   private func stepInOneCall(batch: LlamaBatch, in context: OpaquePointer) {
     var room = batch.capacity - active.count(where: { $0.nextToken != nil })
     var chunks: [llama_seq_id: Range<Int>] = [:]
-    for sequence in active where sequence.isEvaluatingPrompt {
+    for sequence in active where sequence.evaluatesPromptNow {
       guard room > 0 else { break }
       let end = min(sequence.request.promptTokens.count, sequence.position + room)
       chunks[sequence.id] = sequence.position..<end
@@ -354,7 +355,7 @@ actor BatchScheduler: LlamaContextOwner {
   private func evaluateShortPrompts(budget: inout Int, batch: LlamaBatch, in context: OpaquePointer) {
     batch.removeAll()
     var included: [(sequence: BatchedSequence, logitsIndex: Int32)] = []
-    for sequence in active where sequence.position == 0 {
+    for sequence in active where sequence.position == 0 && sequence.awaitedPrefix == nil {
       let prompt = sequence.request.promptTokens
       guard budget > 0, prompt.count < Self.tiledAttentionRows, prompt.count <= batch.remaining else { continue }
       var logitsIndex: Int32 = 0
@@ -375,7 +376,7 @@ actor BatchScheduler: LlamaContextOwner {
 
   /// The next chunk of other prompts, each in a call of its own (see ``nextPromptChunk(of:budget:)``).
   private func evaluateLongPromptChunks(budget: inout Int, batch: LlamaBatch, in context: OpaquePointer) {
-    for sequence in active where sequence.isEvaluatingPrompt {
+    for sequence in active where sequence.evaluatesPromptNow {
       guard budget > 0 else { break }
       let prompt = sequence.request.promptTokens
       let chunk = nextPromptChunk(of: sequence, budget: budget)
@@ -491,6 +492,7 @@ actor BatchScheduler: LlamaContextOwner {
       case .own: keepCachedPrefix(of: id, length: reused)
       case .copy(let source): copyCachedPrefix(from: source, to: id, length: reused)
       case .restore(let index): restoreCachedPrefix(promptStates.take(at: index), into: id, length: reused)
+      case .awaiting(let source): awaitPrefix(of: sequence, from: source, length: reused)
       }
       sequence.reusedPromptTokens = sequence.position
       if let context { routeSampling(of: sequence, in: context) }
@@ -501,10 +503,38 @@ actor BatchScheduler: LlamaContextOwner {
     }
   }
 
-  /// The free sequence for a prompt and how many of its first tokens that sequence already holds
-  /// (leaving at least one token to evaluate, whose logits start the answer).
+  /// The free sequence for a prompt and how many of its first tokens it will not evaluate: those
+  /// its sequence already holds (``sequenceHoldingPrefix(of:)``), or, when a sequence of the batch
+  /// is answering or evaluating a prompt that starts the same way for longer (the same system
+  /// prompt, or the same prompt, arriving together), those copied from it — at once when it holds
+  /// them, else once it does (`.awaiting`: requests that arrive together evaluate a shared start
+  /// once, not once each). Always leaves at least one prompt token to evaluate.
+  private func sequenceForRequest(_ prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+    guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0, .own) }
+    let held = sequenceHoldingPrefix(of: prompt)
+    guard let running = runningSequenceSharingStart(with: prompt), running.shared > held.reused else { return held }
+    guard running.sequence.position >= running.shared else {
+      return (leastValuableFreeID(), running.shared, .awaiting(running.sequence))
+    }
+    statistics.promptStartsShared += 1
+    return (leastValuableFreeID(), running.shared, .copy(from: running.sequence.id))
+  }
+
+  /// The sequence in the batch whose prompt shares the longest start with `prompt`, at least
+  /// ``minimumCopiedPrefix`` tokens (one that waits for another's start itself does not count:
+  /// that other one does).
+  private func runningSequenceSharingStart(with prompt: [llama_token]) -> (sequence: BatchedSequence, shared: Int)? {
+    var found: (sequence: BatchedSequence, shared: Int)?
+    for sequence in active where sequence.awaitedPrefix == nil {
+      let shared = sequence.request.promptTokens.reusablePrefixLength(for: prompt)
+      if shared >= Self.minimumCopiedPrefix, shared > found?.shared ?? 0 { found = (sequence, shared) }
+    }
+    return found
+  }
+
+  /// The free sequence whose cache the prompt continues, and how many tokens of it it keeps.
   ///
-  /// Without ``Settings/reusesPromptPrefixes``: the lowest free id. With it: the sequence whose cache the prompt continues — it shares at least half
+  /// The sequence whose cache the prompt continues — it shares at least half
   /// of what the sequence holds (the next turn of its conversation), or the whole prompt but its
   /// last token (the same prompt again) — the longest such match first. When none does, the
   /// caches are kept for the requests they match: an empty sequence, else the one unused longest;
@@ -514,8 +544,7 @@ actor BatchScheduler: LlamaContextOwner {
   /// Like llama-server's slot choice by prompt similarity, this keeps two interleaved
   /// conversations from evicting each other's cache just because they share a system prompt.
   /// ``keepingIDsConsecutive(_:)`` may then move the choice to another id.
-  private func sequenceForRequest(_ prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
-    guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0, .own) }
+  private func sequenceHoldingPrefix(of prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
     func continues(_ shared: Int, _ cachedCount: Int) -> Bool {
       shared > 0 && (shared * 2 >= cachedCount || shared == prompt.count - 1)
     }
@@ -531,14 +560,50 @@ actor BatchScheduler: LlamaContextOwner {
     }
     let saved = promptStates.bestMatch(for: prompt) { continues($0, $1.tokens.count) }
     if let best, best.shared >= saved?.shared ?? 0 { return (best.id, best.shared, .own) }
-    let id = freeSequenceIDs.first { retainedTokens[$0] == nil }
-      ?? freeSequenceIDs.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
+    let id = leastValuableFreeID()
     if let saved { return (id, saved.shared, .restore(entry: saved.index)) }
     let own = sharedByID[id] ?? 0
     if let longest, longest.id != id, longest.shared >= Self.minimumCopiedPrefix, longest.shared > own {
       return (id, longest.shared, .copy(from: longest.id))
     }
     return (id, own, .own)
+  }
+
+  /// A free sequence whose cache matters least: an empty one, else the one unused longest.
+  private func leastValuableFreeID() -> llama_seq_id {
+    freeSequenceIDs.first { retainedTokens[$0] == nil }
+      ?? freeSequenceIDs.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
+  }
+
+  /// Empties `sequence`'s id and lets it wait for the first `length` tokens of `source`'s prompt
+  /// (``copyAwaitedPrefixes()``); returns the tokens it holds now: none.
+  private func awaitPrefix(of sequence: BatchedSequence, from source: BatchedSequence, length: Int) -> Int {
+    emptySequence(sequence.id)
+    sequence.awaitedPrefix = (source, length)
+    return 0
+  }
+
+  /// Gives each sequence that waits for another's prompt start (``BatchedSequence/awaitedPrefix``)
+  /// that start once the other holds it. When the other ended first, its start is copied from
+  /// the cache it left, if its sequence still holds it; otherwise (a failed decode, a cancelled
+  /// request, its sequence taken) the prompt is evaluated here after all.
+  private func copyAwaitedPrefixes() {
+    for sequence in active {
+      guard let (source, length) = sequence.awaitedPrefix else { continue }
+      if active.contains(where: { $0 === source }) {
+        guard source.position >= length else { continue }   // still evaluating it
+        sequence.position = copyCachedPrefix(from: source.id, to: sequence.id, length: length)
+      } else if freeSequenceIDs.contains(source.id), let left = retainedTokens[source.id],
+                left.reusablePrefixLength(for: sequence.request.promptTokens) >= length {
+        sequence.position = copyCachedPrefix(from: source.id, to: sequence.id, length: length)
+      }
+      sequence.awaitedPrefix = nil
+      sequence.reusedPromptTokens = sequence.position
+      if sequence.position > 0 { statistics.promptStartsShared += 1 }
+      logger.debug("shared prompt start", metadata: [
+        "seq": "\(sequence.id)", "from": "\(source.id)", "tokens": "\(sequence.position)", "wanted": "\(length)",
+      ])
+    }
   }
 
   /// `choice`, or the same start in another free sequence when `choice.id` would split the
@@ -562,7 +627,7 @@ actor BatchScheduler: LlamaContextOwner {
     case .own where choice.reused == 0: return (better, 0, .own)
     case .own: return (better, choice.reused, .copy(from: choice.id))
     case .copy(let source) where source == better: return (better, choice.reused, .own)
-    case .copy, .restore: return (better, choice.reused, choice.start)
+    case .copy, .restore, .awaiting: return (better, choice.reused, choice.start)
     }
   }
 
@@ -580,6 +645,9 @@ actor BatchScheduler: LlamaContextOwner {
     case copy(from: llama_seq_id)
     /// A state of the ``PromptStateCache`` (the index of the entry).
     case restore(entry: Int)
+    /// The start of a prompt another sequence of the batch is evaluating, copied once it is done
+    /// (see ``BatchedSequence/awaitedPrefix``).
+    case awaiting(BatchedSequence)
   }
 
   /// Saves what sequence `id` holds into the ``PromptStateCache`` before all but its first
@@ -609,11 +677,9 @@ actor BatchScheduler: LlamaContextOwner {
   /// Loads a saved state into sequence `id` (saving what `id` held first) and keeps its first
   /// `length` tokens; returns how many it holds (0 when llama.cpp refuses the state).
   private func restoreCachedPrefix(_ entry: PromptStateCache.Entry, into id: llama_seq_id, length: Int) -> Int {
-    saveRetainedState(of: id, keeping: 0)
-    retainedTokens[id] = nil
+    emptySequence(id)
     guard let context else { return 0 }
     let memory = llama_get_memory(context)
-    llama_memory_seq_rm(memory, id, -1, -1)
     let read = entry.state.withUnsafeBufferPointer { llama_state_seq_set_data(context, $0.baseAddress, entry.state.count, id) }
     guard read > 0 else {
       logger.warning("could not restore a saved sequence state; evaluating the prompt", metadata: ["seq": "\(id)"])
@@ -635,15 +701,20 @@ actor BatchScheduler: LlamaContextOwner {
   /// copies the buffer at the next decode), dropping what `id` held; `source` keeps its cache.
   /// Returns how many tokens `id` now holds.
   private func copyCachedPrefix(from source: llama_seq_id, to id: llama_seq_id, length: Int) -> Int {
-    saveRetainedState(of: id, keeping: 0)
-    retainedTokens[id] = nil
+    emptySequence(id)
     guard let context else { return 0 }
     let memory = llama_get_memory(context)
-    llama_memory_seq_rm(memory, id, -1, -1)
     llama_memory_seq_cp(memory, source, id, -1, -1)
     if llama_memory_seq_rm(memory, id, Int32(length), -1) { return length }
     llama_memory_seq_rm(memory, id, -1, -1)
     return 0
+  }
+
+  /// Empties free sequence `id` for a new request (what it held goes to the ``PromptStateCache`` first).
+  private func emptySequence(_ id: llama_seq_id) {
+    saveRetainedState(of: id, keeping: 0)
+    retainedTokens[id] = nil
+    if let context { llama_memory_seq_rm(llama_get_memory(context), id, -1, -1) }
   }
 
   /// Drops what sequence `id` holds beyond its first `length` tokens; returns how many it keeps

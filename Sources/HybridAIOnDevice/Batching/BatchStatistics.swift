@@ -22,6 +22,9 @@ struct BatchStatistics: Sendable, Hashable {
   var statesSaved = 0
   /// Sequence states not copied because the prompt cache held their tokens already.
   var statesAlreadyHeld = 0
+  /// Prompts that copied their start from another request in the batch (the same system prompt,
+  /// or the same prompt, arriving together) instead of evaluating it too.
+  var promptStartsShared = 0
   /// Greedy tokens chosen on the CPU by one scan of many rows on several threads
   /// (``LargestLogit/indices(ofRows:rowLength:threads:)``), not one sequence at a time.
   var rowsScannedTogether = 0
@@ -45,6 +48,7 @@ struct BatchStatistics: Sendable, Hashable {
                     graphsReused: graphsReused - earlier.graphsReused, splitCalls: splitCalls - earlier.splitCalls,
                     statesSaved: statesSaved - earlier.statesSaved,
                     statesAlreadyHeld: statesAlreadyHeld - earlier.statesAlreadyHeld,
+                    promptStartsShared: promptStartsShared - earlier.promptStartsShared,
                     rowsScannedTogether: rowsScannedTogether - earlier.rowsScannedTogether,
                     launchTime: launchTime - earlier.launchTime, waitTime: waitTime - earlier.waitTime,
                     stepTime: stepTime - earlier.stepTime)
@@ -56,7 +60,7 @@ struct BatchStatistics: Sendable, Hashable {
       "steps": "\(steps)", "decodeCalls": "\(decodeCalls)", "decodedTokens": "\(decodedTokens)",
       "answerTokens": "\(answerTokens)",
       "graphsReused": "\(graphsReused)", "splitCalls": "\(splitCalls)", "statesSaved": "\(statesSaved)", "statesAlreadyHeld": "\(statesAlreadyHeld)",
-      "rowsScannedTogether": "\(rowsScannedTogether)",
+      "promptStartsShared": "\(promptStartsShared)", "rowsScannedTogether": "\(rowsScannedTogether)",
       "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
       "waitMs": "\(waitTime.milliseconds)", "schedulingMs": "\(schedulingTime.milliseconds)",
       "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",

@@ -29,8 +29,13 @@ final class BatchedSequence {
   /// Answer tokens evaluated into the KV cache (after the prompt), in order; kept only when the
   /// scheduler reuses prompt prefixes (the one reader, at release).
   var evaluatedAnswer: [llama_token] = []
-  /// Prompt tokens found in the sequence's cache from an earlier request (not evaluated again).
+  /// Prompt tokens found in the sequence's cache from an earlier request, or copied from another
+  /// sequence (not evaluated again).
   var reusedPromptTokens = 0
+  /// Another sequence of the batch whose prompt starts as this one's does and is being evaluated
+  /// there now: this prompt waits until `source` holds `length` tokens and copies them instead of
+  /// evaluating them too (``BatchScheduler``'s shared prompt starts).
+  var awaitedPrefix: (source: BatchedSequence, length: Int)?
   /// Answer tokens generated so far.
   var generated = 0
 
@@ -53,4 +58,8 @@ final class BatchedSequence {
 
   /// Whether prompt tokens are still to be evaluated.
   var isEvaluatingPrompt: Bool { position < request.promptTokens.count }
+
+  /// Whether the next prompt tokens can be evaluated in this step (some are left, and no other
+  /// sequence is evaluating the start this one will copy).
+  var evaluatesPromptNow: Bool { awaitedPrefix == nil && isEvaluatingPrompt }
 }
