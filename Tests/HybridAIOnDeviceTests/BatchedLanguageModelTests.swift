@@ -270,6 +270,21 @@ struct BatchedLanguageModelTests {
     #expect(try await cpuPath.scheduler(for: weights).backendSampledSequences.isEmpty)
   }
 
+  @Test("backend sampling: one sequence taken by greedy, then random, then greedy requests re-attaches a sampler each time")
+  func backendSamplerReattachedToASequence() async throws {
+    let inGraph = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 1, contextSizePerSequence: 2048, backendSampling: true))
+    let cpuPath = try batchedModel(sequences: 1)
+    let seeded = GenerationOptions(sampling: .random(top: 40, seed: 7), temperature: 0.8, maximumResponseTokens: 12)
+    let greedy = GenerationOptions(sampling: .greedy, maximumResponseTokens: 12)
+    let scheduler = try await Self.scheduler(of: inGraph)
+    for (prompt, options) in [(Self.prompts[0], greedy), (Self.prompts[1], seeded), (Self.prompts[2], greedy), (Self.prompts[3], greedy)] {
+      let answer = try await Answer.collect(inGraph, prompt, options)
+      #expect(answer.text == (try await Answer.collect(cpuPath, prompt, options)).text, "prompt: \(prompt)")
+      #expect(await scheduler.backendSampledSequences == (options == greedy ? [0] : []), "prompt: \(prompt)")
+    }
+  }
+
   @Test("4 concurrent greedy requests each give the text they give alone")
   func concurrentRequestsMatchSolo() async throws {
     let model = try batchedModel(sequences: 4)

@@ -115,10 +115,12 @@ actor BatchScheduler: LlamaContextOwner {
   private var isStepping = false
   /// Set by ``close()``: requests are refused and the context is gone.
   private var isClosed = false
-  /// Greedy sampler chains for backend sampling, one per sequence id (made on first use, freed
-  /// with the context), and the ids whose chain is attached to the context now.
+  /// The greedy sampler chains attached to the context for backend sampling, by sequence id.
   private var backendSamplers: [llama_seq_id: UnsafeMutablePointer<llama_sampler>] = [:]
-  private var attachedSamplers: Set<llama_seq_id> = []
+  /// Chains detached since the last `llama_decode`, freed after the next one (which rebuilds the
+  /// graph without them). A detached chain is never attached again: llama.cpp initialises a
+  /// chain's backend state once (`llama_sampler_chain_backend_init` asserts on a second time).
+  private var detachedSamplers: [UnsafeMutablePointer<llama_sampler>] = []
   /// A result code the next step reports instead of calling `llama_decode` (tests only).
   private var injectedDecodeResult: Int32?
   /// Steps, calls and time since the scheduler started, and at the start of the current burst of
@@ -150,7 +152,13 @@ actor BatchScheduler: LlamaContextOwner {
   private func freeBackendSamplers() {
     for chain in backendSamplers.values { llama_sampler_free(chain) }
     backendSamplers.removeAll()
-    attachedSamplers.removeAll()
+    freeDetachedSamplers()
+  }
+
+  /// Frees the chains detached before the `llama_decode` that just ran.
+  private func freeDetachedSamplers() {
+    for chain in detachedSamplers { llama_sampler_free(chain) }
+    detachedSamplers.removeAll()
   }
 
   /// ``close()``: as a ``LlamaContextOwner`` for ``OnDeviceRuntime/shutDown()``.
@@ -196,7 +204,7 @@ actor BatchScheduler: LlamaContextOwner {
   }
 
   /// Sequence ids whose tokens llama.cpp now picks in its graph, for tests and diagnostics.
-  var backendSampledSequences: Set<llama_seq_id> { attachedSamplers }
+  var backendSampledSequences: Set<llama_seq_id> { Set(backendSamplers.keys) }
 
   /// Whether the llama.cpp context exists (made by the first request), for tests and diagnostics.
   var hasContext: Bool { context != nil }
@@ -432,6 +440,7 @@ actor BatchScheduler: LlamaContextOwner {
     } else {
       LlamaRuntime.checkAlive("llama_decode")
       result = llama_decode(context, batch.raw)
+      freeDetachedSamplers()
     }
     statistics.decodeCalls += 1
     if sequences.count > 1, Self.consecutiveRuns(in: sequences.map(\.id)) > 1 { statistics.splitCalls += 1 }
@@ -498,7 +507,9 @@ actor BatchScheduler: LlamaContextOwner {
       if let context { routeSampling(of: sequence, in: context) }
       active.append(sequence)
       logger.debug("sequence started", metadata: [
-        "seq": "\(id)", "promptTokens": "\(promptTokens)", "active": "\(active.count)", "waiting": "\(waiting.count)",
+        "seq": "\(id)", "promptTokens": "\(promptTokens)", "cachedTokens": "\(sequence.position)",
+        "awaitsStartOf": "\(sequence.awaitedPrefix.map { "\($0.source.id)" } ?? "-")",
+        "active": "\(active.count)", "waiting": "\(waiting.count)",
       ])
     }
   }
@@ -779,29 +790,32 @@ actor BatchScheduler: LlamaContextOwner {
     }
   }
 
-  /// Attaches a greedy chain to the sequence's id when its request can be sampled in the graph,
-  /// detaches it otherwise. Changing the attached set makes llama.cpp re-reserve its graph, so a
-  /// chain stays attached from one request to the next while they qualify.
+  /// Attaches a new greedy chain to the sequence's id when its request can be sampled in the
+  /// graph, detaches the one there otherwise. Changing the attached set makes llama.cpp re-reserve
+  /// its graph, so a chain stays attached from one request to the next while they qualify.
   private func routeSampling(of sequence: BatchedSequence, in context: OpaquePointer) {
     let wanted = settings.backendSampling && sequence.request.guidance == nil && sequence.request.options.isGreedy
-    let attached = attachedSamplers.contains(sequence.id)
+    let attached = backendSamplers[sequence.id] != nil
     if wanted && !attached {
-      let chain = backendSamplers[sequence.id] ?? {
-        let made = llama_sampler_chain_init(llama_sampler_chain_default_params())!
-        llama_sampler_chain_add(made, llama_sampler_init_greedy())
-        backendSamplers[sequence.id] = made
-        return made
-      }()
+      let chain = llama_sampler_chain_init(llama_sampler_chain_default_params())!
+      llama_sampler_chain_add(chain, llama_sampler_init_greedy())
       if llama_set_sampler(context, sequence.id, chain) {
-        attachedSamplers.insert(sequence.id)
+        backendSamplers[sequence.id] = chain
       } else {
+        llama_sampler_free(chain)   // refused before llama.cpp kept or initialised it
         logger.warning("backend sampling refused; sampling on the CPU", metadata: ["seq": "\(sequence.id)"])
       }
-    } else if !wanted && attached {
-      _ = llama_set_sampler(context, sequence.id, nil)
-      attachedSamplers.remove(sequence.id)
+    } else if !wanted, attached {
+      detachSampler(of: sequence.id, in: context)
     }
-    sequence.usesBackendSampling = attachedSamplers.contains(sequence.id)
+    sequence.usesBackendSampling = backendSamplers[sequence.id] != nil
+  }
+
+  /// Detaches the chain of sequence `id`; it is freed after the next `llama_decode`.
+  private func detachSampler(of id: llama_seq_id, in context: OpaquePointer) {
+    guard let chain = backendSamplers.removeValue(forKey: id) else { return }
+    _ = llama_set_sampler(context, id, nil)
+    detachedSamplers.append(chain)
   }
 
   // MARK: - Finishing
