@@ -285,6 +285,32 @@ struct BatchedLanguageModelTests {
     }
   }
 
+  @Test("backend sampling: after a wide burst, a narrow load detaches the idle sequences' samplers (llama.cpp runs every attached one each step)")
+  func idleBackendSamplersDetached() async throws {
+    let inGraph = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 4, contextSizePerSequence: 2048, backendSampling: true))
+    let scheduler = try await Self.scheduler(of: inGraph)
+    let short = GenerationOptions(sampling: .greedy, maximumResponseTokens: 4)
+    let burst = try await Self.promptTokens(Array(Self.prompts.prefix(4)), short)
+    var first: [Answer] = []
+    for stream in await Self.submitTogether(burst, short, to: scheduler) { first.append(try await Answer.collect(stream)) }
+    #expect(await scheduler.backendSampledSequences.count == 4)
+
+    // One stream for more than idleSamplerSteps steps: the three idle chains go; its own stays.
+    let story = GenerationOptions(sampling: .greedy, maximumResponseTokens: BatchScheduler.idleSamplerSteps + 24)
+    let before = await scheduler.statistics
+    let long = try await Answer.collect(inGraph, "Write a long story about a dragon.", story)
+    try #require(long.response.usage.outputTokens > BatchScheduler.idleSamplerSteps + 1, "the answer ran long enough")
+    #expect(await scheduler.statistics.since(before).samplersDetached == 3)
+    #expect(await scheduler.backendSampledSequences.count == 1)
+    #expect(long.text == (try await Answer.collect(try batchedModel(sequences: 1), "Write a long story about a dragon.", story)).text)
+    // A wide load attaches new chains, and answers as before.
+    var again: [Answer] = []
+    for stream in await Self.submitTogether(burst, short, to: scheduler) { again.append(try await Answer.collect(stream)) }
+    #expect(await scheduler.backendSampledSequences.count == 4)
+    #expect(again.map(\.text) == first.map(\.text))
+  }
+
   @Test("4 concurrent greedy requests each give the text they give alone")
   func concurrentRequestsMatchSolo() async throws {
     let model = try batchedModel(sequences: 4)

@@ -69,6 +69,10 @@ actor BatchScheduler: LlamaContextOwner {
     /// streamed while the next step computes (``streamDeferredText()``) rather than before that
     /// step is launched. Off only to measure what the overlap saves (`HYBRIDAI_TEXT_OVERLAP=0`).
     var overlapsText: Bool = true
+    /// With ``backendSampling``: whether the chains of free sequences are detached once more of
+    /// them than of busy ones have been attached for ``BatchScheduler/idleSamplerSteps`` steps in
+    /// a row. Off only to measure what idle chains cost (`HYBRIDAI_DETACH_IDLE_SAMPLERS=0`).
+    var detachesIdleSamplers: Bool = true
 
     /// The most tokens in one `llama_decode` call: a batch, or with
     /// ``BatchedLanguageModel/PromptScheduling/throughput`` four (llama.cpp evaluates them in
@@ -82,6 +86,13 @@ actor BatchScheduler: LlamaContextOwner {
   /// A pass holding at least this many tokens of one sequence uses ggml's tiled flash-attention
   /// kernel (`GGML_FA_TILE_Q`), which rounds differently from the row-by-row one.
   static let tiledAttentionRows = 64
+
+  /// Steps in a row with more backend sampler chains attached to free sequences than to busy ones
+  /// after which those are detached. llama.cpp runs every attached chain in every pass (on a
+  /// dummy row for a sequence not in the batch, which keeps the graph the same), so after a wide
+  /// burst a narrow load would go on paying for all of them; a short dip (the turn between one
+  /// round of requests and the next) keeps them, since attaching costs a graph reservation.
+  static let idleSamplerSteps = 64
 
   /// Prompt tokens evaluated per step while other sequences decode (a chunk may be up to 63
   /// tokens longer, see ``nextPromptChunk(of:budget:)``). 128 prompt tokens cost a 135M model on
@@ -121,6 +132,8 @@ actor BatchScheduler: LlamaContextOwner {
   /// graph without them). A detached chain is never attached again: llama.cpp initialises a
   /// chain's backend state once (`llama_sampler_chain_backend_init` asserts on a second time).
   private var detachedSamplers: [UnsafeMutablePointer<llama_sampler>] = []
+  /// Steps in a row with more chains attached to free sequences than to busy ones.
+  private var stepsWithIdleSamplers = 0
   /// A result code the next step reports instead of calling `llama_decode` (tests only).
   private var injectedDecodeResult: Int32?
   /// Steps, calls and time since the scheduler started, and at the start of the current burst of
@@ -248,6 +261,7 @@ actor BatchScheduler: LlamaContextOwner {
     admitWaitingRequests()
     copyAwaitedPrefixes()
     guard let context, let batch, !active.isEmpty else { return !waiting.isEmpty }
+    detachIdleSamplers(in: context)
     if settings.promptScheduling == .throughput {
       stepInOneCall(batch: batch, in: context)
       return !active.isEmpty || !waiting.isEmpty
@@ -809,6 +823,21 @@ actor BatchScheduler: LlamaContextOwner {
       detachSampler(of: sequence.id, in: context)
     }
     sequence.usesBackendSampling = backendSamplers[sequence.id] != nil
+  }
+
+  /// Detaches the chains of free sequences once more of them than of busy ones have been attached
+  /// for ``idleSamplerSteps`` steps in a row (see there).
+  private func detachIdleSamplers(in context: OpaquePointer) {
+    guard settings.detachesIdleSamplers, !backendSamplers.isEmpty else { return }
+    let busy = Set(active.lazy.filter(\.usesBackendSampling).map(\.id))
+    let idle = backendSamplers.keys.filter { !busy.contains($0) }
+    guard idle.count > busy.count else { return stepsWithIdleSamplers = 0 }
+    stepsWithIdleSamplers += 1
+    guard stepsWithIdleSamplers >= Self.idleSamplerSteps else { return }
+    stepsWithIdleSamplers = 0
+    for id in idle { detachSampler(of: id, in: context) }
+    statistics.samplersDetached += idle.count
+    logger.debug("idle backend samplers detached", metadata: ["detached": "\(idle.count)", "attached": "\(busy.count)"])
   }
 
   /// Detaches the chain of sequence `id`; it is freed after the next `llama_decode`.

@@ -25,6 +25,9 @@ struct BatchStatistics: Sendable, Hashable {
   /// Prompts that copied their start from another request in the batch (the same system prompt,
   /// or the same prompt, arriving together) instead of evaluating it too.
   var promptStartsShared = 0
+  /// Backend sampler chains detached from free sequences after a sustained narrow load
+  /// (``BatchScheduler/idleSamplerSteps``).
+  var samplersDetached = 0
   /// Greedy tokens chosen on the CPU by one scan of many rows on several threads
   /// (``LargestLogit/indices(ofRows:rowLength:threads:)``), not one sequence at a time.
   var rowsScannedTogether = 0
@@ -49,6 +52,7 @@ struct BatchStatistics: Sendable, Hashable {
                     statesSaved: statesSaved - earlier.statesSaved,
                     statesAlreadyHeld: statesAlreadyHeld - earlier.statesAlreadyHeld,
                     promptStartsShared: promptStartsShared - earlier.promptStartsShared,
+                    samplersDetached: samplersDetached - earlier.samplersDetached,
                     rowsScannedTogether: rowsScannedTogether - earlier.rowsScannedTogether,
                     launchTime: launchTime - earlier.launchTime, waitTime: waitTime - earlier.waitTime,
                     stepTime: stepTime - earlier.stepTime)
@@ -60,7 +64,8 @@ struct BatchStatistics: Sendable, Hashable {
       "steps": "\(steps)", "decodeCalls": "\(decodeCalls)", "decodedTokens": "\(decodedTokens)",
       "answerTokens": "\(answerTokens)",
       "graphsReused": "\(graphsReused)", "splitCalls": "\(splitCalls)", "statesSaved": "\(statesSaved)", "statesAlreadyHeld": "\(statesAlreadyHeld)",
-      "promptStartsShared": "\(promptStartsShared)", "rowsScannedTogether": "\(rowsScannedTogether)",
+      "promptStartsShared": "\(promptStartsShared)", "samplersDetached": "\(samplersDetached)",
+      "rowsScannedTogether": "\(rowsScannedTogether)",
       "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
       "waitMs": "\(waitTime.milliseconds)", "schedulingMs": "\(schedulingTime.milliseconds)",
       "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",

@@ -192,7 +192,8 @@ public final class BatchedLanguageModel: LanguageModel {
       reusesPromptPrefixes: configuration.reusesPromptPrefixes,
       promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible),
       promptStateCacheBytes: configuration.promptCacheBytes(usesGPU: weights.placement.usesGPU),
-      overlapsText: Self.textOverlapFromEnvironment ?? true)
+      overlapsText: Self.textOverlapFromEnvironment ?? true,
+      detachesIdleSamplers: Self.idleSamplerDetachingFromEnvironment ?? true)
   }
 
   /// `HYBRIDAI_BACKEND_SAMPLING=0|1`: backend sampling off or on for every batched model whose
@@ -202,6 +203,11 @@ public final class BatchedLanguageModel: LanguageModel {
   /// `HYBRIDAI_TEXT_OVERLAP=0|1`: whether the throughput scheduling streams each token's text
   /// while the next step computes — a switch for measuring the overlap (`scripts/gpu-check`).
   static let textOverlapFromEnvironment = environmentSwitch("HYBRIDAI_TEXT_OVERLAP")
+
+  /// `HYBRIDAI_DETACH_IDLE_SAMPLERS=0|1`: whether backend sampler chains of free sequences are
+  /// detached after a sustained narrow load (``BatchScheduler/idleSamplerSteps``) — a switch for
+  /// measuring what they cost (`scripts/gpu-check`).
+  static let idleSamplerDetachingFromEnvironment = environmentSwitch("HYBRIDAI_DETACH_IDLE_SAMPLERS")
 
   /// A measuring switch from the environment: `0`/`off`/`false`, `1`/`on`/`true`, else `nil`.
   private static func environmentSwitch(_ name: String) -> Bool? {
