@@ -15,6 +15,10 @@ import Logging
 /// - Each step is one job of this actor, on the shared llama thread
 ///   (``LlamaConversation/sharedExecutor``), so other llama.cpp work interleaves between steps and
 ///   a single OpenMP team serves them all. Steps stop when nothing is left to do.
+/// - With ``Settings/reusesPromptPrefixes``, a new request starts from the longest cached start
+///   it shares: its sequence's own cache, another free sequence's, a saved state, or a request in
+///   the batch — requests that arrive together with one system prompt (or one prompt) evaluate it
+///   once (``sequenceForRequest(_:)``).
 /// - A cancelled request leaves at the next step and its KV entries are removed; a failed
 ///   `llama_decode` fails the requests it held (``OnDeviceModelError/decodeFailed(code:)``) and
 ///   clears their sequences, while the others go on.
