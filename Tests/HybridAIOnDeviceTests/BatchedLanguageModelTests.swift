@@ -159,6 +159,28 @@ struct BatchedLanguageModelTests {
     #expect(done.promptStartsShared == 3, "\(done.summary)")
   }
 
+  @Test("a request whose prompt a request in the batch has evaluated copies it at once, while that one answers",
+        arguments: schedulings)
+  func promptStartCopiedFromAnAnsweringRequest(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
+    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 2, contextSizePerSequence: 2048, reusesPromptPrefixes: true, promptScheduling: scheduling))
+    let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 48)
+    let short = GenerationOptions(sampling: .greedy, maximumResponseTokens: 8)
+    let story = "Write a long story about a dragon."
+    let alone = try await Answer.collect(try batchedModel(sequences: 1), story, short)
+    let scheduler = try await Self.scheduler(of: model)
+    let before = await scheduler.statistics
+    let answering = Answer.Recorder()
+    let first = Task { try await Answer.collect(model, story, long, recorder: answering) }
+    while answering.deltas == 0 { try await Task.sleep(for: .milliseconds(2)) }   // its prompt is in the cache
+    let second = try await Answer.collect(model, story, short)
+    #expect(!answering.completed, "the first request was still answering")
+    #expect(second.response.usage.cachedPromptTokens == second.response.usage.promptTokens - 1)
+    #expect(second.text == alone.text)
+    #expect(try await first.value.response.usage.cachedPromptTokens == 0)
+    #expect(await scheduler.statistics.since(before).promptStartsShared == 1)
+  }
+
   @Test("a request waiting for another's prompt start evaluates it itself when that one fails", arguments: schedulings)
   func awaitedPromptStartWhoseSourceFails(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
     let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
