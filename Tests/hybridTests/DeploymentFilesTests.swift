@@ -27,7 +27,11 @@ struct DeploymentFilesTests {
 
   @Test("the nginx config passes nginx -t as the tests run it (the two-instance tests use it for real)")
   func nginxConfig() async throws {
-    let nginx = try await TestNginx.start(upstreamPorts: [try Sockets.freeLoopbackPort(), try Sockets.freeLoopbackPort()])
+    // Upstreams that refuse for the whole test: ports merely free a moment ago can be taken by
+    // another test's server meanwhile (seen once: nginx then proxied to it instead of answering 502).
+    let down = [try Sockets.refusingPort(), try Sockets.refusingPort()]
+    defer { Sockets.closeAll(down.map(\.descriptor)) }
+    let nginx = try await TestNginx.start(upstreamPorts: down.map(\.port))
     defer { Task { await nginx.stop() } }
     let checked = try await ChildProcess.run(TestNginx.executable, ["-t", "-p", nginx.directory.path, "-e", "/dev/stderr",
                                                                     "-c", nginx.directory.appendingPathComponent("nginx.conf").path],
