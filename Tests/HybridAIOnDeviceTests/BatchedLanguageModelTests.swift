@@ -19,10 +19,12 @@ struct BatchedLanguageModelTests {
   ]
 
   func batchedModel(sequences: Int = 4, contextSizePerSequence: Int = 2048,
-                    promptScheduling: BatchedLanguageModel.PromptScheduling? = nil) throws -> BatchedLanguageModel {
+                    promptScheduling: BatchedLanguageModel.PromptScheduling? = nil, reusesPromptPrefixes: Bool = false,
+                    backendSampling: Bool? = nil) throws -> BatchedLanguageModel {
     _ = try TestModel.requireModel()
     return BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
-      maxConcurrentSequences: sequences, contextSizePerSequence: contextSizePerSequence, promptScheduling: promptScheduling))
+      maxConcurrentSequences: sequences, contextSizePerSequence: contextSizePerSequence, backendSampling: backendSampling,
+      reusesPromptPrefixes: reusesPromptPrefixes, promptScheduling: promptScheduling))
   }
 
   /// Both schedulings: throughput mode also streams each token's text during the next step.
@@ -135,16 +137,15 @@ struct BatchedLanguageModelTests {
   @Test("requests that arrive together evaluate a shared prompt start once: the others copy it from the first",
         arguments: schedulings)
   func sharedPromptStartsArrivingTogether(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
-    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
-      maxConcurrentSequences: 4, contextSizePerSequence: 2048, reusesPromptPrefixes: true, promptScheduling: scheduling))
+    let model = try batchedModel(sequences: 4, promptScheduling: scheduling, reusesPromptPrefixes: true)
     let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 8)
     // The same question three times and another one: all four share the template's system prompt.
     let prompts = [Self.prompts[1], Self.prompts[1], Self.prompts[1], Self.prompts[2]]
     let tokens = try await Self.promptTokens(prompts, options)
     let sharedStart = tokens[0].reusablePrefixLength(for: tokens[3])
     #expect(sharedStart >= BatchScheduler.minimumCopiedPrefix, "the system prompt: \(sharedStart) tokens")
-    var solo: [String] = []
-    for prompt in Set(prompts).sorted() { solo.append(try await Answer.collect(try batchedModel(sequences: 1), prompt, options).text) }
+    var solo: [String: String] = [:]
+    for prompt in Set(prompts) { solo[prompt] = try await Answer.collect(try batchedModel(sequences: 1), prompt, options).text }
 
     let scheduler = try await Self.scheduler(of: model)
     let before = await scheduler.statistics
@@ -153,7 +154,7 @@ struct BatchedLanguageModelTests {
     for stream in streams { answers.append(try await Answer.collect(stream)) }
     let done = await scheduler.statistics.since(before)
 
-    #expect(answers.map(\.text) == prompts.map { solo[Set(prompts).sorted().firstIndex(of: $0)!] }, "each answer is the one it gets alone")
+    #expect(answers.map(\.text) == prompts.map { solo[$0] }, "each answer is the one it gets alone")
     #expect(answers.map(\.response.usage.cachedPromptTokens) == [0, tokens[1].count - 1, tokens[2].count - 1, sharedStart],
             "the first evaluated the start once; the others copied it (\(done.summary))")
     #expect(done.promptStartsShared == 3, "\(done.summary)")
@@ -162,8 +163,7 @@ struct BatchedLanguageModelTests {
   @Test("a request whose prompt a request in the batch has evaluated copies it at once, while that one answers",
         arguments: schedulings)
   func promptStartCopiedFromAnAnsweringRequest(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
-    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
-      maxConcurrentSequences: 2, contextSizePerSequence: 2048, reusesPromptPrefixes: true, promptScheduling: scheduling))
+    let model = try batchedModel(sequences: 2, promptScheduling: scheduling, reusesPromptPrefixes: true)
     let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 48)
     let short = GenerationOptions(sampling: .greedy, maximumResponseTokens: 8)
     let story = "Write a long story about a dragon."
@@ -183,8 +183,7 @@ struct BatchedLanguageModelTests {
 
   @Test("a request waiting for another's prompt start evaluates it itself when that one fails", arguments: schedulings)
   func awaitedPromptStartWhoseSourceFails(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
-    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
-      maxConcurrentSequences: 2, contextSizePerSequence: 2048, reusesPromptPrefixes: true, promptScheduling: scheduling))
+    let model = try batchedModel(sequences: 2, promptScheduling: scheduling, reusesPromptPrefixes: true)
     let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 8)
     let tokens = try await Self.promptTokens([Self.prompts[0], Self.prompts[0]], options)
     let alone = try await Answer.collect(try batchedModel(sequences: 1), Self.prompts[0], options)
@@ -276,8 +275,7 @@ struct BatchedLanguageModelTests {
   @Test("backend sampling (tokens picked in llama.cpp's graph) gives the CPU path's greedy text, beside a seeded random request sampled on the CPU")
   func backendSamplingMatchesCPUSampling() async throws {
     let cpuPath = try batchedModel()
-    let inGraph = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
-      maxConcurrentSequences: 4, contextSizePerSequence: 2048, backendSampling: true))
+    let inGraph = try batchedModel(sequences: 4, backendSampling: true)
     let seeded = GenerationOptions(sampling: .random(top: 40, seed: 7), temperature: 0.8, maximumResponseTokens: 24)
     for prompt in Self.prompts.prefix(2) {
       async let greedyInGraph = Answer.collect(inGraph, prompt, TestModel.greedy)
@@ -294,8 +292,7 @@ struct BatchedLanguageModelTests {
 
   @Test("backend sampling: one sequence taken by greedy, then random, then greedy requests re-attaches a sampler each time")
   func backendSamplerReattachedToASequence() async throws {
-    let inGraph = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
-      maxConcurrentSequences: 1, contextSizePerSequence: 2048, backendSampling: true))
+    let inGraph = try batchedModel(sequences: 1, backendSampling: true)
     let cpuPath = try batchedModel(sequences: 1)
     let seeded = GenerationOptions(sampling: .random(top: 40, seed: 7), temperature: 0.8, maximumResponseTokens: 12)
     let greedy = GenerationOptions(sampling: .greedy, maximumResponseTokens: 12)
@@ -309,8 +306,7 @@ struct BatchedLanguageModelTests {
 
   @Test("backend sampling: after a wide burst, a narrow load detaches the idle sequences' samplers (llama.cpp runs every attached one each step)")
   func idleBackendSamplersDetached() async throws {
-    let inGraph = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
-      maxConcurrentSequences: 4, contextSizePerSequence: 2048, backendSampling: true))
+    let inGraph = try batchedModel(sequences: 4, backendSampling: true)
     let scheduler = try await Self.scheduler(of: inGraph)
     let short = GenerationOptions(sampling: .greedy, maximumResponseTokens: 4)
     let burst = try await Self.promptTokens(Array(Self.prompts.prefix(4)), short)
