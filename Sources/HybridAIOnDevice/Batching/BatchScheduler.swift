@@ -833,15 +833,17 @@ actor BatchScheduler: LlamaContextOwner {
   /// for ``idleSamplerSteps`` steps in a row (see there).
   private func detachIdleSamplers(in context: OpaquePointer) {
     guard settings.detachesIdleSamplers, !backendSamplers.isEmpty else { return }
-    let busy = Set(active.lazy.filter(\.usesBackendSampling).map(\.id))
-    let idle = backendSamplers.keys.filter { !busy.contains($0) }
-    guard idle.count > busy.count else { return stepsWithIdleSamplers = 0 }
+    // Every busy sequence's chain is among the attached ones (see routeSampling).
+    let busy = active.count(where: \.usesBackendSampling)
+    guard backendSamplers.count - busy > busy else { return stepsWithIdleSamplers = 0 }
     stepsWithIdleSamplers += 1
     guard stepsWithIdleSamplers >= Self.idleSamplerSteps else { return }
     stepsWithIdleSamplers = 0
+    let inUse = Set(active.lazy.filter(\.usesBackendSampling).map(\.id))
+    let idle = backendSamplers.keys.filter { !inUse.contains($0) }
     for id in idle { detachSampler(of: id, in: context) }
     statistics.samplersDetached += idle.count
-    logger.debug("idle backend samplers detached", metadata: ["detached": "\(idle.count)", "attached": "\(busy.count)"])
+    logger.debug("idle backend samplers detached", metadata: ["detached": "\(idle.count)", "attached": "\(busy)"])
   }
 
   /// Detaches the chain of sequence `id`; it is freed after the next `llama_decode`.
