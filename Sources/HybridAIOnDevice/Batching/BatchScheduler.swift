@@ -144,6 +144,9 @@ actor BatchScheduler: LlamaContextOwner {
   /// steps (logged when it ends).
   private(set) var statistics = BatchStatistics()
   private var statisticsAtBurstStart = BatchStatistics()
+  /// The longest step of the current burst (a step that copied many caches, re-reserved the graph
+  /// after samplers changed, or evaluated many prompts stands out), logged with the burst.
+  private var longestStepInBurst = Duration.zero
 
   /// Requests decoding now and requests waiting for a sequence.
   var occupancy: BatchOccupancy { BatchOccupancy(active: active.count, waiting: waiting.count) }
@@ -234,12 +237,15 @@ actor BatchScheduler: LlamaContextOwner {
   private func runSteps() async {
     countReusedGraphs()
     statisticsAtBurstStart = statistics
+    longestStepInBurst = .zero
     while timedStep() {
       await Task.yield()   // let other jobs of the llama thread (and new submissions) run between steps
     }
     isStepping = false
     countReusedGraphs()
-    logger.debug("batch idle", metadata: statistics.since(statisticsAtBurstStart).summary.mapValues { .string($0) })
+    var summary = statistics.since(statisticsAtBurstStart).summary
+    summary["longestStepMs"] = "\(longestStepInBurst.milliseconds)"
+    logger.debug("batch idle", metadata: summary.mapValues { .string($0) })
   }
 
   /// Takes llama.cpp's own count of reused graphs into ``statistics`` (at a burst's ends, not
@@ -251,8 +257,10 @@ actor BatchScheduler: LlamaContextOwner {
   private func timedStep() -> Bool {
     let started = ContinuousClock.now
     defer {
+      let took = ContinuousClock.now - started
       statistics.steps += 1
-      statistics.stepTime += .now - started
+      statistics.stepTime += took
+      longestStepInBurst = max(longestStepInBurst, took)
     }
     return step()
   }
