@@ -11,10 +11,12 @@ import Logging
 ///   ``promptTokensPerStepWhileDecoding`` prompt tokens per step, so a long prompt delays the
 ///   running streams only a little per step. With ``BatchedLanguageModel/PromptScheduling/throughput``
 ///   (a GPU's default) a step is instead one call holding the decoding tokens and as many prompt
-///   tokens as fit (``stepInOneCall(batch:in:)``); the guarantees below are then given up.
+///   tokens as fit (``launchStepInOneCall(batch:in:)``); the guarantees below are then given up.
 /// - Each step is one job of this actor, on the shared llama thread
 ///   (``LlamaConversation/sharedExecutor``), so other llama.cpp work interleaves between steps and
-///   a single OpenMP team serves them all. Steps stop when nothing is left to do.
+///   a single OpenMP team serves them all. Steps stop when nothing is left to do. With
+///   ``Settings/yieldsWhileComputing`` a step is two jobs: one launches its call, the other takes
+///   its results once other jobs (another context's step) have run.
 /// - With ``Settings/reusesPromptPrefixes``, a new request starts from the longest cached start
 ///   it shares: its sequence's own cache, another free sequence's, a saved state, or a request in
 ///   the batch — requests that arrive together with one system prompt (or one prompt) evaluate it
@@ -77,6 +79,12 @@ actor BatchScheduler: LlamaContextOwner {
     /// them than of busy ones have been attached for ``BatchScheduler/idleSamplerSteps`` steps in
     /// a row. Off only to measure what idle chains cost (`HYBRIDAI_DETACH_IDLE_SAMPLERS=0`).
     var detachesIdleSamplers: Bool = true
+    /// With ``BatchedLanguageModel/PromptScheduling/throughput``: whether a step lets the llama
+    /// thread run other jobs while its call computes, taking the results afterwards. Set when
+    /// several schedulers (contexts) serve one model (``BatchedLanguageModel/Configuration/contexts``):
+    /// on a GPU one context's host work — sampling, text, building and launching its next call —
+    /// then overlaps the other's computation.
+    var yieldsWhileComputing: Bool = false
 
     /// The most tokens in one `llama_decode` call: a batch, or with
     /// ``BatchedLanguageModel/PromptScheduling/throughput`` four (llama.cpp evaluates them in
@@ -208,6 +216,7 @@ actor BatchScheduler: LlamaContextOwner {
     for request in waiting { request.continuation.finish(throwing: OnDeviceModelError.shuttingDown) }
     waiting.removeAll()
     if let context {
+      llama_synchronize(context)   // a call launched before a step yielded may still compute
       llama_free(context)
       self.context = nil
     }
@@ -238,8 +247,31 @@ actor BatchScheduler: LlamaContextOwner {
     countReusedGraphs()
     statisticsAtBurstStart = statistics
     longestStepInBurst = .zero
-    while timedStep() {
-      await Task.yield()   // let other jobs of the llama thread (and new submissions) run between steps
+    while true {
+      var started = ContinuousClock.now
+      var took = Duration.zero
+      let more: Bool
+      var yielded = false
+      switch step() {
+      case .done(let continues):
+        more = continues
+      case .computing(let launched):
+        took = ContinuousClock.now - started
+        // Another context's step (``Settings/yieldsWhileComputing``) or a new request runs while
+        // this call computes.
+        await Task.yield()
+        yielded = true
+        started = ContinuousClock.now
+        more = finishStep(launched)
+      }
+      took += ContinuousClock.now - started
+      statistics.steps += 1
+      statistics.stepTime += took
+      longestStepInBurst = max(longestStepInBurst, took)
+      guard more else { break }
+      // Let other jobs of the llama thread (and new submissions) run between steps; a step that
+      // yielded while it computed has, and launches the next call at once.
+      if !yielded { await Task.yield() }
     }
     isStepping = false
     countReusedGraphs()
@@ -254,29 +286,38 @@ actor BatchScheduler: LlamaContextOwner {
     if let context { statistics.graphsReused = Int(llama_perf_context(context).n_reused) }
   }
 
-  private func timedStep() -> Bool {
-    let started = ContinuousClock.now
-    defer {
-      let took = ContinuousClock.now - started
-      statistics.steps += 1
-      statistics.stepTime += took
-      longestStepInBurst = max(longestStepInBurst, took)
-    }
-    return step()
+  /// What ``step()`` left: nothing (and whether there is more to do), or a call still computing
+  /// whose results ``finishStep(_:)`` takes (with ``Settings/yieldsWhileComputing``).
+  private enum StepOutcome {
+    case done(moreToDo: Bool)
+    case computing(LaunchedStep)
+  }
+
+  /// A throughput step's call, launched, with what its results are for.
+  private struct LaunchedStep {
+    /// The sequences in the call, in id order.
+    let participants: [BatchedSequence]
+    /// The prompt tokens of each sequence in the call that evaluates its prompt.
+    let chunks: [llama_seq_id: Range<Int>]
+    /// The sequences whose next token the call's logits give, and where.
+    let outputs: [(sequence: BatchedSequence, logitsIndex: Int32)]
   }
 
   /// Drops cancelled requests, admits waiting ones, decodes one token of every decoding sequence,
-  /// then evaluates prompt chunks. Returns whether there is more to do.
-  private func step() -> Bool {
-    guard !isClosed else { return false }
+  /// then evaluates prompt chunks.
+  private func step() -> StepOutcome {
+    guard !isClosed else { return .done(moreToDo: false) }
     dropCancelledRequests()
     admitWaitingRequests()
     copyAwaitedPrefixes()
-    guard let context, let batch, !active.isEmpty else { return !waiting.isEmpty }
+    guard let context, let batch, !active.isEmpty else { return .done(moreToDo: !waiting.isEmpty) }
     detachIdleSamplers(in: context)
     if settings.promptScheduling == .throughput {
-      stepInOneCall(batch: batch, in: context)
-      return !active.isEmpty || !waiting.isEmpty
+      guard let launched = launchStepInOneCall(batch: batch, in: context) else {
+        return .done(moreToDo: !active.isEmpty || !waiting.isEmpty)
+      }
+      if settings.yieldsWhileComputing { return .computing(launched) }
+      return .done(moreToDo: finishStep(launched))
     }
 
     // 1. One pass for every decoding sequence, in id order (llama.cpp evaluates a run of
@@ -303,15 +344,17 @@ actor BatchScheduler: LlamaContextOwner {
     var budget = decoding.isEmpty ? settings.batchSize : Self.promptTokensPerStepWhileDecoding
     evaluateShortPrompts(budget: &budget, batch: batch, in: context)
     evaluateLongPromptChunks(budget: &budget, batch: batch, in: context)
-    return !active.isEmpty || !waiting.isEmpty
+    return .done(moreToDo: !active.isEmpty || !waiting.isEmpty)
   }
 
   /// A step with ``BatchedLanguageModel/PromptScheduling/throughput``: one call holding every
   /// decoding sequence's next token and prompt tokens up to the call's capacity (oldest prompts
   /// first, a prompt that does not fit goes in part), listed in sequence-id order, so that
   /// llama.cpp's split for separate KV buffers (consecutive ids, the same number of tokens each)
-  /// evaluates them in as few passes as it can.
-  private func stepInOneCall(batch: LlamaBatch, in context: OpaquePointer) {
+  /// evaluates them in as few passes as it can. Launches the call and streams the text of the
+  /// step before while it computes; ``finishStep(_:)`` takes its results. `nil` when there was
+  /// nothing to evaluate or the call failed.
+  private func launchStepInOneCall(batch: LlamaBatch, in context: OpaquePointer) -> LaunchedStep? {
     var room = batch.capacity - active.count(where: { $0.nextToken != nil })
     var chunks: [llama_seq_id: Range<Int>] = [:]
     for sequence in active where sequence.evaluatesPromptNow {
@@ -321,7 +364,7 @@ actor BatchScheduler: LlamaContextOwner {
       room -= end - sequence.position
     }
     let participants = active.filter { $0.nextToken != nil || chunks[$0.id] != nil }.sorted { $0.id < $1.id }
-    guard !participants.isEmpty else { return }
+    guard !participants.isEmpty else { return nil }
     batch.removeAll()
     var outputs: [(sequence: BatchedSequence, logitsIndex: Int32)] = []
     for sequence in participants {
@@ -335,27 +378,36 @@ actor BatchScheduler: LlamaContextOwner {
         }
       }
     }
-    guard launch(batch, of: participants, in: context) else { return }
+    guard launch(batch, of: participants, in: context) else { return nil }
     streamDeferredText()
+    return LaunchedStep(participants: participants, chunks: chunks, outputs: outputs)
+  }
+
+  /// Waits for a launched step's results and takes them: positions, the next tokens, the requests
+  /// that end. Returns whether there is more to do. Nothing is taken when ``close()`` ran
+  /// meanwhile (it ended the requests).
+  private func finishStep(_ launched: LaunchedStep) -> Bool {
+    guard !isClosed, let context else { return false }
     waitForResults(of: context)
     let now = ContinuousClock.now
-    for sequence in participants {
+    for sequence in launched.participants {
       if let token = sequence.nextToken {
         sequence.position += 1
         if settings.reusesPromptPrefixes { sequence.evaluatedAnswer.append(token) }
         sequence.nextToken = nil
         statistics.answerTokens += 1
-      } else if let chunk = chunks[sequence.id] {
+      } else if let chunk = launched.chunks[sequence.id] {
         sequence.position = chunk.upperBound
         if !sequence.isEvaluatingPrompt { sequence.promptEvaluated = now }
       }
     }
-    let choices = largestLogitChoices(for: outputs, in: context)
-    for ((sequence, logitsIndex), choice) in zip(outputs, choices) {
+    let choices = largestLogitChoices(for: launched.outputs, in: context)
+    for ((sequence, logitsIndex), choice) in zip(launched.outputs, choices) {
       // Its last token's text met a stop sequence: the token decoded in this step is not used.
       if sequence.text.metStopSequence { complete(sequence, .stop); continue }
       advance(sequence, logitsAt: logitsIndex, in: context, deferringText: settings.overlapsText, choice: choice)
     }
+    return !active.isEmpty || !waiting.isEmpty
   }
 
   /// The greedy choice of each output whose tokens the CPU picks by the largest logit (`nil` for

@@ -51,6 +51,14 @@ extension BatchedLanguageModel {
     /// ``PromptScheduling/throughput`` when the model sits on a GPU, else
     /// ``PromptScheduling/reproducible``.
     public var promptScheduling: PromptScheduling?
+    /// llama.cpp contexts the sequences are spread over, all on the model's one copy of the
+    /// weights, each with its share of ``maxConcurrentSequences`` (a new request goes to the one
+    /// with the fewest requests). `nil` (the default): one, or `HYBRIDAI_BATCH_CONTEXTS`. With
+    /// more than one and ``PromptScheduling/throughput``, a context's host work — sampling,
+    /// streaming text, building and launching its next call — runs while another's call computes
+    /// on the GPU, where with one context the GPU waits for it. On the CPU, where a call is done
+    /// when it returns, more contexts only add passes over the weights.
+    public var contexts: Int?
 
     /// The prompt cache's bytes for a model that sits on a GPU (`usesGPU`) or the CPU: ``promptCacheMemory``,
     /// or when that is `nil`, ``defaultPromptCacheMemory`` on the CPU and none on a GPU.
@@ -63,7 +71,7 @@ extension BatchedLanguageModel {
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil,
                 gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil,
                 reusesPromptPrefixes: Bool = false, promptScheduling: PromptScheduling? = nil,
-                promptCacheMemory: Int? = nil) {
+                promptCacheMemory: Int? = nil, contexts: Int? = nil) {
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)
@@ -75,6 +83,7 @@ extension BatchedLanguageModel {
       self.reusesPromptPrefixes = reusesPromptPrefixes
       self.promptScheduling = promptScheduling
       self.promptCacheMemory = promptCacheMemory.map { max(0, $0) }
+      self.contexts = contexts.map { max(1, $0) }
     }
   }
 }

@@ -35,9 +35,10 @@ public final class BatchedLanguageModel: LanguageModel {
   /// Availability checks and prompt preparation (weights, chat template, tokenizer) are the same
   /// as the single-session model's; its context size is the batched KV cache's, for the memory check.
   private let singleSession: SystemLanguageModel
-  /// The scheduler for the weights now loaded (replaced when the model file changes), and whether
-  /// ``shutDown()`` was called: one lock, so no scheduler is made after the shutdown began.
-  private let schedulerState = Mutex<(current: BatchScheduler?, isShutDown: Bool)>((nil, false))
+  /// The schedulers (one per context, ``Configuration/contexts``) for the weights now loaded
+  /// (replaced when the model file changes), and whether ``shutDown()`` was called: one lock, so
+  /// no scheduler is made after the shutdown began.
+  private let schedulerState = Mutex<(lanes: [BatchLane], isShutDown: Bool)>(([], false))
   private let logger: Logger
 
   /// A batched model from any GGUF file.
@@ -93,6 +94,7 @@ public final class BatchedLanguageModel: LanguageModel {
   public func generate(_ request: GenerationRequest) -> AsyncThrowingStream<GenerationEvent, any Error> {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
     let cancellation = CancellationFlag()
+    let assignment = BatchLaneAssignment()
     let task = Task {
       do {
         let started = ContinuousClock.now
@@ -102,7 +104,8 @@ public final class BatchedLanguageModel: LanguageModel {
           throw GenerationError.exceededContextWindowSize(promptTokens: prepared.tokens.count, contextSize: contextSize)
         }
         try Task.checkCancellation()
-        try await scheduler(for: prepared.weights).submit(BatchRequest(
+        let lane = try assignment.assign { () throws(OnDeviceModelError) in try leastLoadedLane(for: prepared.weights) }
+        await lane.scheduler.submit(BatchRequest(
           promptTokens: prepared.tokens, options: request.options.genericOptions(for: .onDevice),
           guidance: prepared.guidance, modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
           continuation: continuation))
@@ -113,6 +116,7 @@ public final class BatchedLanguageModel: LanguageModel {
     continuation.onTermination = { _ in
       cancellation.cancel()
       task.cancel()
+      assignment.end()
     }
     return stream
   }
@@ -155,37 +159,79 @@ public final class BatchedLanguageModel: LanguageModel {
   /// it as their last event), refuses new ones the same way, and frees the llama.cpp context before
   /// returning. Call it when the process stops, before ``OnDeviceRuntime/shutDown()``.
   public func shutDown() async {
-    let scheduler = schedulerState.withLock { state in
-      defer { state = (nil, true) }
-      return state.current
+    let lanes = schedulerState.withLock { state in
+      defer { state = ([], true) }
+      return state.lanes
     }
-    await scheduler?.close()
+    for lane in lanes { await lane.scheduler.close() }
   }
 
   /// How many requests decode in the batch now and how many wait for a free sequence (for a
   /// server's metrics); zero before the first request.
   public func occupancy() async -> BatchOccupancy {
-    guard let scheduler = schedulerState.withLock({ $0.current }) else { return BatchOccupancy(active: 0, waiting: 0) }
-    return await scheduler.occupancy
+    var total = BatchOccupancy(active: 0, waiting: 0)
+    for lane in schedulerState.withLock({ $0.lanes }) {
+      let occupancy = await lane.scheduler.occupancy
+      total = BatchOccupancy(active: total.active + occupancy.active, waiting: total.waiting + occupancy.waiting)
+    }
+    return total
   }
 
   // MARK: - Internals
 
-  /// The scheduler serving these weights (made on first use).
+  /// The first scheduler serving these weights (made on first use); with one context, the only one.
   func scheduler(for weights: LlamaModelWeights) throws(OnDeviceModelError) -> BatchScheduler {
+    try lanes(for: weights)[0].scheduler
+  }
+
+  /// The schedulers serving these weights, one per context (made on first use).
+  func schedulers(for weights: LlamaModelWeights) throws(OnDeviceModelError) -> [BatchScheduler] {
+    try lanes(for: weights).map(\.scheduler)
+  }
+
+  /// The context with the fewest unfinished requests, counting the new one.
+  private func leastLoadedLane(for weights: LlamaModelWeights) throws(OnDeviceModelError) -> BatchLane {
     try schedulerState.withLock { (state) throws(OnDeviceModelError) in
-      if state.isShutDown { throw .shuttingDown }
-      if let current = state.current, current.weights === weights { return current }
-      let made = BatchScheduler(weights: weights, settings: schedulerSettings(for: weights), logger: logger)
-      state.current = made
-      return made
+      BatchLane.leastLoaded(of: try lanes(for: weights, in: &state))
     }
   }
 
-  private func schedulerSettings(for weights: LlamaModelWeights) -> BatchScheduler.Settings {
-    // The properties are settable, so clamp again.
-    let sequences = min(max(1, configuration.maxConcurrentSequences), BatchScheduler.maximumSequences)
-    return BatchScheduler.Settings(
+  /// The contexts serving these weights with their schedulers (made on first use).
+  func lanes(for weights: LlamaModelWeights) throws(OnDeviceModelError) -> [BatchLane] {
+    try schedulerState.withLock { (state) throws(OnDeviceModelError) in try lanes(for: weights, in: &state) }
+  }
+
+  private func lanes(for weights: LlamaModelWeights,
+                     in state: inout (lanes: [BatchLane], isShutDown: Bool)) throws(OnDeviceModelError) -> [BatchLane] {
+    if state.isShutDown { throw .shuttingDown }
+    if let first = state.lanes.first, first.scheduler.weights === weights { return state.lanes }
+    let contexts = Self.contexts(configuration.contexts ?? Self.contextsFromEnvironment, sequences: sequences)
+    state.lanes = (0..<contexts).map { index in
+      var logger = logger
+      if contexts > 1 { logger[metadataKey: "context"] = "\(index)" }
+      return BatchLane(scheduler: BatchScheduler(
+        weights: weights, settings: schedulerSettings(for: weights, sequences: Self.share(of: sequences, for: index, among: contexts),
+                                                      yieldsWhileComputing: contexts > 1),
+        logger: logger))
+    }
+    return state.lanes
+  }
+
+  /// Sequences in all: ``Configuration/maxConcurrentSequences`` (settable, so clamped again).
+  private var sequences: Int { min(max(1, configuration.maxConcurrentSequences), BatchScheduler.maximumSequences) }
+
+  /// Contexts for `wanted` (`nil`: one), at least one and at most one per sequence.
+  static func contexts(_ wanted: Int?, sequences: Int) -> Int { min(max(1, wanted ?? 1), max(1, sequences)) }
+
+  /// Context `index`'s sequences of `sequences` spread over `contexts`: as even as they go, the
+  /// first ones one more.
+  static func share(of sequences: Int, for index: Int, among contexts: Int) -> Int {
+    sequences / contexts + (index < sequences % contexts ? 1 : 0)
+  }
+
+  private func schedulerSettings(for weights: LlamaModelWeights, sequences: Int,
+                                 yieldsWhileComputing: Bool) -> BatchScheduler.Settings {
+    BatchScheduler.Settings(
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
       batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads),
       backendSampling: configuration.backendSampling ?? Self.backendSamplingFromEnvironment ?? weights.placement.usesGPU,
@@ -193,8 +239,13 @@ public final class BatchedLanguageModel: LanguageModel {
       promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible),
       promptStateCacheBytes: configuration.promptCacheBytes(usesGPU: weights.placement.usesGPU),
       overlapsText: Self.textOverlapFromEnvironment ?? true,
-      detachesIdleSamplers: Self.idleSamplerDetachingFromEnvironment ?? true)
+      detachesIdleSamplers: Self.idleSamplerDetachingFromEnvironment ?? true,
+      yieldsWhileComputing: yieldsWhileComputing)
   }
+
+  /// `HYBRIDAI_BATCH_CONTEXTS=N`: the contexts of every batched model whose configuration leaves
+  /// ``Configuration/contexts`` `nil` — a switch for measuring them (`scripts/gpu-check`).
+  static let contextsFromEnvironment = ProcessInfo.processInfo.environment["HYBRIDAI_BATCH_CONTEXTS"].flatMap { Int($0) }
 
   /// `HYBRIDAI_BACKEND_SAMPLING=0|1`: backend sampling off or on for every batched model whose
   /// configuration leaves it `nil` — a switch for measuring its effect (`scripts/gpu-check`).
