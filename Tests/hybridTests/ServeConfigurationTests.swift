@@ -93,6 +93,23 @@ struct ServeConfigurationTests {
     await #expect(throws: (any Error).self, "a flag is checked as it is parsed") { try await settings(["--prompt-scheduling", "fast"]) }
   }
 
+  @Test("batch contexts: one by default; from a flag, a file or the environment; not above max-concurrent-requests, not 0")
+  func batchContexts() async throws {
+    #expect(try await settings([]).1.batchContexts == nil)
+    #expect(try await settings(["--batch-contexts", "2"]).1.batchContexts == 2)
+    let directory = try TemporaryDirectory()
+    let file = try write("batch-contexts: 4\nmax-concurrent-requests: 64\n", to: "serve.yaml", in: directory)
+    #expect(try await settings(["--config", file]).1.batchContexts == 4)
+    #expect(try await settings([], environment: ["HYBRIDAI_SERVE_BATCH_CONTEXTS": "3"]).1.batchContexts == 3)
+    await #expect(throws: ServeConfigurationError.self, "more contexts than sequences") {
+      try await settings([], environment: ["HYBRIDAI_SERVE_BATCH_CONTEXTS": "9", "HYBRIDAI_SERVE_MAX_CONCURRENT_REQUESTS": "8"])
+    }
+    await #expect(throws: ServeConfigurationError.self) { try await settings([], environment: ["HYBRIDAI_SERVE_BATCH_CONTEXTS": "0"]) }
+    await #expect(throws: (any Error).self, "a flag is checked as it is parsed") {
+      try await settings(["--batch-contexts", "9", "--max-concurrent-requests", "8"])
+    }
+  }
+
   @Test("secrets from files (one value; a list one a line); --print-config masks them and names every source")
   func secretsAndPrinting() async throws {
     let directory = try TemporaryDirectory("serve-secrets")

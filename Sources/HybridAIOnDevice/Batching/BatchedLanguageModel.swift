@@ -205,7 +205,7 @@ public final class BatchedLanguageModel: LanguageModel {
                      in state: inout (lanes: [BatchLane], isShutDown: Bool)) throws(OnDeviceModelError) -> [BatchLane] {
     if state.isShutDown { throw .shuttingDown }
     if let first = state.lanes.first, first.scheduler.weights === weights { return state.lanes }
-    let contexts = Self.contexts(configuration.contexts ?? Self.contextsFromEnvironment, sequences: sequences)
+    let contexts = self.contexts
     state.lanes = (0..<contexts).map { index in
       var logger = logger
       if contexts > 1 { logger[metadataKey: "context"] = "\(index)" }
@@ -216,6 +216,10 @@ public final class BatchedLanguageModel: LanguageModel {
     }
     return state.lanes
   }
+
+  /// The llama.cpp contexts the sequences are spread over: ``Configuration/contexts`` (`nil`: one,
+  /// or `HYBRIDAI_BATCH_CONTEXTS`), at most one a sequence.
+  public var contexts: Int { Self.contexts(configuration.contexts ?? Self.contextsFromEnvironment, sequences: sequences) }
 
   /// Sequences in all: ``Configuration/maxConcurrentSequences`` (settable, so clamped again).
   private var sequences: Int { min(max(1, configuration.maxConcurrentSequences), BatchScheduler.maximumSequences) }

@@ -90,6 +90,12 @@ struct ServeCommand: AsyncParsableCommand {
     valueName: "auto|reproducible|throughput"))
   var promptScheduling: String?
 
+  @Option(name: .long, help: ArgumentHelp(
+    "llama.cpp contexts each model's requests are spread over (default: 1).",
+    discussion: "With throughput scheduling on a GPU, one context's host work (sampling, text, launching its next step) runs while another's step computes; each holds its share of --max-concurrent-requests. On the CPU more contexts only add passes over the weights.",
+    valueName: "N"))
+  var batchContexts: Int?
+
   @Option(name: .long, help: "CPU threads (default: all cores).")
   var threads: Int?
 
@@ -165,6 +171,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.noPromptCache, noPromptCache)
     set(.promptScheduling, promptScheduling)
     set(.promptCacheMemory, promptCacheMemory)
+    set(.batchContexts, batchContexts)
     set(.threads, threads)
     set(.gpuLayers, gpuLayers)
     set(.device, device)
@@ -226,6 +233,7 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.reusesPromptPrefixes = !settings.noPromptCache
       configuration.promptScheduling = settings.promptScheduling
       configuration.promptCacheMemory = settings.promptCacheMemoryMiB.map { $0 << 20 }
+      configuration.contexts = settings.batchContexts
       if let threads = settings.threads { configuration.threads = threads }
       configuration.gpuLayers = settings.gpuLayers
       configuration.device = settings.device
@@ -249,7 +257,8 @@ struct ServeCommand: AsyncParsableCommand {
       case (0, _): "off"
       case (let bytes, _): "\(bytes >> 20) MiB"
       }
-      Terminal.status("hybrid serve: model \(name) on \(placement), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
+      let contexts = batched.contexts > 1 ? ", \(batched.contexts) contexts" : ""
+      Terminal.status("hybrid serve: model \(name) on \(placement)\(contexts), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
       models.append(ServedModel(name: name, batched: batched).metered(by: metrics))
       health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
       metrics.addRefresher {

@@ -77,6 +77,8 @@ struct ServeSetting: Hashable, Sendable {
   static let promptScheduling = ServeSetting("prompt-scheduling", .string, default: .string("auto"))
   /// Unset: 256 MiB when the model sits on the CPU, off on a GPU (`BatchedLanguageModel.Configuration`).
   static let promptCacheMemory = ServeSetting("prompt-cache-memory", .integer)
+  /// Unset: one context, or `HYBRIDAI_BATCH_CONTEXTS` (`BatchedLanguageModel.Configuration.contexts`).
+  static let batchContexts = ServeSetting("batch-contexts", .integer)
   static let threads = ServeSetting("threads", .integer)
   static let gpuLayers = ServeSetting("gpu-layers", .string, default: .string("auto"))
   static let device = ServeSetting("device", .string)
@@ -104,7 +106,7 @@ struct ServeSetting: Hashable, Sendable {
   /// Every setting a config file may hold, in the order `--print-config` shows them.
   static let all: [ServeSetting] = [
     host, port, model, alias, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
-    noPromptCache, promptCacheMemory, promptScheduling, threads, gpuLayers, device, maxRequestBytes, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
+    noPromptCache, promptCacheMemory, promptScheduling, batchContexts, threads, gpuLayers, device, maxRequestBytes, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
     downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatMaxTokens,
     chatLoopPenalty, chatCloudURL,
     chatCloudModel, sessionsDir, logLevel, logFormat,

@@ -26,6 +26,9 @@ struct ServeSettings: Sendable {
   var promptCacheMemoryMiB: Int?
   /// `nil`: by where the model sits (``BatchedLanguageModel/Configuration/promptScheduling``).
   var promptScheduling: BatchedLanguageModel.PromptScheduling?
+  /// llama.cpp contexts each model's sequences are spread over (``BatchedLanguageModel/Configuration/contexts``);
+  /// `nil`: one.
+  var batchContexts: Int?
   var threads: Int?
   var gpuLayers: GPULayers
   var device: String?
@@ -90,6 +93,10 @@ struct ServeSettings: Sendable {
     case "reproducible": promptScheduling = .reproducible
     case "throughput": promptScheduling = .throughput
     case let other: throw invalid(.promptScheduling, "must be auto, reproducible or throughput, not \(other)")
+    }
+    batchContexts = try positive(.batchContexts)
+    if let batchContexts, batchContexts > maxConcurrentRequests {
+      throw invalid(.batchContexts, "must be at most max-concurrent-requests (\(maxConcurrentRequests)), not \(batchContexts)")
     }
     threads = try positive(.threads)
     do {
