@@ -112,3 +112,39 @@ struct BatchContextsTests {
     await #expect(throws: OnDeviceModelError.shuttingDown) { try await Answer.collect(model, "Hi", TestModel.greedy) }
   }
 }
+
+extension BatchContextsTests {
+  @Test("with prompt prefix reuse, a request goes to the context holding its start when the loads are equal; a busier one does not get it")
+  func conversationReturnsToItsContext() async throws {
+    _ = try TestModel.requireModel()
+    let model = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(
+      maxConcurrentSequences: 2, contextSizePerSequence: 1024, reusesPromptPrefixes: true, promptScheduling: .throughput,
+      contexts: 2))
+    let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path, placement: model.placement())
+    let lanes = try model.lanes(for: weights)
+    let story = GenerationOptions(sampling: .greedy, maximumResponseTokens: 24)
+    // Together: one in each context.
+    let pair = try await Answer.collectConcurrently(model, ["Write a story about a dragon.", "Name four farm animals."], story)
+    #expect(pair.allSatisfy { $0.response.usage.cachedPromptTokens == 0 })
+    // Alone, each prompt again: to the context that holds it (one of them is in the second),
+    // all but its last token cached.
+    for prompt in ["Name four farm animals.", "Write a story about a dragon."] {
+      let again = try await Answer.collect(model, prompt, story)
+      #expect(again.response.usage.cachedPromptTokens == again.response.usage.promptTokens - 1, "\(prompt)")
+    }
+
+    // While context 0 or 1 is busy with a long answer, the same prompt goes to the idle one.
+    let long = GenerationOptions(sampling: .greedy, maximumResponseTokens: 300)
+    let recorder = Answer.Recorder()
+    let busy = Task { try await Answer.collect(model, "Write a long story about a knight.", long, recorder: recorder) }
+    while recorder.deltas == 0 { try await Task.sleep(for: .milliseconds(2)) }
+    let loads = lanes.map(\.requests)
+    #expect(loads.sorted() == [0, 1])
+    let idle = loads.firstIndex(of: 0)!
+    let before = await lanes[idle].scheduler.statistics.answerTokens
+    _ = try await Answer.collect(model, "Name four farm animals.", story)
+    #expect(await lanes[idle].scheduler.statistics.answerTokens > before, "the idle context answered it")
+    busy.cancel()
+    _ = try? await busy.value
+  }
+}

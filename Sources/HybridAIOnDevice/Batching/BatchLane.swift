@@ -14,12 +14,16 @@ final class BatchLane: Sendable {
   /// Requests given to this context that have not ended (waiting or decoding).
   var requests: Int { unfinished.load(ordering: .relaxed) }
 
-  /// The lane of `lanes` with the fewest unfinished requests (the first of equals), counting the
-  /// new one. Call it under one lock for all callers, so that a burst spreads evenly.
-  static func leastLoaded(of lanes: [BatchLane]) -> BatchLane {
-    let lane = lanes.min { $0.requests < $1.requests }!
-    lane.unfinished.add(1, ordering: .relaxed)
-    return lane
+  /// The lane of `lanes` with the fewest unfinished requests, counting the new one; of equals,
+  /// the one holding the longest start of the request's prompt (`cachedStarts`, by lane; none
+  /// given: the first). Call it under one lock for all callers, so that a burst spreads evenly.
+  static func leastLoaded(of lanes: [BatchLane], cachedStarts: [Int] = []) -> BatchLane {
+    let cached = { (index: Int) in index < cachedStarts.count ? cachedStarts[index] : 0 }
+    let index = lanes.indices.min { first, second in
+      (lanes[first].requests, -cached(first)) < (lanes[second].requests, -cached(second))
+    }!
+    lanes[index].unfinished.add(1, ordering: .relaxed)
+    return lanes[index]
   }
 
   fileprivate func requestEnded() {

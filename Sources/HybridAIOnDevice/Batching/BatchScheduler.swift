@@ -232,6 +232,18 @@ actor BatchScheduler: LlamaContextOwner {
     injectedDecodeResult = code
   }
 
+  /// The most first tokens of `prompt` this context holds already — in a free sequence's cache, a
+  /// saved state, or a request in the batch — with ``Settings/reusesPromptPrefixes``; else 0.
+  /// Where several contexts serve a model, a request goes to the one that holds most of its
+  /// start among the least loaded (a conversation's next turn to its cache).
+  func cachedStartLength(of prompt: [llama_token]) -> Int {
+    guard settings.reusesPromptPrefixes, !isClosed else { return 0 }
+    var longest = promptStates.bestMatch(for: prompt) { _, _ in true }?.shared ?? 0
+    for tokens in retainedTokens.values { longest = max(longest, tokens.reusablePrefixLength(for: prompt)) }
+    for sequence in active { longest = max(longest, sequence.request.promptTokens.reusablePrefixLength(for: prompt)) }
+    return longest
+  }
+
   /// Sequence ids whose tokens llama.cpp now picks in its graph, for tests and diagnostics.
   var backendSampledSequences: Set<llama_seq_id> { Set(backendSamplers.keys) }
 

@@ -104,7 +104,14 @@ public final class BatchedLanguageModel: LanguageModel {
           throw GenerationError.exceededContextWindowSize(promptTokens: prepared.tokens.count, contextSize: contextSize)
         }
         try Task.checkCancellation()
-        let lane = try assignment.assign { () throws(OnDeviceModelError) in try leastLoadedLane(for: prepared.weights) }
+        let lanes = try lanes(for: prepared.weights)
+        var cachedStarts: [Int] = []
+        if lanes.count > 1, configuration.reusesPromptPrefixes {
+          for lane in lanes { cachedStarts.append(await lane.scheduler.cachedStartLength(of: prepared.tokens)) }
+        }
+        let lane = try assignment.assign { () throws(OnDeviceModelError) in
+          try leastLoadedLane(for: prepared.weights, cachedStarts: cachedStarts)
+        }
         await lane.scheduler.submit(BatchRequest(
           promptTokens: prepared.tokens, options: request.options.genericOptions(for: .onDevice),
           guidance: prepared.guidance, modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
@@ -189,10 +196,11 @@ public final class BatchedLanguageModel: LanguageModel {
     try lanes(for: weights).map(\.scheduler)
   }
 
-  /// The context with the fewest unfinished requests, counting the new one.
-  private func leastLoadedLane(for weights: LlamaModelWeights) throws(OnDeviceModelError) -> BatchLane {
+  /// The context with the fewest unfinished requests, counting the new one; of equals, the one
+  /// holding most of the prompt's start (`cachedStarts`, by context).
+  private func leastLoadedLane(for weights: LlamaModelWeights, cachedStarts: [Int]) throws(OnDeviceModelError) -> BatchLane {
     try schedulerState.withLock { (state) throws(OnDeviceModelError) in
-      BatchLane.leastLoaded(of: try lanes(for: weights, in: &state))
+      BatchLane.leastLoaded(of: try lanes(for: weights, in: &state), cachedStarts: cachedStarts)
     }
   }
 
