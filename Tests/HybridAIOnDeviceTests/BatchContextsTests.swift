@@ -36,6 +36,8 @@ struct BatchContextsTests {
     #expect(lanes.count == 2)
     #expect(lanes.map { $0.scheduler.settings.maxSequences } == [2, 2])
     #expect(lanes.allSatisfy { $0.scheduler.settings.yieldsWhileComputing })
+    try await model.prewarm()
+    for lane in lanes { #expect(await lane.scheduler.hasContext, "prewarm made every context") }
 
     var solo: [String] = []
     for prompt in Self.prompts { solo.append(try await Answer.collect(model, prompt, TestModel.greedy).text) }

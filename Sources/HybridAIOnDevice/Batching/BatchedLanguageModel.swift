@@ -128,16 +128,24 @@ public final class BatchedLanguageModel: LanguageModel {
     return stream
   }
 
-  /// Loads the weights, creates the batched context and runs a one-token answer to `request`
-  /// through it, so that the first real request does not pay for any of it (a server calls this
-  /// before it says it is ready). With ``Configuration/reusesPromptPrefixes`` the prompt stays
-  /// cached for the requests that start with it. Throws what that request would throw (a missing
-  /// file, no chat template, a prompt that does not fit, …).
+  /// Loads the weights, creates the batched context (every one of ``contexts``) and runs a
+  /// one-token answer to `request` through it, so that the first real request does not pay for
+  /// any of it (a server calls this before it says it is ready). With
+  /// ``Configuration/reusesPromptPrefixes`` the prompt stays cached for the requests that start
+  /// with it. Throws what that request would throw (a missing file, no chat template, a prompt
+  /// that does not fit, …).
   public func prewarm(_ request: GenerationRequest) async throws {
-    var request = request
-    request.options.sampling = .greedy
-    request.options.maximumResponseTokens = 1
-    for try await _ in generate(request) {}
+    var oneToken = request
+    oneToken.options.sampling = .greedy
+    oneToken.options.maximumResponseTokens = 1
+    let warming = oneToken
+    // As many at once as there are contexts: each goes to a context of its own (the least loaded).
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for _ in 0..<contexts {
+        group.addTask { for try await _ in self.generate(warming) {} }
+      }
+      try await group.waitForAll()
+    }
   }
 
   /// ``prewarm(_:)`` with a one-word prompt: loads everything a request needs.
