@@ -16,7 +16,9 @@ import Synchronization
 /// Every request is a llama.cpp sequence of one shared context; each step evaluates the next token
 /// of every decoding request in a single batch, so a pass over the weights serves them all, and
 /// evaluates new requests' prompts in chunks between these passes. Requests beyond
-/// ``Configuration/maxConcurrentSequences`` wait in a first-in, first-out queue.
+/// ``Configuration/maxConcurrentSequences`` wait in a first-in, first-out queue. (With
+/// ``Configuration/contexts`` above one, the sequences are spread over that many contexts, each
+/// batching its own.)
 ///
 /// Answers do not depend on what else is being decoded: with greedy sampling (or a seed) a request
 /// gets the same text alone or under load, and the same as from a ``SystemLanguageModel`` with the
