@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIChatApp
 import HybridAIOnDevice
+import HybridAIOpenAI
 import HybridAIRegistry
 import HybridAIServer
 import HybridAIServing
@@ -324,9 +325,15 @@ struct ServeCommand: AsyncParsableCommand {
     let registryState = "registry \(dataDirectory.path) (\(settings.registryDatabase?.redactedDescription ?? "SQLite")), admin API \(adminToken == nil ? "off" : "on"); \(chatState)"
     let shutdownTimeout = settings.shutdownTimeout
     let onDevice = batchedModels
+    let servesModels = !models.isEmpty
     try await server.run(onListening: { port in
       Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
         + "\(keys.isRequired ? "required" : "not required"); \(registryState))\n")
+      if servesModels {
+        // Where clients point their base URL (the OpenAI API is where Google serves it, not /v1).
+        Terminal.status("hybrid serve: Gemini API at http://\(host):\(port)/v1beta, OpenAI API at "
+          + "http://\(host):\(port)\(OpenAI.servedPathPrefix)")
+      }
     }, onShutdownRequested: {
       Terminal.status("hybrid serve: stopping; open streams have \(shutdownTimeout) s to finish")
       guard (try? await Task.sleep(for: .seconds(shutdownTimeout))) != nil else { return }
