@@ -329,6 +329,32 @@ struct BatchedLanguageModelTests {
     #expect(again.map(\.text) == first.map(\.text))
   }
 
+  @Test("backend sampling with prompt caches: requests one at a time go to the sequence whose chain is attached, not round the others (each attach re-reserves llama.cpp's graphs)")
+  func requestsReuseAttachedSamplers() async throws {
+    let inGraph = try batchedModel(sequences: 4, reusesPromptPrefixes: true, backendSampling: true)
+    let scheduler = try await Self.scheduler(of: inGraph)
+    let short = GenerationOptions(sampling: .greedy, maximumResponseTokens: 4)
+    _ = try await Answer.collectConcurrently(inGraph, Array(Self.prompts.prefix(4)), short)
+    #expect(await scheduler.backendSampledSequences.count == 4)
+    // A long answer alone: the three idle chains are detached.
+    let story = GenerationOptions(sampling: .greedy, maximumResponseTokens: BatchScheduler.idleSamplerSteps + 24)
+    _ = try await Answer.collect(inGraph, "Write a long story about a dragon.", story)
+    #expect(await scheduler.backendSampledSequences.count == 1)
+
+    let before = await scheduler.statistics
+    let cpuPath = try batchedModel(sequences: 1)
+    for prompt in ["Name two planets.", "Say hello in French.", "Name a fruit."] {
+      let answer = try await Answer.collect(inGraph, prompt, short)
+      #expect(answer.text == (try await Answer.collect(cpuPath, prompt, short)).text, "prompt: \(prompt)")
+    }
+    // A sampled request takes a sequence without a chain, so the attached one stays.
+    let seeded = GenerationOptions(sampling: .random(top: 40, seed: 7), temperature: 0.8, maximumResponseTokens: 4)
+    _ = try await Answer.collect(inGraph, "Name a color.", seeded)
+    let done = await scheduler.statistics.since(before)
+    #expect(done.samplersAttached == 0 && done.samplersDetached == 0, "\(done.summary)")
+    #expect(await scheduler.backendSampledSequences.count == 1)
+  }
+
   @Test("4 concurrent greedy requests each give the text they give alone")
   func concurrentRequestsMatchSolo() async throws {
     let model = try batchedModel(sequences: 4)

@@ -20,7 +20,7 @@ import Logging
 /// - With ``Settings/reusesPromptPrefixes``, a new request starts from the longest cached start
 ///   it shares: its sequence's own cache, another free sequence's, a saved state, or a request in
 ///   the batch — requests that arrive together with one system prompt (or one prompt) evaluate it
-///   once (``sequenceForRequest(_:)``).
+///   once (``sequenceForRequest(_:wantsChain:)``).
 /// - A cancelled request leaves at the next step and its KV entries are removed; a failed
 ///   `llama_decode` fails the requests it held (``OnDeviceModelError/decodeFailed(code:)``) and
 ///   clears their sequences, while the others go on.
@@ -578,7 +578,10 @@ actor BatchScheduler: LlamaContextOwner {
         continue
       }
       let sequence: BatchedSequence
-      let (id, reused, start) = keepingIDsConsecutive(sequenceForRequest(request.promptTokens))
+      let wantsChain = wantsBackendSampling(request)
+      let chosen = suitingSampler(sequenceForRequest(request.promptTokens, wantsChain: wantsChain),
+                                  of: request.promptTokens, wantsChain: wantsChain)
+      let (id, reused, start) = keepingIDsConsecutive(chosen, wantsChain: wantsChain)
       do {
         try makeContextIfNeeded()
         sequence = try BatchedSequence(id: id, request: request, weights: weights)
@@ -605,20 +608,22 @@ actor BatchScheduler: LlamaContextOwner {
   }
 
   /// The free sequence for a prompt and how many of its first tokens it will not evaluate: those
-  /// its sequence already holds (``sequenceHoldingPrefix(of:)``), or, when a sequence of the batch
+  /// its sequence already holds (``sequenceHoldingPrefix(of:wantsChain:)``), or, when a sequence of the batch
   /// is answering or evaluating a prompt that starts the same way for longer (the same system
   /// prompt, or the same prompt, arriving together), those copied from it — at once when it holds
   /// them, else once it does (`.awaiting`: requests that arrive together evaluate a shared start
-  /// once, not once each). Always leaves at least one prompt token to evaluate.
-  private func sequenceForRequest(_ prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+  /// once, not once each). Always leaves at least one prompt token to evaluate. `wantsChain`:
+  /// whether the request's tokens are picked in llama.cpp's graph (see ``leastValuableFreeID(wantsChain:)``).
+  private func sequenceForRequest(_ prompt: [llama_token],
+                                  wantsChain: Bool) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
     guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0, .own) }
-    let held = sequenceHoldingPrefix(of: prompt)
+    let held = sequenceHoldingPrefix(of: prompt, wantsChain: wantsChain)
     guard let running = runningSequenceSharingStart(with: prompt), running.shared > held.reused else { return held }
     guard running.sequence.position >= running.shared else {
-      return (leastValuableFreeID(), running.shared, .awaiting(running.sequence))
+      return (leastValuableFreeID(wantsChain: wantsChain), running.shared, .awaiting(running.sequence))
     }
     statistics.promptStartsShared += 1
-    return (leastValuableFreeID(), running.shared, .copy(from: running.sequence.id))
+    return (leastValuableFreeID(wantsChain: wantsChain), running.shared, .copy(from: running.sequence.id))
   }
 
   /// The sequence in the batch whose prompt shares the longest start with `prompt`, at least
@@ -644,8 +649,9 @@ actor BatchScheduler: LlamaContextOwner {
   /// the ``PromptStateCache`` that the prompt continues further than any sequence is restored.
   /// Like llama-server's slot choice by prompt similarity, this keeps two interleaved
   /// conversations from evicting each other's cache just because they share a system prompt.
-  /// ``keepingIDsConsecutive(_:)`` may then move the choice to another id.
-  private func sequenceHoldingPrefix(of prompt: [llama_token]) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+  /// ``keepingIDsConsecutive(_:wantsChain:)`` may then move the choice to another id.
+  private func sequenceHoldingPrefix(of prompt: [llama_token],
+                                     wantsChain: Bool) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
     func continues(_ shared: Int, _ cachedCount: Int) -> Bool {
       shared > 0 && (shared * 2 >= cachedCount || shared == prompt.count - 1)
     }
@@ -661,7 +667,7 @@ actor BatchScheduler: LlamaContextOwner {
     }
     let saved = promptStates.bestMatch(for: prompt) { continues($0, $1.tokens.count) }
     if let best, best.shared >= saved?.shared ?? 0 { return (best.id, best.shared, .own) }
-    let id = leastValuableFreeID()
+    let id = leastValuableFreeID(wantsChain: wantsChain)
     if let saved { return (id, saved.shared, .restore(entry: saved.index)) }
     let own = sharedByID[id] ?? 0
     if let longest, longest.id != id, longest.shared >= Self.minimumCopiedPrefix, longest.shared > own {
@@ -670,10 +676,27 @@ actor BatchScheduler: LlamaContextOwner {
     return (id, own, .own)
   }
 
-  /// A free sequence whose cache matters least: an empty one, else the one unused longest.
-  private func leastValuableFreeID() -> llama_seq_id {
-    freeSequenceIDs.first { retainedTokens[$0] == nil }
-      ?? freeSequenceIDs.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
+  /// A free sequence whose cache matters least: an empty one, else the one unused longest. With
+  /// backend sampling, first among the sequences whose sampler suits the request (`wantsChain`: a
+  /// chain attached for a greedy request, none for another): attaching or detaching one makes
+  /// llama.cpp reserve its graphs again (~4 ms on 2 CPU cores, and on a GPU its CUDA graphs are
+  /// captured anew), which at one stream of distinct prompts was paid by every request as they
+  /// went round the empty sequences — more than an old cache is worth where prompts evaluate fast.
+  private func leastValuableFreeID(wantsChain: Bool) -> llama_seq_id {
+    let suiting = settings.backendSampling ? freeSequenceIDs.filter { suitsSampler($0, wantsChain: wantsChain) } : []
+    let pool = suiting.isEmpty ? freeSequenceIDs : suiting
+    return pool.first { retainedTokens[$0] == nil } ?? pool.min { lastReleased[$0, default: 0] < lastReleased[$1, default: 0] }!
+  }
+
+  /// Whether sequence `id` has a backend sampler chain attached exactly when the request wants one.
+  private func suitsSampler(_ id: llama_seq_id, wantsChain: Bool) -> Bool {
+    (backendSamplers[id] != nil) == wantsChain
+  }
+
+  /// Whether `request`'s tokens are picked in llama.cpp's graph: with backend sampling, a greedy
+  /// request without a grammar.
+  private func wantsBackendSampling(_ request: BatchRequest) -> Bool {
+    settings.backendSampling && request.guidance == nil && request.options.isGreedy
   }
 
   /// Empties `sequence`'s id and lets it wait for the first `length` tokens of `source`'s prompt
@@ -716,20 +739,46 @@ actor BatchScheduler: LlamaContextOwner {
   /// whole buffer once, about a dozen tokens' evaluation on a CPU; the split would cost a pass in
   /// every step of the answer.
   private func keepingIDsConsecutive(
-    _ choice: (id: llama_seq_id, reused: Int, start: CachedStart)
+    _ choice: (id: llama_seq_id, reused: Int, start: CachedStart), wantsChain: Bool
   ) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
     let inUse = active.map(\.id)
     guard !inUse.isEmpty else { return choice }
     let runsWithChoice = Self.consecutiveRuns(in: inUse + [choice.id])
-    guard runsWithChoice > 1,
-          let better = freeSequenceIDs.min(by: { Self.consecutiveRuns(in: inUse + [$0]) < Self.consecutiveRuns(in: inUse + [$1]) }),
-          Self.consecutiveRuns(in: inUse + [better]) < runsWithChoice else { return choice }
-    switch choice.start {
-    case .own where choice.reused == 0: return (better, 0, .own)
-    case .own: return (better, choice.reused, .copy(from: choice.id))
-    case .copy(let source) where source == better: return (better, choice.reused, .own)
-    case .copy, .restore, .awaiting: return (better, choice.reused, choice.start)
+    // Of the ids that split least, one whose sampler suits the request (see leastValuableFreeID).
+    func rank(_ id: llama_seq_id) -> (Int, Int) {
+      (Self.consecutiveRuns(in: inUse + [id]), settings.backendSampling && !suitsSampler(id, wantsChain: wantsChain) ? 1 : 0)
     }
+    guard runsWithChoice > 1,
+          let better = freeSequenceIDs.min(by: { rank($0) < rank($1) }),
+          Self.consecutiveRuns(in: inUse + [better]) < runsWithChoice else { return choice }
+    return moving(choice, to: better)
+  }
+
+  /// `choice`'s start given to free sequence `id` instead: a sequence's own cache is copied (it
+  /// stays where it was, for a later request), a copy or a saved state goes to `id`.
+  private func moving(_ choice: (id: llama_seq_id, reused: Int, start: CachedStart),
+                      to id: llama_seq_id) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+    switch choice.start {
+    case .own where choice.reused == 0: (id, 0, .own)
+    case .own: (id, choice.reused, .copy(from: choice.id))
+    case .copy(let source) where source == id: (id, choice.reused, .own)
+    case .copy, .restore, .awaiting: (id, choice.reused, choice.start)
+    }
+  }
+
+  /// With backend sampling, `choice` moved to a free sequence whose sampler suits the request when
+  /// its own does not (a greedy request's cache match in a sequence without a chain): attaching
+  /// or detaching a chain makes llama.cpp reserve its graphs again, while the cached start is
+  /// copied along on the device (or, shorter than ``minimumCopiedPrefix``, evaluated).
+  private func suitingSampler(_ choice: (id: llama_seq_id, reused: Int, start: CachedStart), of prompt: [llama_token],
+                              wantsChain: Bool) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+    guard settings.backendSampling, !suitsSampler(choice.id, wantsChain: wantsChain) else { return choice }
+    let other = leastValuableFreeID(wantsChain: wantsChain)
+    guard other != choice.id, suitsSampler(other, wantsChain: wantsChain) else { return choice }
+    if case .own = choice.start, choice.reused < Self.minimumCopiedPrefix {
+      return (other, retainedTokens[other]?.reusablePrefixLength(for: prompt) ?? 0, .own)
+    }
+    return moving(choice, to: other)
   }
 
   /// How many runs of consecutive values `ids` form (`[0, 1, 3]`: two); 0 when empty.
@@ -884,13 +933,14 @@ actor BatchScheduler: LlamaContextOwner {
   /// graph, detaches the one there otherwise. Changing the attached set makes llama.cpp re-reserve
   /// its graph, so a chain stays attached from one request to the next while they qualify.
   private func routeSampling(of sequence: BatchedSequence, in context: OpaquePointer) {
-    let wanted = settings.backendSampling && sequence.request.guidance == nil && sequence.request.options.isGreedy
+    let wanted = wantsBackendSampling(sequence.request)
     let attached = backendSamplers[sequence.id] != nil
     if wanted && !attached {
       let chain = llama_sampler_chain_init(llama_sampler_chain_default_params())!
       llama_sampler_chain_add(chain, llama_sampler_init_greedy())
       if llama_set_sampler(context, sequence.id, chain) {
         backendSamplers[sequence.id] = chain
+        statistics.samplersAttached += 1
       } else {
         llama_sampler_free(chain)   // refused before llama.cpp kept or initialised it
         logger.warning("backend sampling refused; sampling on the CPU", metadata: ["seq": "\(sequence.id)"])

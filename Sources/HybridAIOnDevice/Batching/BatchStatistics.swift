@@ -25,6 +25,8 @@ struct BatchStatistics: Sendable, Hashable {
   /// Prompts that copied their start from another request in the batch (the same system prompt,
   /// or the same prompt, arriving together) instead of evaluating it too.
   var promptStartsShared = 0
+  /// Backend sampler chains attached to sequences (each makes llama.cpp reserve its graphs again).
+  var samplersAttached = 0
   /// Backend sampler chains detached from free sequences after a sustained narrow load
   /// (``BatchScheduler/idleSamplerSteps``).
   var samplersDetached = 0
@@ -52,6 +54,7 @@ struct BatchStatistics: Sendable, Hashable {
                     statesSaved: statesSaved - earlier.statesSaved,
                     statesAlreadyHeld: statesAlreadyHeld - earlier.statesAlreadyHeld,
                     promptStartsShared: promptStartsShared - earlier.promptStartsShared,
+                    samplersAttached: samplersAttached - earlier.samplersAttached,
                     samplersDetached: samplersDetached - earlier.samplersDetached,
                     rowsScannedTogether: rowsScannedTogether - earlier.rowsScannedTogether,
                     launchTime: launchTime - earlier.launchTime, waitTime: waitTime - earlier.waitTime,
@@ -64,7 +67,7 @@ struct BatchStatistics: Sendable, Hashable {
       "steps": "\(steps)", "decodeCalls": "\(decodeCalls)", "decodedTokens": "\(decodedTokens)",
       "answerTokens": "\(answerTokens)",
       "graphsReused": "\(graphsReused)", "splitCalls": "\(splitCalls)", "statesSaved": "\(statesSaved)", "statesAlreadyHeld": "\(statesAlreadyHeld)",
-      "promptStartsShared": "\(promptStartsShared)", "samplersDetached": "\(samplersDetached)",
+      "promptStartsShared": "\(promptStartsShared)", "samplersAttached": "\(samplersAttached)", "samplersDetached": "\(samplersDetached)",
       "rowsScannedTogether": "\(rowsScannedTogether)",
       "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
       "waitMs": "\(waitTime.milliseconds)", "schedulingMs": "\(schedulingTime.milliseconds)",
