@@ -615,7 +615,7 @@ actor BatchScheduler: LlamaContextOwner {
   /// once, not once each). Always leaves at least one prompt token to evaluate. `wantsChain`:
   /// whether the request's tokens are picked in llama.cpp's graph (see ``leastValuableFreeID(wantsChain:)``).
   private func sequenceForRequest(_ prompt: [llama_token],
-                                  wantsChain: Bool) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+                                  wantsChain: Bool) -> SequenceChoice {
     guard settings.reusesPromptPrefixes else { return (freeSequenceIDs[0], 0, .own) }
     let held = sequenceHoldingPrefix(of: prompt, wantsChain: wantsChain)
     guard let running = runningSequenceSharingStart(with: prompt), running.shared > held.reused else { return held }
@@ -651,7 +651,7 @@ actor BatchScheduler: LlamaContextOwner {
   /// conversations from evicting each other's cache just because they share a system prompt.
   /// ``keepingIDsConsecutive(_:wantsChain:)`` may then move the choice to another id.
   private func sequenceHoldingPrefix(of prompt: [llama_token],
-                                     wantsChain: Bool) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+                                     wantsChain: Bool) -> SequenceChoice {
     func continues(_ shared: Int, _ cachedCount: Int) -> Bool {
       shared > 0 && (shared * 2 >= cachedCount || shared == prompt.count - 1)
     }
@@ -739,8 +739,8 @@ actor BatchScheduler: LlamaContextOwner {
   /// whole buffer once, about a dozen tokens' evaluation on a CPU; the split would cost a pass in
   /// every step of the answer.
   private func keepingIDsConsecutive(
-    _ choice: (id: llama_seq_id, reused: Int, start: CachedStart), wantsChain: Bool
-  ) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+    _ choice: SequenceChoice, wantsChain: Bool
+  ) -> SequenceChoice {
     let inUse = active.map(\.id)
     guard !inUse.isEmpty else { return choice }
     let runsWithChoice = Self.consecutiveRuns(in: inUse + [choice.id])
@@ -756,8 +756,8 @@ actor BatchScheduler: LlamaContextOwner {
 
   /// `choice`'s start given to free sequence `id` instead: a sequence's own cache is copied (it
   /// stays where it was, for a later request), a copy or a saved state goes to `id`.
-  private func moving(_ choice: (id: llama_seq_id, reused: Int, start: CachedStart),
-                      to id: llama_seq_id) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+  private func moving(_ choice: SequenceChoice,
+                      to id: llama_seq_id) -> SequenceChoice {
     switch choice.start {
     case .own where choice.reused == 0: (id, 0, .own)
     case .own: (id, choice.reused, .copy(from: choice.id))
@@ -770,8 +770,8 @@ actor BatchScheduler: LlamaContextOwner {
   /// its own does not (a greedy request's cache match in a sequence without a chain): attaching
   /// or detaching a chain makes llama.cpp reserve its graphs again, while the cached start is
   /// copied along on the device (or, shorter than ``minimumCopiedPrefix``, evaluated).
-  private func suitingSampler(_ choice: (id: llama_seq_id, reused: Int, start: CachedStart), of prompt: [llama_token],
-                              wantsChain: Bool) -> (id: llama_seq_id, reused: Int, start: CachedStart) {
+  private func suitingSampler(_ choice: SequenceChoice, of prompt: [llama_token],
+                              wantsChain: Bool) -> SequenceChoice {
     guard settings.backendSampling, !suitsSampler(choice.id, wantsChain: wantsChain) else { return choice }
     let other = leastValuableFreeID(wantsChain: wantsChain)
     guard other != choice.id, suitsSampler(other, wantsChain: wantsChain) else { return choice }
@@ -786,6 +786,10 @@ actor BatchScheduler: LlamaContextOwner {
     let sorted = Set(ids).sorted()
     return zip(sorted, sorted.dropFirst()).reduce(sorted.isEmpty ? 0 : 1) { $0 + ($1.1 == $1.0 + 1 ? 0 : 1) }
   }
+
+  /// The free sequence a new request takes, how many of its first tokens it will not evaluate, and
+  /// where those come from.
+  typealias SequenceChoice = (id: llama_seq_id, reused: Int, start: CachedStart)
 
   /// Where a new request's cached start comes from.
   enum CachedStart {
