@@ -207,7 +207,7 @@ public struct SystemLanguageModel: LanguageModel {
     let contextTokens = Self.cappedContextSize(configuration.contextSize, trainingContextLength: shape.trainingContextLength)
     return try PlacementCache.shared.placement(
       of: modelPath, shape: shape, contextTokens: contextTokens, request: configuration.gpuLayers,
-      deviceName: configuration.device)
+      deviceName: configuration.device, contexts: configuration.contextsSharingWeights)
   }
 
   // MARK: - Requests
@@ -359,6 +359,10 @@ extension SystemLanguageModel {
     /// The device for offloaded layers by llama.cpp's name (`CUDA0`, `Vulkan1`, `CPU`); `nil` picks
     /// the first GPU. See ``ComputeBackends/devices``.
     public var device: String?
+    /// llama.cpp contexts that will use the weights at once (a ``BatchedLanguageModel``'s
+    /// ``BatchedLanguageModel/Configuration/contexts``): the offload planner keeps room for each
+    /// one's compute buffers.
+    var contextsSharingWeights = 1
 
     public init(contextSize: Int = 4096, batchSize: Int = 512,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount,

@@ -26,6 +26,11 @@ struct BatchContextsTests {
     #expect(BatchedLanguageModel.contexts(2, sequences: 8) == 2)
     #expect(BatchedLanguageModel.contexts(8, sequences: 4) == 4)
     #expect(BatchedLanguageModel.Configuration(contexts: -3).contexts == 1)
+    // The offload planner keeps a compute reserve for each context.
+    let two = BatchedLanguageModel(modelPath: "/nonexistent.gguf", configuration: .init(maxConcurrentSequences: 8, contexts: 2))
+    #expect(two.singleSession.configuration.contextsSharingWeights == 2)
+    let capped = BatchedLanguageModel(modelPath: "/nonexistent.gguf", configuration: .init(maxConcurrentSequences: 2, contexts: 4))
+    #expect(capped.contexts == 2 && capped.singleSession.configuration.contextsSharingWeights == 2)
   }
 
   @Test("two contexts, throughput scheduling: requests together spread over both, each answer the one it gets alone")

@@ -55,6 +55,17 @@ struct GPUOffloadTests {
     #expect(longer.gpuLayers < 10)
   }
 
+  @Test("several contexts on the same weights: a compute reserve for each, so fewer layers fit in the same memory")
+  func reservePerContext() throws {
+    let perLayer = Self.smolShape.fileSize / 31 + Self.smolShape.keyValueBytesPerTokenPerLayer * 4096
+    let free = OffloadPlanner.reserveBytes * 2 + perLayer * 10 + 1
+    let two = try OffloadPlanner.place(shape: Self.smolShape, contextTokens: 4096, request: .automatic, deviceName: nil,
+                                       devices: [Self.gpu(free: free), Self.cpu], backendsFolder: "/lib/test", contexts: 2)
+    #expect(two.gpuLayers == 10)
+    let one = try place(.automatic, devices: [Self.gpu(free: free), Self.cpu])
+    #expect(one.gpuLayers > 10, "one context leaves room for more layers")
+  }
+
   @Test("a count: exactly that many layers; more than the model has, or no GPU, is a typed error")
   func explicitCount() throws {
     let placement = try place(.count(12), devices: [Self.gpu(free: 79 << 30), Self.cpu])

@@ -6,11 +6,15 @@
 /// context; the device also keeps a reserve for llama.cpp's compute buffers. This pinned llama.cpp
 /// has no fitting API of its own (`llama_params_fit` came later), so the rule lives here.
 enum OffloadPlanner {
-  /// Kept free on the device for compute buffers, the CUDA context and fragmentation.
+  /// Kept free on the device for compute buffers, the CUDA context and fragmentation, per llama.cpp
+  /// context that uses the weights at once.
   static let reserveBytes: UInt64 = 768 << 20
 
+  /// - Parameter contexts: llama.cpp contexts that will use these weights at once (a batched
+  ///   model's several contexts), each with compute buffers of its own: a reserve for each.
   static func place(shape: GGUFModelShape, contextTokens: Int, request: GPULayers, deviceName: String?,
-                    devices: [ComputeDevice], backendsFolder: String) throws(OffloadError) -> ModelPlacement {
+                    devices: [ComputeDevice], backendsFolder: String, contexts: Int = 1) throws(OffloadError) -> ModelPlacement {
+    let reserveBytes = Self.reserveBytes * UInt64(max(1, contexts))
     let total = max(1, shape.offloadableLayers)
     let cpu = devices.first { $0.kind == .cpu }
       ?? ComputeDevice(name: "CPU", description: "CPU", backend: "CPU", kind: .cpu, freeMemory: 0, totalMemory: 0)   // pure: no lookup

@@ -10,18 +10,20 @@ final class PlacementCache: Sendable {
     let contextTokens: Int
     let request: GPULayers
     let deviceName: String?
+    let contexts: Int
   }
 
   private let placements = Mutex<[Key: ModelPlacement]>([:])
 
   func placement(of path: String, shape: GGUFModelShape, contextTokens: Int, request: GPULayers,
-                 deviceName: String?) throws(OffloadError) -> ModelPlacement {
+                 deviceName: String?, contexts: Int = 1) throws(OffloadError) -> ModelPlacement {
     guard let file = FileIdentity(path: path) else {
-      return try plan(shape: shape, contextTokens: contextTokens, request: request, deviceName: deviceName)
+      return try plan(shape: shape, contextTokens: contextTokens, request: request, deviceName: deviceName, contexts: contexts)
     }
-    let key = Key(file: file, contextTokens: contextTokens, request: request, deviceName: deviceName)
+    let key = Key(file: file, contextTokens: contextTokens, request: request, deviceName: deviceName, contexts: contexts)
     if let known = placements.withLock({ $0[key] }) { return known }
-    let planned = try plan(shape: shape, contextTokens: contextTokens, request: request, deviceName: deviceName)
+    let planned = try plan(shape: shape, contextTokens: contextTokens, request: request, deviceName: deviceName,
+                           contexts: contexts)
     return placements.withLock { placements in
       if let raced = placements[key] { return raced }
       placements[key] = planned
@@ -30,8 +32,9 @@ final class PlacementCache: Sendable {
   }
 
   private func plan(shape: GGUFModelShape, contextTokens: Int, request: GPULayers,
-                    deviceName: String?) throws(OffloadError) -> ModelPlacement {
+                    deviceName: String?, contexts: Int) throws(OffloadError) -> ModelPlacement {
     try OffloadPlanner.place(shape: shape, contextTokens: contextTokens, request: request, deviceName: deviceName,
-                             devices: ComputeBackends.devices, backendsFolder: ComputeBackends.folders.last ?? "?")
+                             devices: ComputeBackends.devices, backendsFolder: ComputeBackends.folders.last ?? "?",
+                             contexts: contexts)
   }
 }

@@ -36,7 +36,7 @@ public final class BatchedLanguageModel: LanguageModel {
 
   /// Availability checks and prompt preparation (weights, chat template, tokenizer) are the same
   /// as the single-session model's; its context size is the batched KV cache's, for the memory check.
-  private let singleSession: SystemLanguageModel
+  let singleSession: SystemLanguageModel
   /// The schedulers (one per context, ``Configuration/contexts``) for the weights now loaded
   /// (replaced when the model file changes), and whether ``shutDown()`` was called: one lock, so
   /// no scheduler is made after the shutdown began.
@@ -49,10 +49,13 @@ public final class BatchedLanguageModel: LanguageModel {
     self.configuration = configuration
     let (cells, overflow) = configuration.maxConcurrentSequences.multipliedReportingOverflow(
       by: configuration.contextSizePerSequence)
-    singleSession = SystemLanguageModel(modelPath: modelPath, configuration: .init(
+    var single = SystemLanguageModel.Configuration(
       contextSize: overflow ? Int(Int32.max) : min(cells, Int(Int32.max)),
       batchSize: configuration.batchSize, threads: configuration.threads, chatTemplate: configuration.chatTemplate,
-      gpuLayers: configuration.gpuLayers, device: configuration.device))
+      gpuLayers: configuration.gpuLayers, device: configuration.device)
+    single.contextsSharingWeights = Self.contexts(configuration.contexts ?? Self.contextsFromEnvironment,
+                                                  sequences: Self.sequences(configuration))
+    singleSession = SystemLanguageModel(modelPath: modelPath, configuration: single)
     var logger = Logger(label: "HybridAI.onDevice.batched")
     logger[metadataKey: "model"] = "\(URL(fileURLWithPath: modelPath).lastPathComponent)"
     self.logger = logger
@@ -240,7 +243,11 @@ public final class BatchedLanguageModel: LanguageModel {
   public var contexts: Int { Self.contexts(configuration.contexts ?? Self.contextsFromEnvironment, sequences: sequences) }
 
   /// Sequences in all: ``Configuration/maxConcurrentSequences`` (settable, so clamped again).
-  private var sequences: Int { min(max(1, configuration.maxConcurrentSequences), BatchScheduler.maximumSequences) }
+  private var sequences: Int { Self.sequences(configuration) }
+
+  private static func sequences(_ configuration: Configuration) -> Int {
+    min(max(1, configuration.maxConcurrentSequences), BatchScheduler.maximumSequences)
+  }
 
   /// Contexts for `wanted` (`nil`: one), at least one and at most one per sequence.
   static func contexts(_ wanted: Int?, sequences: Int) -> Int { min(max(1, wanted ?? 1), max(1, sequences)) }
