@@ -115,6 +115,29 @@ struct ServeLifecycleTests {
     _ = await restarted.stop()
   }
 
+  @Test("--batch-contexts 2: the start line says so, warns that on the CPU it only costs; two requests at once each answer; SIGTERM exits 0 with both contexts closed")
+  func twoContexts() async throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serve-contexts-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let server = try await Server(executable: HybridCommandTests.executable, arguments: [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", scratch.appendingPathComponent("registry").path,
+      "--no-chat", "--max-concurrent-requests", "2", "--batch-contexts", "2", "--log-level", "debug"])
+    let body = #"{"contents":[{"role":"user","parts":[{"text":"Name a color."}]}],"generationConfig":{"maxOutputTokens":8,"temperature":0}}"#
+    let url = URL(string: "http://127.0.0.1:\(server.port)/v1beta/models/smollm2:generateContent")!
+    let answers = try await withThrowingTaskGroup(of: TestHTTP.Reply.self) { group in
+      for _ in 0..<2 { group.addTask { try await TestHTTP.send(.POST, url, headers: ["content-type": "application/json"], body: Data(body.utf8)) } }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(answers.allSatisfy { $0.status == 200 && $0.text.contains("candidatesTokenCount") }, "\(answers.map(\.text))")
+    let (status, stderr) = await server.stop(SIGTERM)
+    #expect(status == 0, "\(stderr.suffix(2000))")
+    #expect(stderr.contains("31 layers (no GPU backend is loaded), 2 contexts"), "\(stderr.prefix(2000))")
+    #expect(stderr.contains("warning: model smollm2 runs on the CPU, where 2 contexts only add passes over the weights"))
+    #expect(stderr.components(separatedBy: "batch scheduler closed").count - 1 == 2, "both contexts closed")
+    #expect(stderr.contains("context=1"), "the second context served a request")
+  }
+
   /// Requests the server is handling now (`hybrid_http_active_requests`, this scrape included).
   static func activeRequests(port: Int) async throws -> Double {
     try await TestHTTP.metric("hybrid_http_active_requests", at: URL(string: "http://127.0.0.1:\(port)")!)

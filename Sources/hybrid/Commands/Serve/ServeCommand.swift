@@ -259,6 +259,10 @@ struct ServeCommand: AsyncParsableCommand {
       case (let bytes, _): "\(bytes >> 20) MiB"
       }
       let contexts = batched.contexts > 1 ? ", \(batched.contexts) contexts" : ""
+      if batched.contexts > 1, !placement.usesGPU {
+        Terminal.status("hybrid serve: warning: model \(name) runs on the CPU, where \(batched.contexts) contexts only add passes "
+          + "over the weights (a step there is done when llama.cpp returns); --batch-contexts pays on a GPU, if at all")
+      }
       Terminal.status("hybrid serve: model \(name) on \(placement)\(contexts), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
       models.append(ServedModel(name: name, batched: batched).metered(by: metrics))
       health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
