@@ -30,6 +30,14 @@ struct ServeLifecycleTests {
       port = found
     }
 
+    /// `hybrid serve` on the test model (as `smollm2`) at debug level, its registry in `scratch`,
+    /// with `arguments` besides.
+    static func servingTheTestModel(in scratch: TemporaryDirectory, _ arguments: [String]) async throws -> Server {
+      try await Server(executable: HybridCommandTests.executable, arguments: [
+        "--model", "smollm2=\(ModelLocatorPath.path)", "--data", scratch.appending("registry").path, "--log-level", "debug",
+      ] + arguments)
+    }
+
     /// Sends `signal` and waits for the exit; returns the exit status and standard error.
     func stop(_ signal: Int32 = SIGTERM) async -> (status: Int32, stderr: String) {
       let outcome = await child.stop(signal: signal, gracePeriod: .seconds(60))
@@ -117,12 +125,10 @@ struct ServeLifecycleTests {
 
   @Test("--batch-contexts 2: the start line says so, warns that on the CPU it only costs; two requests at once each answer; SIGTERM exits 0 with both contexts closed")
   func twoContexts() async throws {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serve-contexts-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let server = try await Server(executable: HybridCommandTests.executable, arguments: [
-      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", scratch.appendingPathComponent("registry").path,
-      "--no-chat", "--max-concurrent-requests", "2", "--batch-contexts", "2", "--log-level", "debug"])
+    let scratch = try TemporaryDirectory("serve-contexts")
+    defer { scratch.remove() }
+    let server = try await Server.servingTheTestModel(in: scratch, [
+      "--no-chat", "--max-concurrent-requests", "2", "--batch-contexts", "2"])
     let body = #"{"contents":[{"role":"user","parts":[{"text":"Name a color."}]}],"generationConfig":{"maxOutputTokens":8,"temperature":0}}"#
     let url = URL(string: "http://127.0.0.1:\(server.port)/v1beta/models/smollm2:generateContent")!
     let answers = try await withThrowingTaskGroup(of: TestHTTP.Reply.self) { group in
@@ -145,13 +151,10 @@ struct ServeLifecycleTests {
 
   @Test("SIGTERM under load: every open stream (Gemini and OpenAI) ends with a final UNAVAILABLE event, llama.cpp is freed in order (contexts, weights, backend) before 'stopped', exit 0")
   func stopUnderLoad() async throws {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("serve-stop-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: scratch) }
-    let server = try await Server(executable: HybridCommandTests.executable, arguments: [
-      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", scratch.appendingPathComponent("registry").path,
-      "--shutdown-timeout", "0", "--max-concurrent-requests", "2", "--log-level", "debug"])
-    let outputs = (0..<3).map { scratch.appendingPathComponent("stream-\($0).txt") }
+    let scratch = try TemporaryDirectory("serve-stop")
+    defer { scratch.remove() }
+    let server = try await Server.servingTheTestModel(in: scratch, ["--shutdown-timeout", "0", "--max-concurrent-requests", "2"])
+    let outputs = (0..<3).map { scratch.appending("stream-\($0).txt") }
     let prompts = ["Write a long story about a dragon.", "Write a long story about a knight.", "List every country you know."]
     // Both APIs: the second request is an OpenAI chat completion.
     let requests = prompts.enumerated().map { index, prompt in
