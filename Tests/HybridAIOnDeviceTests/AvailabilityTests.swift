@@ -21,6 +21,31 @@ struct AvailabilityTests {
     #expect(SystemLanguageModel(modelPath: path).availability == .unavailable(.modelNotReady))
   }
 
+  @Test("a model file reached through a symbolic link (as in Hugging Face's cache) is available and answers; a dangling link is modelNotReady")
+  func symbolicLink() async throws {
+    _ = try TestModel.requireModel()
+    let directory = try TestModel.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // snapshots/main/model.gguf -> ../../blobs/<hash>, the layout huggingface_hub writes.
+    let blobs = directory.appendingPathComponent("blobs"), snapshot = directory.appendingPathComponent("snapshots/main")
+    try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: snapshot, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: TestModel.path, toPath: blobs.appendingPathComponent("0123abcd").path)
+    let link = snapshot.appendingPathComponent("model.gguf").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "../../blobs/0123abcd")
+
+    // Before 2026-11-28 the header check took the link's own size (22 bytes) for the file's, and
+    // refused the model as truncated.
+    let model = SystemLanguageModel(modelPath: link, configuration: .init(contextSize: 512))
+    #expect(model.availability == .available, "\(model.availabilityDetail ?? "")")
+    let answer = try await GenerativeModelSession(model: model).respond(to: "Say hello.", options: TestModel.greedy)
+    #expect(answer.usage.outputTokens > 0)
+
+    let dangling = snapshot.appendingPathComponent("gone.gguf").path
+    try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "../../blobs/missing")
+    #expect(SystemLanguageModel(modelPath: dangling).availability == .unavailable(.modelNotReady))
+  }
+
   @Test("HYBRIDAI_ON_DEVICE=off and the app's switch both make it disabled")
   func disabled() throws {
     _ = try TestModel.requireModel()

@@ -169,6 +169,66 @@ struct ChatTemplateTests {
     #expect(followUp.contains("<tool_response>"))
   }
 
+  @Test("a request renders the same prompt every time (its tools' schemas in one key order), also when requests render side by side")
+  func concurrentRenders() async throws {
+    _ = try TestModel.requireModel()
+    let source = try String(contentsOf: try TestModel.llamaCppTemplate("Qwen-Qwen2.5-7B-Instruct.jinja"), encoding: .utf8)
+    let models = [
+      SystemLanguageModel(modelPath: TestModel.path, configuration: .init(contextSize: 2048)),
+      SystemLanguageModel(modelPath: TestModel.path, configuration: .init(contextSize: 2048, chatTemplate: .jinja(source))),
+    ]
+    let weather = WeatherTool().definition
+    // Distinct requests: each its own text, every third with a tool (Qwen's template then writes
+    // its schema into the prompt and builds its grammar and call parser). Made anew for each
+    // rendering: a request keeps its rendering in its session state. Before the keys were sorted,
+    // 7–8 of the 16 tool requests rendered their schema's keys in another order the second time
+    // (a Swift dictionary's order differs between instances), so a conversation with tools missed
+    // its cached prompt at every turn.
+    @Sendable func request(_ index: Int) -> GenerationRequest {
+      Self.request([.instructions(.init(text: "Request \(index): be brief.")), .prompt(.init(text: "Question \(index)?"))],
+                   tools: index % 3 == 0 ? [weather] : [])
+    }
+    let count = 48
+    var expected: [String] = []
+    for index in 0..<count {
+      expected.append(try await models[index % 2].promptText(for: request(index)))
+    }
+    // Side by side, as llama-server's HTTP threads render (a burst of requests no longer queues
+    // behind one lock).
+    let concurrent = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+      for index in 0..<count {
+        group.addTask { (index, try await models[index % 2].promptText(for: request(index))) }
+      }
+      var texts = [String](repeating: "", count: count)
+      for try await (index, text) in group { texts[index] = text }
+      return texts
+    }
+    for index in 0..<count {
+      #expect(concurrent[index] == expected[index], "request \(index)")
+      #expect(concurrent[index].contains("Question \(index)?"))
+    }
+    #expect(concurrent[3].contains("get_weather") && concurrent[3].contains("<tools>"), "Qwen's template declared the tool")
+  }
+
+  @Test("a conversation with tools in the model's own format reuses its cached prompt at the next turn")
+  func toolConversationReusesItsCache() async throws {
+    _ = try TestModel.requireModel()
+    let source = try String(contentsOf: try TestModel.llamaCppTemplate("Qwen-Qwen2.5-7B-Instruct.jinja"), encoding: .utf8)
+    let model = SystemLanguageModel(modelPath: TestModel.path, configuration: .init(contextSize: 2048, chatTemplate: .jinja(source)))
+    let session = GenerativeModelSession(model: model, tools: [WeatherTool()], instructions: "You answer questions about the weather.")
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 8, toolChoice: ToolChoice.none)
+    var previous = try await session.respond(to: "Say hello.", options: options)
+    for prompt in ["Say goodbye.", "Say thanks.", "Say yes."] {
+      let next = try await session.respond(to: prompt, options: options)
+      // Each prompt starts with the whole previous one (tools, instructions, earlier turns): all of
+      // it is in the session's cache. Before the tools' schemas were encoded with sorted keys, their
+      // JSON came out in another order at about every other turn, and the cache ended there.
+      #expect(next.usage.cachedPromptTokens >= previous.usage.promptTokens,
+              "\(prompt): cached \(next.usage.cachedPromptTokens) of \(next.usage.promptTokens); the turn before's prompt had \(previous.usage.promptTokens)")
+      previous = next
+    }
+  }
+
   @Test("Gemma 4's template (vocabulary-only GGUF): tools declared in Gemma's format, a Gemma call parsed into a ToolCall")
   func gemmaToolFormat() throws {
     let path = try TestModel.llamaCppSource().appendingPathComponent("models/ggml-vocab-gemma-4.gguf").path

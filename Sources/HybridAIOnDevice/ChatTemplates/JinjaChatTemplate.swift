@@ -1,15 +1,15 @@
 import CLlamaChatTemplates
 import Foundation
-import Synchronization
 
 /// A model's Jinja chat template, run by llama.cpp's `common` library (its Jinja engine and its
 /// knowledge of each model family's tool-call format).
 ///
 /// Made once per weights and template (``LlamaModelWeights/jinjaTemplate(_:)``); renders are
-/// serialised by a lock (each takes about a millisecond).
+/// not serialised: each takes about a millisecond, and common's templates are read-only once made
+/// (llama-server renders from all its HTTP threads at once on one set), so a burst of requests
+/// renders on all cores.
 final class JinjaChatTemplate: @unchecked Sendable {
   private let handle: OpaquePointer
-  private let lock = Mutex(())
   /// Whether the template is the GGUF's own or the configured one; `false` when the model has
   /// none and ChatML stands in (see ``ChatTemplateDescription/Origin/fallback``).
   let isExplicit: Bool
@@ -40,17 +40,20 @@ final class JinjaChatTemplate: @unchecked Sendable {
   /// ``OnDeviceModelError/chatTemplateFailed(_:)`` with the template's error.
   func render(_ request: ChatTemplateRequest) throws(OnDeviceModelError) -> ChatRendering {
     let json: String
-    do { json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self) } catch {
+    // Sorted keys: the tools' JSON schemas reach the prompt in the order they arrive here, and a
+    // Swift dictionary's order differs from one instance to the next — unsorted, the same tools
+    // rendered differently from request to request, and a conversation's next turn missed its
+    // cached prompt from the tool declarations on.
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    do { json = String(decoding: try encoder.encode(request), as: UTF8.self) } catch {
       throw .chatTemplateFailed("the request could not be encoded: \(error)")
     }
-    let result = lock.withLock { _ -> Result<ChatRendering, OnDeviceModelError> in
-      var error: UnsafeMutablePointer<CChar>?
-      guard let rendering = hybridai_chat_render(handle, json, &error) else {
-        return .failure(.chatTemplateFailed(Self.take(error) ?? "the template could not be rendered"))
-      }
-      do throws(OnDeviceModelError) { return .success(try ChatRendering(handle: rendering)) } catch { return .failure(error) }
+    var error: UnsafeMutablePointer<CChar>?
+    guard let rendering = hybridai_chat_render(handle, json, &error) else {
+      throw .chatTemplateFailed(Self.take(error) ?? "the template could not be rendered")
     }
-    return try result.get()
+    return try ChatRendering(handle: rendering)
   }
 
   /// The Swift string of a string the C API allocated, which it then frees.

@@ -80,20 +80,3 @@ final class LlamaWeightsCache: Sendable {
     return failures.withLock { $0[identity] }
   }
 }
-
-/// A file as it is now: path, size and modification time.
-struct FileIdentity: Hashable, Sendable {
-  let path: String
-  let size: UInt64
-  let modified: Date
-
-  init?(path: String) {
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-          let size = (attributes[.size] as? NSNumber)?.uint64Value,
-          let modified = attributes[.modificationDate] as? Date
-    else { return nil }
-    self.path = path
-    self.size = size
-    self.modified = modified
-  }
-}
