@@ -79,6 +79,23 @@ struct ArtifactStoreTests {
     #expect(try store.contents(of: reference.id) == payload)
   }
 
+  @Test("a file reached through a symbolic link has the file's size and bytes")
+  func storeLinkedFile() throws {
+    let directory = try makeDirectory(), sourceDirectory = try makeDirectory()
+    defer {
+      try? FileManager.default.removeItem(at: directory)
+      try? FileManager.default.removeItem(at: sourceDirectory)
+    }
+    let payload = bytes(100_000)
+    try payload.write(to: sourceDirectory.appendingPathComponent("photo.jpg"))
+    let link = sourceDirectory.appendingPathComponent("latest.jpg")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "photo.jpg")
+    let artifact = Artifact(fileAt: link, mimeType: "image/jpeg", name: "latest.jpg")
+    #expect(artifact.size == Int64(payload.count), "the link's own size is \(artifact.size)")
+    let reference = try ArtifactStore(directory: directory).store(artifact)
+    #expect(reference.size == Int64(payload.count))
+  }
+
   @Test("a missing source file gives a typed error and leaves nothing")
   func missingSource() throws {
     let directory = try makeDirectory()

@@ -47,7 +47,8 @@ public struct Artifact: Sendable, Hashable, Codable, Identifiable {
   ///   - mimeType: Its MIME type.
   ///   - name: A proposed file name; it is sanitised.
   public init(fileAt url: URL, mimeType: String, name: String) {
-    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    // (Of the file a link points to: attributesOfItem describes a link itself.)
+    let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
     let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     self.init(id: Self.newID(), name: name, mimeType: mimeType, size: size, content: .file(url))
   }

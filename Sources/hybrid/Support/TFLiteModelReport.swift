@@ -45,7 +45,7 @@ struct TFLiteModelReport: Encodable {
 
   init(path: String, interpreter: Interpreter) {
     model = path
-    byteCount = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    byteCount = (try? FileManager.default.attributesOfItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path)[.size] as? Int) ?? nil
     runtime = try? LiteRTRuntime.shared().libraryPath
     inputs = interpreter.inputDescriptions.enumerated().map { TensorReport(index: $0.offset, $0.element) }
     outputs = interpreter.outputDescriptions.enumerated().map { TensorReport(index: $0.offset, $0.element) }
