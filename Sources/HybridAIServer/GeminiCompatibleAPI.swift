@@ -1,3 +1,4 @@
+import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIServing
@@ -13,7 +14,8 @@ import Hummingbird
 /// ```
 ///
 /// Endpoints: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
-/// `:countTokens`; `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`). All of
+/// `:countTokens`; `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`, where they
+/// carry OpenAI's fields as well, for OpenAI clients whose base URL is `/v1`). All of
 /// them are client routes (the server's API keys guard them). Errors use Google's envelope and
 /// status names, so `GeminiModel` and Google's own clients handle them as they would Google's.
 public struct GeminiCompatibleAPI: ServerComponent {
@@ -21,6 +23,8 @@ public struct GeminiCompatibleAPI: ServerComponent {
   public let models: [String: ServedModel]
   /// Called with each generation request as decoded, before it is answered (for logs and tests).
   public let onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)?
+  /// When the server started (the models' `created` in OpenAI's fields under `/v1`).
+  let started = Int(Date().timeIntervalSince1970)
 
   /// - Parameters:
   ///   - models: The generative models served (at least one).
@@ -37,9 +41,9 @@ public struct GeminiCompatibleAPI: ServerComponent {
       .add(middleware: GenerationErrorMiddleware<BasicRequestContext>())
     let endpoints = GeminiEndpoints(api: self, maxRequestBytes: server.maxRequestBytes)
     for version in ["v1beta", "v1"] {
-      routes.get("/\(version)/models") { _, _ in try endpoints.listModels() }
+      routes.get("/\(version)/models") { _, _ in try endpoints.listModels(version: version) }
       routes.get("/\(version)/models/{model}") { _, context in
-        try endpoints.describeModel(try context.parameters.require("model"))
+        try endpoints.describeModel(try context.parameters.require("model"), version: version)
       }
       // `{model}` holds `name:method` here (Hummingbird matches whole path components).
       routes.post("/\(version)/models/{model}") { request, context in

@@ -4,11 +4,11 @@ import HybridAITestSupport
 import Testing
 
 /// OpenAI's official Python client (`openai`, pinned, installed by scripts/bootstrap into
-/// .deps/venv) against `hybrid serve`'s `/v1beta/openai/` with the real on-device model: what an
-/// OpenAI user would run, unchanged but for the base URL.
+/// .deps/venv) against `hybrid serve`'s `/v1beta/openai/` (and `/v1/`) with the real on-device
+/// model: what an OpenAI user would run, unchanged but for the base URL.
 @Suite("openai client conformance")
 struct OpenAIClientConformanceTests {
-  @Test("models, unary, streaming with usage, a tools round trip, a streamed tool call, parse() with a pydantic model, json_object, typed errors (key, model, n, a cut-off tool call)")
+  @Test("models, unary, streaming with usage, a tools round trip, a streamed tool call, parse() with a pydantic model, json_object, typed errors (key, model, n, a cut-off tool call); the same at base URL /v1, whose models google-genai lists too")
   func officialClient() async throws {
     let python = TestRepository.python
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
@@ -79,6 +79,15 @@ struct OpenAIClientConformanceTests {
     }
     section("json_object") { object in
       #expect(object["object"] is [String: Any])
+    }
+    section("at_v1") { v1 in
+      // Base URL /v1/: the same API and answers; its model routes serve Gemini's v1 client as well.
+      #expect(v1["ids"] as? [String] == [RunningTestServer.modelName])
+      #expect(v1["retrieved"] as? String == RunningTestServer.modelName && v1["owned_by"] as? String == "hybrid-serve")
+      #expect(v1["text"] as? String == unaryText, "greedy: the same answer as under /v1beta/openai/")
+      #expect(v1["streamed"] as? String == unaryText)
+      #expect(v1["gemini_names"] as? [String] == ["models/\(RunningTestServer.modelName)"])
+      #expect((v1["gemini_limit"] as? Int ?? 0) > 0)
     }
 
     let wrongKey = try apiError("wrong_key")

@@ -212,6 +212,33 @@ struct OpenAIServerTests {
     #expect(try Self.error(missing)["code"] as? String == "model_not_found")
   }
 
+  @Test("base URL /v1: chat completions in OpenAI's shape and envelope; GET /v1/models holds both APIs' lists, /v1beta/models Gemini's alone")
+  func conventionalBaseURL() async throws {
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("Hello")] })
+    defer { Task { await server.stop() } }
+    let base = server.baseURL.absoluteString
+    let reply = try await TestHTTP.send(.POST, URL(string: "\(base)/v1/chat/completions")!,
+                                        json: ["model": ScriptedServer.modelName, "messages": Self.hello])
+    #expect(reply.status == 200, "\(reply.text)")
+    #expect(try reply.json["object"] as? String == "chat.completion")
+    let message = try #require(((try reply.json["choices"] as? [[String: Any]])?.first)?["message"] as? [String: Any])
+    #expect(message["content"] as? String == "Hello")
+    let unknown = try await TestHTTP.send(.POST, URL(string: "\(base)/v1/chat/completions")!,
+                                          json: ["model": "gpt-nothing", "messages": Self.hello])
+    #expect(unknown.status == 404)
+    #expect(try Self.error(unknown)["code"] as? String == "model_not_found", "OpenAI's envelope, not Google's: \(unknown.text)")
+
+    let list = try await TestHTTP.send(.GET, URL(string: "\(base)/v1/models")!)
+    #expect(try list.json["object"] as? String == "list")
+    #expect((try list.json["data"] as? [[String: Any]])?.map { $0["id"] as? String } == [ScriptedServer.modelName])
+    #expect((try list.json["models"] as? [[String: Any]])?.map { $0["name"] as? String } == ["models/\(ScriptedServer.modelName)"])
+    let one = try await TestHTTP.send(.GET, URL(string: "\(base)/v1/models/\(ScriptedServer.modelName)")!)
+    #expect(try one.json["id"] as? String == ScriptedServer.modelName && one.json["owned_by"] as? String == "hybrid-serve")
+    #expect(try one.json["name"] as? String == "models/\(ScriptedServer.modelName)" && one.json["inputTokenLimit"] is Int)
+    let beta = try await TestHTTP.send(.GET, URL(string: "\(base)/v1beta/models")!)
+    #expect(try beta.json["models"] != nil && beta.json["data"] == nil, "v1beta is Gemini's alone, as Google's")
+  }
+
   @Test("a client that leaves mid-stream stops the generation at once; 64 concurrent streams are all answered whole")
   func disconnectAndLoad() async throws {
     let slow = ScriptedLanguageModel(identifier: "scripted-1", modelVersion: "scripted-1", delay: .milliseconds(20)) { _, _ in

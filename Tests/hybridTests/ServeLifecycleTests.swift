@@ -175,7 +175,7 @@ struct ServeLifecycleTests {
     for stream in streams { _ = try await stream.value }
 
     #expect(status == 0, "\(stderr.suffix(2000))")
-    #expect(stderr.contains("Gemini API at http://127.0.0.1:\(server.port)/v1beta, OpenAI API at http://127.0.0.1:\(server.port)/v1beta/openai"),
+    #expect(stderr.contains("Gemini API at http://127.0.0.1:\(server.port)/v1beta, OpenAI API at http://127.0.0.1:\(server.port)/v1 (also /v1beta/openai)"),
             "the start names the base URLs: \(stderr.prefix(1500))")
     // The two decoding streams end with an UNAVAILABLE event (Google's `"status":"UNAVAILABLE"`,
     // OpenAI's `"code":"unavailable"`); the waiting request, which had no answer yet, gets the

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridAIOpenAI
 import HybridAIServing
 import Hummingbird
 
@@ -12,13 +13,19 @@ struct GeminiEndpoints: Sendable {
 
   static let supportedMethods = ["generateContent", "streamGenerateContent", "countTokens"]
 
-  func listModels() throws -> Response {
-    let models = api.models.values.sorted { $0.name < $1.name }.map(describe)
-    return try json(ListModelsResponse(models: models))
+  /// `GET {version}/models`; under `v1` OpenAI's list too (``ModelListForBothAPIs``).
+  func listModels(version: String) throws -> Response {
+    let served = api.models.values.sorted { $0.name < $1.name }
+    let gemini = ListModelsResponse(models: served.map(describe))
+    guard version == "v1" else { return try json(gemini) }
+    return try json(ModelListForBothAPIs(gemini: gemini, openAI: ChatModelList(data: served.map(describeForOpenAI))))
   }
 
-  func describeModel(_ name: String) throws -> Response {
-    try json(describe(try api.servedModel(named: name, method: "get")))
+  /// `GET {version}/models/{model}`; under `v1` OpenAI's description too (``ModelInfoForBothAPIs``).
+  func describeModel(_ name: String, version: String) throws -> Response {
+    let model = try api.servedModel(named: name, method: "get")
+    guard version == "v1" else { return try json(describe(model)) }
+    return try json(ModelInfoForBothAPIs(gemini: describe(model), openAI: describeForOpenAI(model)))
   }
 
   /// `POST models/{model}:{method}`.
@@ -57,6 +64,10 @@ struct GeminiEndpoints: Sendable {
       supportedGenerationMethods: Self.supportedMethods,
       inputModalities: Gemini.modalityNames(model.model.capabilities.inputModalities),
       outputModalities: Gemini.modalityNames(model.model.capabilities.outputModalities))
+  }
+
+  private func describeForOpenAI(_ model: ServedModel) -> ChatModelInfo {
+    ChatModelInfo(id: model.name, created: api.started, ownedBy: "hybrid-serve")
   }
 
   private func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {

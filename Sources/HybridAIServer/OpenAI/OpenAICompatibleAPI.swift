@@ -16,6 +16,9 @@ import Hummingbird
 ///
 /// Endpoints: `POST /v1beta/openai/chat/completions` (unary, or `stream: true` as server-sent
 /// events ending with `data: [DONE]`), `GET /v1beta/openai/models` and `/v1beta/openai/models/{model}`.
+/// Also at the base URL OpenAI clients are usually given for local servers, `/v1`:
+/// `POST /v1/chat/completions`, and the models at `GET /v1/models` — a route the Gemini API shares,
+/// answered for both by ``GeminiCompatibleAPI``.
 /// The server's API keys are accepted as `Authorization: Bearer KEY`. Errors use OpenAI's envelope
 /// (`{"error": {"message", "type", "param", "code"}}`) and status codes.
 public struct OpenAICompatibleAPI: ServerComponent {
@@ -31,25 +34,34 @@ public struct OpenAICompatibleAPI: ServerComponent {
   }
 
   public func addRoutes(to router: Router<BasicRequestContext>, server: ServerConfiguration) {
-    let routes = router.group(RouterPath(OpenAI.servedPathPrefix))
-      .add(middleware: OpenAIErrorMiddleware<BasicRequestContext>(maxRequestBytes: server.maxRequestBytes))
-      .add(middleware: server.authentication(requiring: .generate))
-    routes.get("/models") { _, _ in try OpenAIResponses.json(ChatModelList(data: describeAll())) }
-    routes.get("/models/{model}") { _, context in
-      try OpenAIResponses.json(describe(try servedModel(named: try context.parameters.require("model"))))
-    }
-    routes.post("/chat/completions") { request, context in
-      var request = request
-      let body = try await request.collectBody(upTo: server.maxRequestBytes)
-      let wire: ChatCompletionRequest
-      do {
-        wire = try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(buffer: body))
-      } catch let error as DecodingError {
-        throw OpenAIAPIError.invalidRequest("We could not parse the JSON body of your request. \(error.briefDescription)")
+    for prefix in [OpenAI.servedPathPrefix, OpenAI.conventionalPathPrefix] {
+      let routes = router.group(RouterPath(prefix))
+        .add(middleware: OpenAIErrorMiddleware<BasicRequestContext>(maxRequestBytes: server.maxRequestBytes))
+        .add(middleware: server.authentication(requiring: .generate))
+      routes.post("/chat/completions") { request, context in
+        try await chatCompletion(request, context: context, maxRequestBytes: server.maxRequestBytes)
       }
-      let completion = ChatCompletionGeneration(model: try servedModel(named: wire.model), logger: context.logger)
-      return wire.stream == true ? try await completion.stream(wire) : try await completion.generate(wire)
+      // Under `/v1` the Gemini API's model routes answer for both APIs (ModelListForBothAPIs).
+      guard prefix == OpenAI.servedPathPrefix else { continue }
+      routes.get("/models") { _, _ in try OpenAIResponses.json(ChatModelList(data: describeAll())) }
+      routes.get("/models/{model}") { _, context in
+        try OpenAIResponses.json(describe(try servedModel(named: try context.parameters.require("model"))))
+      }
     }
+  }
+
+  /// `POST …/chat/completions`: unary, or streamed as server-sent events with `stream: true`.
+  private func chatCompletion(_ request: Request, context: BasicRequestContext, maxRequestBytes: Int) async throws -> Response {
+    var request = request
+    let body = try await request.collectBody(upTo: maxRequestBytes)
+    let wire: ChatCompletionRequest
+    do {
+      wire = try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(buffer: body))
+    } catch let error as DecodingError {
+      throw OpenAIAPIError.invalidRequest("We could not parse the JSON body of your request. \(error.briefDescription)")
+    }
+    let completion = ChatCompletionGeneration(model: try servedModel(named: wire.model), logger: context.logger)
+    return wire.stream == true ? try await completion.stream(wire) : try await completion.generate(wire)
   }
 
   func servedModel(named name: String) throws -> ServedModel {

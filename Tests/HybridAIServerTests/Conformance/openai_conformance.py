@@ -2,7 +2,8 @@
 
 Run by HybridAIServerTests (OpenAIClientConformanceTests) with the bootstrap's venv:
     .deps/venv/bin/python openai_conformance.py BASE_URL MODEL API_KEY
-BASE_URL is the server's root; the client talks to BASE_URL/v1beta/openai/. Prints one JSON object;
+BASE_URL is the server's root; the client talks to BASE_URL/v1beta/openai/ (and, in at_v1, to BASE_URL/v1/).
+Prints one JSON object;
 the Swift test asserts on it. Every call that fails records its error instead of stopping the script.
 """
 import json
@@ -129,7 +130,27 @@ def json_object():
     return {"object": json.loads(answer.choices[0].message.content)}
 
 
+def at_v1():
+    """The conventional base URL of local servers (llama-server, Ollama, vLLM): BASE_URL/v1/. Its
+    model routes are shared with the Gemini API's v1, which google-genai reads on the same path."""
+    v1 = openai.OpenAI(api_key=api_key, base_url=base_url + "/v1/", max_retries=0, timeout=600)
+    listed = v1.models.list()
+    one = v1.models.retrieve(model)
+    answer = v1.chat.completions.create(model=model, messages=messages, temperature=0, max_tokens=12)
+    streamed = "".join(chunk.choices[0].delta.content or "" for chunk in v1.chat.completions.create(
+        model=model, messages=messages, temperature=0, max_tokens=12, stream=True) if chunk.choices)
+    from google import genai
+    from google.genai import types
+    gemini = genai.Client(api_key=api_key, http_options=types.HttpOptions(base_url=base_url, api_version="v1"))
+    gemini_models = list(gemini.models.list())
+    gemini_one = gemini.models.get(model=model)
+    return {"ids": [entry.id for entry in listed.data], "retrieved": one.id, "owned_by": one.owned_by,
+            "text": answer.choices[0].message.content, "streamed": streamed,
+            "gemini_names": [entry.name for entry in gemini_models], "gemini_limit": gemini_one.input_token_limit}
+
+
 record("models", models)
+record("at_v1", at_v1)
 record("unary", unary)
 record("stream", stream)
 record("tools", tools)

@@ -334,9 +334,9 @@ struct ServeCommand: AsyncParsableCommand {
       Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
         + "\(keys.isRequired ? "required" : "not required"); \(registryState))\n")
       if servesModels {
-        // Where clients point their base URL (the OpenAI API is where Google serves it, not /v1).
+        // Where clients point their base URL (the OpenAI API also where Google serves it).
         Terminal.status("hybrid serve: Gemini API at http://\(host):\(port)/v1beta, OpenAI API at "
-          + "http://\(host):\(port)\(OpenAI.servedPathPrefix)")
+          + "http://\(host):\(port)\(OpenAI.conventionalPathPrefix) (also \(OpenAI.servedPathPrefix))")
       }
     }, onShutdownRequested: {
       Terminal.status("hybrid serve: stopping; open streams have \(shutdownTimeout) s to finish")
