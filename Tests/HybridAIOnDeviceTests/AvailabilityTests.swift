@@ -62,6 +62,15 @@ struct AvailabilityTests {
     #expect(DeviceEligibility.memoryProblem(modelFileSize: 100 << 20, contextSize: 2048, memoryLimit: 8 << 30) == nil)
   }
 
+  @Test("a folder given as the model is invalidModelFile, and says it is a folder")
+  func folderAsModel() throws {
+    let directory = try TestModel.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let model = SystemLanguageModel(modelPath: directory.path)
+    #expect(model.availability == .unavailable(.invalidModelFile))
+    #expect(model.availabilityDetail?.contains("a folder, not a model file") == true, "\(model.availabilityDetail ?? "")")
+  }
+
   enum BadFile: String, CaseIterable {
     case notGGUF, truncated, corruptHeader, empty
   }

@@ -25,6 +25,10 @@ enum GGUFFileCheck {
   }
 
   private static func inspect(_ path: String, size: UInt64) -> Result {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      return .invalid(reason: "a folder, not a model file")
+    }
     guard let handle = FileHandle(forReadingAtPath: path) else { return .invalid(reason: "cannot be read") }
     let magic = (try? handle.read(upToCount: 4)) ?? Data()
     try? handle.close()

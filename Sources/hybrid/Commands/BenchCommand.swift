@@ -12,7 +12,7 @@ import Glibc
 struct BenchCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "bench",
-    abstract: "Run the benchmarks (the hybrid-bench executable beside this one): on-device, hybrid, guided, tflite, delivery.",
+    abstract: "Run the benchmarks (the hybrid-bench executable beside this one): on-device, hybrid, serving, guided, tflite, delivery.",
     discussion: "Every argument goes to hybrid-bench; `hybrid bench --help` lists its benchmarks.")
 
   @Argument(parsing: .captureForPassthrough, help: "The benchmark and its options, e.g. `on-device --reference PATH`.")

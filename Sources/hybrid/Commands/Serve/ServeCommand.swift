@@ -14,14 +14,15 @@ import HybridCommandLine
 struct ServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
-    abstract: "Serve local GGUF models through a Gemini-compatible REST API (v1beta), and a model registry.",
+    abstract: "Serve local GGUF models through the Gemini and OpenAI REST APIs, a web chat and a model registry.",
     discussion: """
       Gemini endpoints: POST /v1beta/models/{model}:generateContent, :streamGenerateContent?alt=sse, \
       :countTokens; GET /v1beta/models, /v1beta/models/{model}. Concurrent requests are decoded \
       together in one llama.cpp batch.
+      OpenAI endpoints (docs/server.md): POST /v1/chat/completions (also under /v1beta/openai), GET /v1/models.
       Model registry (docs/model-delivery.md): GET /v1/models/{name}:download, signed blob URLs, and \
       the admin API under /v1/admin (needs --admin-token); OpenAPI document at /v1/openapi.yaml.
-      Web chat (docs/web-chat.md): the page at /, its sessions API under /v1/chat; conversations are       kept in --sessions-dir, where hybrid sessions list sees them.
+      Web chat (docs/web-chat.md): the page at /, its sessions API under /v1/chat; conversations are kept in --sessions-dir, where hybrid sessions list sees them.
       Stops gracefully on SIGINT or SIGTERM.
       Example: hybrid serve --port 8080 --model smollm2=.deps/models/SmolLM2-135M-Instruct.Q4_1.gguf --api-key secret --admin-token admin-secret
       """)
