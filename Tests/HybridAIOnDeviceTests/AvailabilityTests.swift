@@ -34,7 +34,7 @@ struct AvailabilityTests {
     let link = snapshot.appendingPathComponent("model.gguf").path
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "../../blobs/0123abcd")
 
-    // Before 2026-11-28 the header check took the link's own size (22 bytes) for the file's, and
+    // Until 2026-11-27 (late) the header check took the link's own size (22 bytes) for the file's, and
     // refused the model as truncated.
     let model = SystemLanguageModel(modelPath: link, configuration: .init(contextSize: 512))
     #expect(model.availability == .available, "\(model.availabilityDetail ?? "")")
