@@ -39,6 +39,26 @@ struct ToolRequestEncodingTests {
     #expect(body["generationConfig"] == nil)
   }
 
+  @Test("the same request is the same bytes every time: a tool's schema and a call's arguments in one key order")
+  func sameBytesEveryTime() async throws {
+    // Each request made anew: its schemas and arguments are new dictionaries, whose order in Swift
+    // differs from one instance to the next (unsorted, all 8 bodies differed).
+    func conversation() -> GenerationRequest {
+      let arguments = GeneratedContent(JSONValue.object(["city": "Paris", "unit": "celsius", "days": 3, "detail": true]))
+      return request(tools: [.weather, .now], transcript: Transcript(entries: [
+        .prompt(Transcript.Prompt(id: "p1", text: "Weather?")),
+        .toolCalls(Transcript.ToolCalls(id: "t1", calls: [Transcript.ToolCall(id: "c1", toolName: "get_weather", arguments: arguments)])),
+        .toolOutput(Transcript.ToolOutput(id: "o1", callID: "c1", toolName: "get_weather", text: "Sunny")),
+      ]))
+    }
+    let server = try await TestHTTPServer.start(replying: Self.okStream)
+    defer { Task { await server.stop() } }
+    for _ in 0..<8 { _ = await run(testModel(server), conversation()) }
+    let bodies = server.requests.map(\.body)
+    #expect(bodies.count == 8)
+    #expect(Set(bodies).count == 1, "\(Set(bodies).count) different bodies for one request")
+  }
+
   @Test("tool choice becomes functionCallingConfig",
         arguments: [
           (ToolChoice.required(tools: ["get_weather"]),

@@ -2,12 +2,14 @@ import Foundation
 
 extension Gemini {
   /// The JSON coders for the wire types: no escaped slashes, compact output (one line, so a body
-  /// fits in one server-sent event's `data:` line).
+  /// fits in one server-sent event's `data:` line), keys sorted (a tool's schema and a call's
+  /// arguments are Swift dictionaries, whose order differs between instances: sorted, the same
+  /// request is the same bytes every time).
   public enum JSON {
     /// An encoder for wire types.
     public static func encoder() -> JSONEncoder {
       let encoder = JSONEncoder()
-      encoder.outputFormatting = [.withoutEscapingSlashes]
+      encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
       return encoder
     }
 
