@@ -52,6 +52,23 @@ struct AttachmentTests {
     #expect(try Attachment(data: try Self.jpeg(), mimeType: "image/jpg").mimeType == "image/jpeg", "aliases are accepted")
   }
 
+  @Test("a file reached through a symbolic link attaches: the target's bytes and kind, the link's name; a dangling link is unreadable")
+  func symbolicLink() throws {
+    let directory = try TemporaryDirectory("attachments")
+    defer { directory.remove() }
+    let png = try Self.png()
+    try png.write(to: directory.url.appendingPathComponent("IMG_0001.png"))
+    let link = directory.url.appendingPathComponent("latest.png")
+    try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "IMG_0001.png")
+    // Until 2026-11-27 (late): "not a regular file" (the link's own resource values).
+    let attachment = try Attachment(contentsOf: link)
+    #expect(attachment.name == "latest.png" && attachment.mimeType == "image/png")
+    #expect(attachment.size == Int64(png.count))
+    let dangling = directory.url.appendingPathComponent("gone.png")
+    try FileManager.default.createSymbolicLink(atPath: dangling.path, withDestinationPath: "missing.png")
+    #expect(throws: AttachmentError.self) { try Attachment(contentsOf: dangling) }
+  }
+
   @Test("bad input: each a typed error naming the problem")
   func badInput() throws {
     let directory = try TemporaryDirectory("attachments")

@@ -55,15 +55,18 @@ public struct Attachment: Sendable, Hashable {
     guard url.isFileURL else { throw .unsafePath(url.absoluteString) }
     guard !url.pathComponents.contains("..") else { throw .unsafePath(url.path) }
     let name = url.lastPathComponent
+    // The file a link points to (a link itself is no regular file, and its size is the target
+    // path's length); the attachment keeps the name it was given.
+    let file = url.resolvingSymlinksInPath()
     let size: Int64
     let head: Data
     let tail: Data
     do {
-      let values = try url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey])
+      let values = try file.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey])
       guard values.isRegularFile == true else { throw AttachmentError.unreadable(path: url.path, reason: "not a regular file") }
       size = Int64(values.fileSize ?? 0)
       guard size > 0 else { throw AttachmentError.empty(name: name) }
-      let handle = try FileHandle(forReadingFrom: url)
+      let handle = try FileHandle(forReadingFrom: file)
       defer { try? handle.close() }
       head = try handle.read(upToCount: MediaTypeSniffer.headLength) ?? Data()
       try handle.seek(toOffset: UInt64(max(0, size - Int64(MediaTypeSniffer.tailLength))))
