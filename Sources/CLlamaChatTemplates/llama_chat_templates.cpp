@@ -6,6 +6,7 @@
 #include "log.h"
 #include "llama.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -14,6 +15,9 @@ struct hybridai_chat_templates {
   common_chat_templates_ptr templates;
   bool add_bos = false;
   bool add_eos = false;
+  // Whether a prompt-only request renders through common's direct path (`force_pure_content`):
+  // -1 not known yet, 0 no, 1 yes. See render_prompt_only.
+  mutable std::atomic<int> prompts_render_directly{-1};
 };
 
 struct hybridai_chat_rendering {
@@ -44,6 +48,41 @@ const char *trigger_type_name(common_grammar_trigger_type type) {
     case COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN_FULL: return "pattern_full";
   }
   return "unknown";
+}
+
+// The prompt of a request whose caller needs nothing else of the rendering (no tools, no tool
+// calls or results in its messages: HybridAI then reads the answer itself).
+//
+// For a template without a handler of its own, common_chat_templates_apply runs its differential
+// autoparser on every call: it renders the template with probe inputs to learn its structure
+// (reasoning tags, tool-call syntax) for the answer's parser — ~0.65 ms of a ~1 ms render on the
+// 2-core VM, the same for every request. Its prompt is the template applied directly, which is
+// what `force_pure_content` renders, without the analysis. A template with a handler of its own
+// (GPT-OSS, Ministral 3, Functionary, Kimi, …) may write its prompt differently. So the first
+// prompt-only request of a template is rendered both ways, and so is a conversation with every
+// plain role; where both prompts agree, later prompt-only requests take the direct path alone.
+common_chat_params render_prompt_only(const hybridai_chat_templates *templates, common_chat_templates_inputs inputs) {
+  const int known = templates->prompts_render_directly.load();
+  if (known == 1) inputs.force_pure_content = true;
+  common_chat_params rendering = common_chat_templates_apply(templates->templates.get(), inputs);
+  if (known != -1) return rendering;
+  auto both_ways_agree = [templates](common_chat_templates_inputs probe, const std::string &prompt) {
+    probe.force_pure_content = true;
+    return common_chat_templates_apply(templates->templates.get(), probe).prompt == prompt;
+  };
+  common_chat_templates_inputs conversation = inputs;
+  conversation.messages.clear();
+  for (const auto &[role, text] : std::vector<std::pair<std::string, std::string>>{
+           {"system", "Be brief."}, {"user", "Name a colour."}, {"assistant", "Blue."}, {"user", "Another one?"}}) {
+    common_chat_msg message;
+    message.role = role;
+    message.content = text;
+    conversation.messages.push_back(message);
+  }
+  const bool agree = both_ways_agree(inputs, rendering.prompt) &&
+                     both_ways_agree(conversation, common_chat_templates_apply(templates->templates.get(), conversation).prompt);
+  templates->prompts_render_directly.store(agree ? 1 : 0);
+  return rendering;
 }
 
 common_json string_array(const std::vector<std::string> &strings) {
@@ -95,6 +134,10 @@ hybridai_chat_templates *hybridai_chat_templates_init(const struct llama_model *
 
 void hybridai_chat_templates_free(hybridai_chat_templates *templates) { delete templates; }
 
+int hybridai_chat_templates_prompts_render_directly(const hybridai_chat_templates *templates) {
+  return templates != nullptr ? templates->prompts_render_directly.load() : -1;
+}
+
 bool hybridai_chat_templates_is_explicit(const hybridai_chat_templates *templates) {
   return templates != nullptr && common_chat_templates_was_explicit(templates->templates.get());
 }
@@ -138,7 +181,12 @@ hybridai_chat_rendering *hybridai_chat_render(const hybridai_chat_templates *tem
     inputs.reasoning_format = COMMON_REASONING_FORMAT_AUTO;
     auto *rendering = new hybridai_chat_rendering();
     try {
-      rendering->params = common_chat_templates_apply(templates->templates.get(), inputs);
+      bool prompt_only = request.value("prompt_only", false) && !request.contains("tools");
+      for (const auto &message : request.at("messages")) {
+        if (message.value("role", "") == "tool" || message.contains("tool_calls")) prompt_only = false;
+      }
+      rendering->params = prompt_only ? render_prompt_only(templates, inputs)
+                                      : common_chat_templates_apply(templates->templates.get(), inputs);
       rendering->parser = common_chat_parser_params(rendering->params);
       rendering->parser.reasoning_format = COMMON_REASONING_FORMAT_AUTO;
       if (!rendering->params.parser.empty()) rendering->parser.parser.load(rendering->params.parser);

@@ -229,6 +229,40 @@ struct ChatTemplateTests {
     }
   }
 
+  @Test("prompt-only requests skip common's analysis of the template where the prompt is the same: every template of llama.cpp's collection, against its full path")
+  func promptsRenderDirectly() throws {
+    _ = try TestModel.requireModel()
+    let weights = try LlamaModelWeights(path: TestModel.path)
+    let folder = try TestModel.llamaCppSource().appendingPathComponent("models/templates")
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jinja") }.sorted()
+    try #require(names.count > 20, "llama.cpp's template collection is missing at \(folder.path)")
+    let first = ChatTemplateRequest(messages: [.init(role: "system", content: "Be brief."), .init(role: "user", content: "Hi!")],
+                                    prompt_only: true)
+    var second = ChatTemplateRequest(messages: [
+      .init(role: "user", content: "Name a colour."), .init(role: "assistant", content: "Blue, or <b>green</b>."),
+      .init(role: "user", content: "Another?"),
+    ])
+    var direct: [String: Bool] = [:]
+    for name in names + ["(SmolLM2's own)"] {
+      let source = name.hasSuffix(".jinja") ? try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8) : nil
+      // A template SmolLM2's vocabulary cannot run (common refuses it) is not this test's subject.
+      guard let template = try? weights.makeJinjaTemplate(source, modelName: name), (try? template.render(first)) != nil else { continue }
+      direct[name] = try #require(template.rendersPromptsDirectly, "\(name): decided by its first prompt-only request")
+      // Another conversation: through the direct path where it was found to agree, and the full way.
+      second.prompt_only = true
+      let fast = try template.render(second)
+      second.prompt_only = nil
+      let full = try template.render(second)
+      #expect(fast.prompt == full.prompt, "\(name)")
+    }
+    // Templates the autoparser reads write their prompt as the direct path does, by construction.
+    for name in ["(SmolLM2's own)", "Qwen-Qwen2.5-7B-Instruct.jinja", "Qwen-Qwen3-0.6B.jinja", "meta-llama-Llama-3.1-8B-Instruct.jinja"] {
+      #expect(direct[name] == true, "\(name)")
+    }
+    // (2026-11-27: all 71 agree, the templates with handlers of their own among them.)
+    #expect(direct.values.filter { $0 }.count >= 40, "\(direct.filter { $0.value }.count) of \(direct.count): \(direct.filter { !$0.value }.keys.sorted())")
+  }
+
   @Test("Gemma 4's template (vocabulary-only GGUF): tools declared in Gemma's format, a Gemma call parsed into a ToolCall")
   func gemmaToolFormat() throws {
     let path = try TestModel.llamaCppSource().appendingPathComponent("models/ggml-vocab-gemma-4.gguf").path

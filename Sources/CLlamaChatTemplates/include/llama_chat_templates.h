@@ -38,10 +38,18 @@ char *hybridai_chat_templates_source(const hybridai_chat_templates *templates);
  *  supports_system_role, supports_parallel_tool_calls, …). */
 char *hybridai_chat_templates_capabilities(const hybridai_chat_templates *templates);
 
+/** Whether prompt-only requests render through common's direct path, which skips its analysis of
+ *  the template on every call: 1 yes (the first one's prompt, and a probe conversation's, came out
+ *  the same both ways), 0 no (a template whose handler writes prompts its own way), -1 not known
+ *  until a prompt-only request has been rendered. For tests and diagnostics. */
+int hybridai_chat_templates_prompts_render_directly(const hybridai_chat_templates *templates);
+
 /** Renders a request: a JSON object with "messages" (OpenAI shape: roles system, user, assistant
  *  with optional "tool_calls", tool with "tool_call_id"), and optionally "tools", "tool_choice"
  *  ("auto", "none", "required"), "parallel_tool_calls", "add_generation_prompt" (default true),
- *  "enable_thinking" (default true). */
+ *  "enable_thinking" (default true), "prompt_only" (default false: the caller reads only the
+ *  rendering's prompt — then, for a request without tools or tool calls, the rendering's parser
+ *  may read answers as plain content; see hybridai_chat_templates_prompts_render_directly). */
 hybridai_chat_rendering *hybridai_chat_render(const hybridai_chat_templates *templates, const char *request_json,
                                               char **error);
 void hybridai_chat_rendering_free(hybridai_chat_rendering *rendering);

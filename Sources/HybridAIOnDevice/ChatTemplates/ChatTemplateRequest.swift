@@ -50,4 +50,8 @@ struct ChatTemplateRequest: Encodable, Hashable {
   /// `auto`, `none` or `required`.
   var tool_choice: String?
   var add_generation_prompt = true
+  /// Only the rendering's prompt is read (HybridAI's own format reads the answer): a request without
+  /// tools or tool calls may then skip common's analysis of the template (see
+  /// ``JinjaChatTemplate/rendersPromptsDirectly``).
+  var prompt_only: Bool?
 }

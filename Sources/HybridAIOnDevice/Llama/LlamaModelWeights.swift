@@ -58,12 +58,17 @@ final class LlamaModelWeights: @unchecked Sendable {
   func jinjaTemplate(_ override: String?, modelName: String) throws(OnDeviceModelError) -> JinjaChatTemplate {
     let key = override ?? ""
     if let known = jinjaTemplates.withLock({ $0[key] }) { return known }
-    let template = try JinjaChatTemplate(model: model, override: override, modelName: modelName)
+    let template = try makeJinjaTemplate(override, modelName: modelName)
     return jinjaTemplates.withLock { templates in
       if let raced = templates[key] { return raced }
       templates[key] = template
       return template
     }
+  }
+
+  /// A new ``JinjaChatTemplate`` on these weights, not the one ``jinjaTemplate(_:modelName:)`` keeps.
+  func makeJinjaTemplate(_ override: String?, modelName: String) throws(OnDeviceModelError) -> JinjaChatTemplate {
+    try JinjaChatTemplate(model: model, override: override, modelName: modelName)
   }
 
   /// Loads the weights on the CPU only (for tools and tests that need no placement).
