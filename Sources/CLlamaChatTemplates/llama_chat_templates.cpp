@@ -79,8 +79,14 @@ common_chat_params render_prompt_only(const hybridai_chat_templates *templates, 
     message.content = text;
     conversation.messages.push_back(message);
   }
-  const bool agree = both_ways_agree(inputs, rendering.prompt) &&
-                     both_ways_agree(conversation, common_chat_templates_apply(templates->templates.get(), conversation).prompt);
+  bool agree = false;
+  try {
+    agree = both_ways_agree(inputs, rendering.prompt) &&
+            both_ways_agree(conversation, common_chat_templates_apply(templates->templates.get(), conversation).prompt);
+  } catch (...) {
+    // A template that refuses the probe conversation keeps the full path; this request was
+    // rendered already.
+  }
   templates->prompts_render_directly.store(agree ? 1 : 0);
   return rendering;
 }

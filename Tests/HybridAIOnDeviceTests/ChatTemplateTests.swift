@@ -259,6 +259,14 @@ struct ChatTemplateTests {
     for name in ["(SmolLM2's own)", "Qwen-Qwen2.5-7B-Instruct.jinja", "Qwen-Qwen3-0.6B.jinja", "meta-llama-Llama-3.1-8B-Instruct.jinja"] {
       #expect(direct[name] == true, "\(name)")
     }
+    // A template that refuses the probe conversation (here: any assistant turn) keeps the full
+    // path, and the request that found out is answered all the same.
+    let picky = try weights.makeJinjaTemplate("""
+      {% for message in messages %}{% if message.role == 'assistant' %}{{ raise_exception('no assistant turns') }}{% endif %}\
+      {{ message.content }}{% endfor %}
+      """, modelName: "picky")
+    #expect(try picky.render(first).prompt.contains("Hi!"))
+    #expect(picky.rendersPromptsDirectly == false)
     // (2026-11-27: all 71 agree, the templates with handlers of their own among them.)
     #expect(direct.values.filter { $0 }.count >= 40, "\(direct.filter { $0.value }.count) of \(direct.count): \(direct.filter { !$0.value }.keys.sorted())")
   }
