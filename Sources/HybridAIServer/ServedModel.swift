@@ -1,5 +1,6 @@
 import HybridAI
 import HybridAIOnDevice
+import HybridAIOpenAI
 import Logging
 
 /// A model the server offers under a name, e.g. `models/smollm2`.
@@ -77,5 +78,13 @@ public struct ServedModel: Sendable {
     if let error = await model.readiness(for: request).error(modelIdentifier: name) { throw error }
     logger.debug("generating", metadata: ["model": "\(name)", "turns": "\(request.transcript.count)"])
     return request
+  }
+}
+
+extension ServedModel {
+  /// This model in OpenAI's model list (`GET …/models`): its name, `created` (when the server
+  /// started, in seconds since 1970) and `owned_by: hybrid-serve`.
+  func openAIDescription(created: Int) -> ChatModelInfo {
+    ChatModelInfo(id: name, created: created, ownedBy: "hybrid-serve")
   }
 }

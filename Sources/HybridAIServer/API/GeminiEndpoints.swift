@@ -18,14 +18,14 @@ struct GeminiEndpoints: Sendable {
     let served = api.models.values.sorted { $0.name < $1.name }
     let gemini = ListModelsResponse(models: served.map(describe))
     guard version == "v1" else { return try json(gemini) }
-    return try json(ModelListForBothAPIs(gemini: gemini, openAI: ChatModelList(data: served.map(describeForOpenAI))))
+    return try json(ModelListForBothAPIs(gemini: gemini, openAI: ChatModelList(data: served.map { $0.openAIDescription(created: api.started) })))
   }
 
   /// `GET {version}/models/{model}`; under `v1` OpenAI's description too (``ModelInfoForBothAPIs``).
   func describeModel(_ name: String, version: String) throws -> Response {
     let model = try api.servedModel(named: name, method: "get")
     guard version == "v1" else { return try json(describe(model)) }
-    return try json(ModelInfoForBothAPIs(gemini: describe(model), openAI: describeForOpenAI(model)))
+    return try json(ModelInfoForBothAPIs(gemini: describe(model), openAI: model.openAIDescription(created: api.started)))
   }
 
   /// `POST models/{model}:{method}`.
@@ -64,10 +64,6 @@ struct GeminiEndpoints: Sendable {
       supportedGenerationMethods: Self.supportedMethods,
       inputModalities: Gemini.modalityNames(model.model.capabilities.inputModalities),
       outputModalities: Gemini.modalityNames(model.model.capabilities.outputModalities))
-  }
-
-  private func describeForOpenAI(_ model: ServedModel) -> ChatModelInfo {
-    ChatModelInfo(id: model.name, created: api.started, ownedBy: "hybrid-serve")
   }
 
   private func decode<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws -> T {

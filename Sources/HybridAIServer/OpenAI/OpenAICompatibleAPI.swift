@@ -34,19 +34,23 @@ public struct OpenAICompatibleAPI: ServerComponent {
   }
 
   public func addRoutes(to router: Router<BasicRequestContext>, server: ServerConfiguration) {
-    for prefix in [OpenAI.servedPathPrefix, OpenAI.conventionalPathPrefix] {
-      let routes = router.group(RouterPath(prefix))
+    func routes(under prefix: String) -> RouterGroup<BasicRequestContext> {
+      router.group(RouterPath(prefix))
         .add(middleware: OpenAIErrorMiddleware<BasicRequestContext>(maxRequestBytes: server.maxRequestBytes))
         .add(middleware: server.authentication(requiring: .generate))
-      routes.post("/chat/completions") { request, context in
+    }
+    for prefix in [OpenAI.servedPathPrefix, OpenAI.conventionalPathPrefix] {
+      routes(under: prefix).post("/chat/completions") { request, context in
         try await chatCompletion(request, context: context, maxRequestBytes: server.maxRequestBytes)
       }
-      // Under `/v1` the Gemini API's model routes answer for both APIs (ModelListForBothAPIs).
-      guard prefix == OpenAI.servedPathPrefix else { continue }
-      routes.get("/models") { _, _ in try OpenAIResponses.json(ChatModelList(data: describeAll())) }
-      routes.get("/models/{model}") { _, context in
-        try OpenAIResponses.json(describe(try servedModel(named: try context.parameters.require("model"))))
-      }
+    }
+    // Only here: under `/v1` the Gemini API's model routes answer for both APIs (ModelListForBothAPIs).
+    let served = routes(under: OpenAI.servedPathPrefix)
+    served.get("/models") { _, _ in
+      try OpenAIResponses.json(ChatModelList(data: models.values.sorted { $0.name < $1.name }.map { $0.openAIDescription(created: started) }))
+    }
+    served.get("/models/{model}") { _, context in
+      try OpenAIResponses.json(try servedModel(named: try context.parameters.require("model")).openAIDescription(created: started))
     }
   }
 
@@ -68,13 +72,5 @@ public struct OpenAICompatibleAPI: ServerComponent {
     let bare = name.hasPrefix("models/") ? String(name.dropFirst("models/".count)) : name
     guard let model = models[bare] else { throw OpenAIAPIError.modelNotFound(bare) }
     return model
-  }
-
-  private func describeAll() -> [ChatModelInfo] {
-    models.values.sorted { $0.name < $1.name }.map(describe)
-  }
-
-  private func describe(_ model: ServedModel) -> ChatModelInfo {
-    ChatModelInfo(id: model.name, created: started, ownedBy: "hybrid-serve")
   }
 }
