@@ -21,6 +21,9 @@ import Hummingbird
 public struct GeminiCompatibleAPI: ServerComponent {
   /// The models offered, by name.
   public let models: [String: ServedModel]
+  /// The models in the order given, each name once: how the model list shows them (a client
+  /// that names no model takes the first).
+  public let listedModels: [ServedModel]
   /// Called with each generation request as decoded, before it is answered (for logs and tests).
   public let onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)?
   /// When the server started (the models' `created` in OpenAI's fields under `/v1`).
@@ -32,6 +35,7 @@ public struct GeminiCompatibleAPI: ServerComponent {
               onGenerateRequest: (@Sendable (_ model: String, _ request: GenerateContentRequest) -> Void)? = nil) {
     precondition(!models.isEmpty, "the Gemini API needs at least one model")
     self.models = Dictionary(models.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    self.listedModels = ServedModel.listed(models)
     self.onGenerateRequest = onGenerateRequest
   }
 

@@ -88,3 +88,11 @@ extension ServedModel {
     ChatModelInfo(id: name, created: created, ownedBy: "hybrid-serve")
   }
 }
+
+extension ServedModel {
+  /// `models` in their order, each name once (the first of a repeated name).
+  static func listed(_ models: [ServedModel]) -> [ServedModel] {
+    var seen = Set<String>()
+    return models.filter { seen.insert($0.name).inserted }
+  }
+}

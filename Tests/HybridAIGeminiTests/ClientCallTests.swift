@@ -68,6 +68,31 @@ struct ClientCallTests {
     #expect(server.requests.first?.uri == "/gemini/v1beta/models/m:countTokens")
   }
 
+  @Test("a base URL that ends with the API version (as hybrid serve prints it) is not given the version twice")
+  func baseURLWithVersion() async throws {
+    let server = try await TestHTTPServer.start(replying: .json(#"{"totalTokens": 1}"#))
+    defer { Task { await server.stop() } }
+    for suffix in ["v1beta", "v1beta/"] {
+      let model = GeminiModel(name: "m", apiKey: nil, baseURL: server.baseURL.appendingPathComponent(suffix),
+                              configuration: .init(retryPolicy: .none))
+      _ = try await model.countTokens(CountTokensRequest(contents: [.user("x")]))
+    }
+    #expect(server.requests.map(\.uri) == ["/v1beta/models/m:countTokens", "/v1beta/models/m:countTokens"])
+  }
+
+  @Test("a 404 for a path the server lacks (a wrong base URL) is not an unknown model", arguments: [
+    #"{"error": {"code": 404, "message": "The requested URL /x/v1beta/models/m:generateContent was not found on this server.", "status": "NOT_FOUND"}}"#,
+    "<html><body>404 Not Found</body></html>",
+  ])
+  func pathNotFound(_ body: String) {
+    let error = GeminiError.http(status: 404, body: Data(body.utf8))
+    guard case .httpError(let api) = error else { Issue.record("expected httpError, got \(error)"); return }
+    #expect(api.httpStatus == 404)
+    #expect(error.description.hasPrefix("no Gemini API at this URL"), "\(error.description)")
+    let unknown = GeminiError.http(status: 404, body: Data(#"{"error": {"code": 404, "message": "models/x is not found", "status": "NOT_FOUND"}}"#.utf8))
+    guard case .unknownModel = unknown else { Issue.record("expected unknownModel, got \(unknown)"); return }
+  }
+
   @Test("GeminiModel is a cloud model, always available without I/O")
   func modelBasics() async {
     let model = GeminiModel(name: "gemini-3.1-flash-lite", apiKey: nil, baseURL: URL(string: "http://127.0.0.1:9")!)

@@ -50,6 +50,16 @@ struct ConversionTests {
     #expect(nucleus.sampling == .random(probabilityThreshold: 0.9))
     let greedy = try GenerationOptions(geminiConfig: GenerationConfig(topK: 1))
     #expect(greedy.sampling == .greedy)
+    let seeded = try GenerationOptions(geminiConfig: GenerationConfig(temperature: 1, seed: 7))
+    #expect(seeded.sampling == .random(probabilityThreshold: 1, seed: 7), "a seed alone makes sampling repeatable")
+  }
+
+  @Test("candidateCount other than 1 is a typed error, not one candidate in silence")
+  func candidateCount() throws {
+    #expect(try GenerationOptions(geminiConfig: GenerationConfig(candidateCount: 1)).sampling == nil)
+    #expect(throws: GeminiConversionError.invalidOption("candidateCount 2 is not supported: this server answers with one candidate")) {
+      try GenerationOptions(geminiConfig: GenerationConfig(candidateCount: 2))
+    }
   }
 
   @Test("frequency and presence penalties go both ways; the on-device-only penalties are not sent; out of range is a typed error")

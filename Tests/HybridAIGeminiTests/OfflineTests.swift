@@ -23,6 +23,10 @@ struct OfflineTests {
     let refusing = try Sockets.refusingPort()
     defer { close(refusing.descriptor) }
     #expect(try await offlineReason(testModel(url: "http://127.0.0.1:\(refusing.port)")) == .connectionRefused)
+    let error = try #require(await run(testModel(url: "http://127.0.0.1:\(refusing.port)"), request()).geminiError)
+    #expect(error.description.hasPrefix("Gemini is unreachable: connection refused ("), "\(error.description)")
+    #expect(error.description.contains("Connection refused, errno \(ECONNREFUSED)") && !error.description.contains("reset"),
+            "the system's words, not SwiftNIO's \"connection reset (error set)\": \(error.description)")
   }
 
   @Test("connection reset: the server resets (RST, SO_LINGER 0) before answering")

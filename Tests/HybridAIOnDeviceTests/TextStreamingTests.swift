@@ -15,11 +15,16 @@ struct TextStreamingTests {
     }
   }
 
-  @Test("an incomplete character at the end becomes U+FFFD")
+  @Test("an incomplete character at the end (an answer cut inside an emoji) is left out; invalid bytes become U+FFFD")
   func incompleteTail() {
     var decoder = UTF8StreamDecoder()
     #expect(decoder.append([0x61, 0xE6, 0x97]) == "a")
-    #expect(decoder.finish() == "\u{FFFD}")
+    #expect(decoder.finish() == "")
+    var cutEmoji = UTF8StreamDecoder()
+    #expect(cutEmoji.append(Array("🌟".utf8) + Array("🎉".utf8).prefix(2)) == "🌟")
+    #expect(cutEmoji.finish() == "")
+    var invalid = UTF8StreamDecoder()
+    #expect(invalid.append([0x61, 0xFF, 0x62]) == "a\u{FFFD}b")
   }
 
   @Test("stop sequences split across deltas are found; a near-miss is released")

@@ -50,6 +50,7 @@ struct GoogleGenAIConformanceTests {
     let second = try #require((chat["second"] as? [String: Any])?["usage"] as? [String: Int])
     #expect(second["prompt"]! > first["prompt"]! + first["candidates"]!)
     #expect(chat["history_length"] as? Int == 6)
+    #expect((chat["history_tokens"] as? Int ?? 0) > second["prompt"]!, "the whole history, its last answer included")
 
     let models = try object("models")
     #expect(models["names"] as? [String] == ["models/\(RunningTestServer.modelName)"])

@@ -62,6 +62,27 @@ struct ServerAPITests {
     #expect((try answer.json["usageMetadata"] as? [String: Any])?["promptTokenCount"] as? Int == toolCount)
   }
 
+  @Test("countTokens counts a conversation that ends with the model's turn; empty or doubled input is a 400")
+  func countTokensOfHistory() async throws {
+    let server = try await RunningTestServer.start()
+    defer { Task { await server.stop() } }
+    let question: [String: Any] = ["role": "user", "parts": [["text": "Name a colour."]]]
+    let answer: [String: Any] = ["role": "model", "parts": [["text": "Blue, like the sky on a clear summer day."]]]
+    let asked = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: ["contents": [question]])
+    let history = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: ["contents": [question, answer]])
+    #expect(history.status == 200, "\(history.text)")
+    let askedCount = try #require(try asked.json["totalTokens"] as? Int)
+    let historyCount = try #require(try history.json["totalTokens"] as? Int)
+    #expect(historyCount > askedCount + 8, "the answer's tokens count too: \(askedCount) → \(historyCount)")
+
+    let empty = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: [:])
+    #expect(empty.status == 400 && empty.text.contains("contents is empty"), "\(empty.text)")
+    let both = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"), json: [
+      "contents": [question], "generateContentRequest": ["contents": [question]],
+    ])
+    #expect(both.status == 400 && both.text.contains("not both"), "\(both.text)")
+  }
+
   @Test("streamGenerateContent sends SSE chunks whose text adds up to the unary answer")
   func streamMatchesUnary() async throws {
     let server = try await RunningTestServer.start()

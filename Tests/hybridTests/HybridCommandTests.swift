@@ -205,6 +205,12 @@ struct HybridCommandTests {
     let onDevice = try await run(["generate", "--prompt", "Hi", "--mode", "prefer-on-device"] + cloudArguments)
     #expect(try json(onDevice.stdout)["source"] as? String == "on-device")
 
+    // The lists keep the command line's order (models, then aliases), not the names' order.
+    let geminiList = try await TestHTTP.send(.GET, URL(string: url + "/v1beta/models")!)
+    #expect((try geminiList.json["models"] as? [[String: Any]])?.map { $0["name"] as? String } == ["models/smollm2", "models/gemini-2.5-flash"])
+    let openAIList = try await TestHTTP.send(.GET, URL(string: url + "/v1beta/openai/models")!)
+    #expect((try openAIList.json["data"] as? [[String: Any]])?.map { $0["id"] as? String } == ["smollm2", "gemini-2.5-flash"])
+
     // Without --cloud-model the server's first model answers; an alias answers as its model.
     for (api, extra) in [("gemini", [String]()), ("openai", ["--cloud-api", "openai"])] {
       let base = api == "gemini" ? url : url + "/v1beta/openai"

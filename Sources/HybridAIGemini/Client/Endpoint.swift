@@ -12,10 +12,13 @@ struct Endpoint: Sendable {
     return Endpoint(path: resource + (method.map { ":\($0)" } ?? ""), query: query)
   }
 
-  /// The full URL below `baseURL` and `apiVersion`.
+  /// The full URL below `baseURL` and `apiVersion`. A base URL that already ends with the
+  /// version (`http://127.0.0.1:8080/v1beta`, as `hybrid serve` prints it) is taken as that
+  /// version's root, not given it twice.
   func url(baseURL: URL, apiVersion: String) -> String {
     var base = baseURL.absoluteString
     while base.hasSuffix("/") { base.removeLast() }
+    if base.hasSuffix("/" + apiVersion) { base.removeLast(apiVersion.count + 1) }
     let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#"))
     let encodedPath = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     var url = "\(base)/\(apiVersion)/\(encodedPath)"

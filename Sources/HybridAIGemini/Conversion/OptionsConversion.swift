@@ -64,8 +64,9 @@ extension GenerationOptions {
   /// (`options[GenerationConfig.self]`) for the fields that have no generic counterpart
   /// (`responseMimeType`, `responseJsonSchema`, `thinkingConfig`, …).
   ///
-  /// `topK` becomes `.random(top:)`, else `topP` becomes `.random(probabilityThreshold:)` (with
-  /// `seed`); `topK: 1` is greedy; `frequencyPenalty` and `presencePenalty` (`-2…2`) are kept; `responseModalities` become ``HybridAI/GenerationOptions/responseModalities``
+  /// `topK` becomes `.random(top:)`, else `topP` becomes `.random(probabilityThreshold:)`, else
+  /// a `seed` alone samples the whole distribution (each repeatable with the seed); `topK: 1` is
+  /// greedy; a `candidateCount` other than 1 is refused (one candidate is answered); `frequencyPenalty` and `presencePenalty` (`-2…2`) are kept; `responseModalities` become ``HybridAI/GenerationOptions/responseModalities``
   /// (so a served model that answers with text only refuses `IMAGE`). The options apply to every model (`appliesTo` is `nil`).
   ///
   /// - Throws: ``GeminiConversionError/invalidOption(_:)`` for out-of-range values.
@@ -87,6 +88,11 @@ extension GenerationOptions {
     } else if let topP = config.topP {
       guard (0...1).contains(topP) else { throw GeminiConversionError.invalidOption("topP \(topP) is outside 0…1") }
       sampling = .random(probabilityThreshold: topP, seed: seed)
+    } else if let seed {
+      sampling = .random(probabilityThreshold: 1, seed: seed)
+    }
+    if let count = config.candidateCount, count != 1 {
+      throw GeminiConversionError.invalidOption("candidateCount \(count) is not supported: this server answers with one candidate")
     }
     if let names = config.responseModalities, !names.isEmpty {
       responseModalities = Set(try names.map { name in

@@ -12,10 +12,10 @@ extension GeminiError {
   /// | 400 | ``invalidArgument(_:)`` |
   /// | 403 with reason `SERVICE_DISABLED` | ``apiNotEnabled(_:)`` |
   /// | 403 | ``permissionDenied(_:)`` |
-  /// | 404 | ``unknownModel(_:)`` |
+  /// | 404 with a Google error body (not "The requested URL … was not found") | ``unknownModel(_:)`` |
   /// | 429 | ``quotaExceeded(_:retryAfter:)`` (`Retry-After` header or `RetryInfo` detail) |
   /// | 5xx | ``serverError(_:)`` |
-  /// | other | ``httpError(_:)`` |
+  /// | other (a 404 for a path the server does not have, e.g. a wrong base URL) | ``httpError(_:)`` |
   public static func http(status: Int, body: Data, retryAfterHeader: String? = nil) -> GeminiError {
     let envelope = try? Gemini.JSON.decode(GoogleErrorEnvelope.self, from: body)
     let raw = envelope == nil ? String(decoding: body.prefix(2048), as: UTF8.self) : nil
@@ -32,7 +32,7 @@ extension GeminiError {
       return .apiNotEnabled(apiError)
     case 403:
       return .permissionDenied(apiError)
-    case 404:
+    case 404 where envelope != nil && !apiError.message.hasPrefix("The requested URL"):
       return .unknownModel(apiError)
     case 429:
       return .quotaExceeded(apiError, retryAfter: parseRetryAfter(retryAfterHeader) ?? apiError.error?.retryDelay)

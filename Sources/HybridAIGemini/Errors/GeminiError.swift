@@ -116,6 +116,8 @@ public enum GeminiError: Error, Sendable, Hashable, CustomStringConvertible {
     case .quotaExceeded(let error, let retryAfter):
       "Gemini quota exceeded: \(error)" + (retryAfter.map { " (retry after \($0))" } ?? "")
     case .serverError(let error): "Gemini server error: \(error)"
+    case .httpError(let error) where error.httpStatus == 404:
+      "no Gemini API at this URL (the base URL is the server's root, such as http://127.0.0.1:8080): \(error)"
     case .httpError(let error): "Gemini HTTP error: \(error)"
     case .promptBlocked(let reason, let message, _):
       "the prompt was blocked" + (reason.map { ": \($0)" } ?? "") + (message.map { " (\($0))" } ?? "")

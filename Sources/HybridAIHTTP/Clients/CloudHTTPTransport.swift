@@ -126,7 +126,7 @@ public struct CloudHTTPTransport<Failure: CloudServiceError>: Sendable {
     if Self.isCancellation(error) { return CancellationError() }
     if let reason = OfflineClassification.offlineReason(for: error, host: host) {
       logger.info("\(serviceName) is unreachable", metadata: ["reason": "\(reason)", "error": "\(error)"])
-      return Failure.offline(reason, detail: String(describing: error))
+      return Failure.offline(reason, detail: OfflineClassification.detail(of: error))
     }
     logger.debug("\(serviceName) request failed before a response", metadata: ["error": "\(error)"])
     if let error = error as? HTTPClientError {

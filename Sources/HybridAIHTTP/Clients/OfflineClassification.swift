@@ -69,6 +69,20 @@ public enum OfflineClassification {
     return nil
   }
 
+  /// A short account of `error` for an offline failure's detail: a socket error as the system
+  /// words it (`Connection refused, errno 111`; SwiftNIO's own wording of a failed connect
+  /// says "connection reset" for every errno), a happy-eyeballs failure as the address it tried
+  /// and that account; anything else as it describes itself.
+  public static func detail(of error: any Error) -> String {
+    if let error = error as? IOError {
+      return "\(String(cString: strerror(error.errnoCode))), errno \(error.errnoCode)"
+    }
+    if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+      return "\(first.target): \(detail(of: first.error))"
+    }
+    return String(describing: error)
+  }
+
   /// The offline reason of a socket `errno`, or `nil`.
   public static func reason(errno code: CInt) -> OfflineReason? {
     switch code {

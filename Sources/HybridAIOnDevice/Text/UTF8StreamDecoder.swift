@@ -1,7 +1,8 @@
 /// Turns a stream of bytes into text without ever splitting a character.
 ///
 /// Tokens often end in the middle of a multi-byte UTF-8 character (emoji, CJK). The decoder keeps
-/// the incomplete tail until the next bytes complete it. Invalid bytes become U+FFFD.
+/// the incomplete tail until the next bytes complete it. Invalid bytes become U+FFFD; a character
+/// still incomplete when the stream ends is left out.
 struct UTF8StreamDecoder {
   private var pending: [UInt8] = []
 
@@ -15,10 +16,12 @@ struct UTF8StreamDecoder {
     return text
   }
 
-  /// Ends the stream: whatever is left (an incomplete character) becomes U+FFFD.
+  /// Ends the stream. What is left is the start of a character the last token did not finish
+  /// (an answer cut by its token limit inside an emoji): it is dropped, as a cut at a character
+  /// boundary would have, rather than ending the text with U+FFFD.
   mutating func finish() -> String {
-    defer { pending.removeAll() }
-    return pending.isEmpty ? "" : String(decoding: pending, as: UTF8.self)
+    pending.removeAll()
+    return ""
   }
 
   /// The length of the longest prefix that does not end inside a character that may still be completed.

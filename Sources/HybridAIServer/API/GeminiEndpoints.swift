@@ -15,7 +15,7 @@ struct GeminiEndpoints: Sendable {
 
   /// `GET {version}/models`; under `v1` OpenAI's list too (``ModelListForBothAPIs``).
   func listModels(version: String) throws -> Response {
-    let served = api.models.values.sorted { $0.name < $1.name }
+    let served = api.listedModels
     let gemini = ListModelsResponse(models: served.map(describe))
     guard version == "v1" else { return try json(gemini) }
     return try json(ModelListForBothAPIs(gemini: gemini, openAI: ChatModelList(data: served.map { $0.openAIDescription(created: api.started) })))

@@ -11,9 +11,18 @@ struct ContentGeneration: Sendable {
   let model: ServedModel
   let logger: Logger
 
+  /// `countTokens`: the prompt tokens of `contents` or of a whole `generateContentRequest` (one of
+  /// the two). Any conversation counts, also one that ends with the model's turn (a chat's history).
   func countTokens(_ request: CountTokensRequest) async throws -> CountTokensResponse {
+    if request.generateContentRequest != nil, !(request.contents ?? []).isEmpty {
+      throw GoogleAPIError.invalidArgument("Give either contents or generateContentRequest, not both.")
+    }
     let wire = request.generateContentRequest ?? GenerateContentRequest(contents: request.contents ?? [])
-    return CountTokensResponse(totalTokens: try await model.countTokens(try makeGenerationRequest(from: wire)))
+    guard !wire.contents.isEmpty else {
+      throw GoogleAPIError.invalidArgument("contents is empty: give the contents to count (or a generateContentRequest).")
+    }
+    let generationRequest = try makeGenerationRequest(from: wire, endingWithUserTurn: false)
+    return CountTokensResponse(totalTokens: try await model.countTokens(generationRequest))
   }
 
   /// `generateContent`: the whole answer in one response.
@@ -88,11 +97,13 @@ struct ContentGeneration: Sendable {
   // MARK: - Requests
 
   /// The HybridAI request of a Gemini request: transcript, options, tools and response format.
-  private func makeGenerationRequest(from wire: GenerateContentRequest) throws -> GenerationRequest {
+  /// `endingWithUserTurn`: a generation's contents must end with the user's turn (what to answer).
+  private func makeGenerationRequest(from wire: GenerateContentRequest, endingWithUserTurn: Bool = true) throws -> GenerationRequest {
     do {
       let request = try wire.generationRequest()
       switch request.transcript.last {
       case .prompt?, .toolOutput?: break
+      case _ where !endingWithUserTurn: break
       default: throw GoogleAPIError.invalidArgument("contents must end with a user turn (text or function responses).")
       }
       if case .required(let names?)? = request.options.toolChoice {

@@ -24,6 +24,9 @@ import Hummingbird
 public struct OpenAICompatibleAPI: ServerComponent {
   /// The models offered, by name (the request's `model`).
   public let models: [String: ServedModel]
+  /// The models in the order given, each name once: how the model list shows them (a client
+  /// that names no model takes the first).
+  public let listedModels: [ServedModel]
   /// When the server started (the models' `created`).
   let started = Int(Date().timeIntervalSince1970)
 
@@ -31,6 +34,7 @@ public struct OpenAICompatibleAPI: ServerComponent {
   public init(models: [ServedModel]) {
     precondition(!models.isEmpty, "the OpenAI API needs at least one model")
     self.models = Dictionary(models.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    self.listedModels = ServedModel.listed(models)
   }
 
   public func addRoutes(to router: Router<BasicRequestContext>, server: ServerConfiguration) {
@@ -47,7 +51,7 @@ public struct OpenAICompatibleAPI: ServerComponent {
     // Only here: under `/v1` the Gemini API's model routes answer for both APIs (ModelListForBothAPIs).
     let served = routes(under: OpenAI.servedPathPrefix)
     served.get("/models") { _, _ in
-      try OpenAIResponses.json(ChatModelList(data: models.values.sorted { $0.name < $1.name }.map { $0.openAIDescription(created: started) }))
+      try OpenAIResponses.json(ChatModelList(data: listedModels.map { $0.openAIDescription(created: started) }))
     }
     served.get("/models/{model}") { _, context in
       try OpenAIResponses.json(try servedModel(named: try context.parameters.require("model")).openAIDescription(created: started))

@@ -73,7 +73,9 @@ def chat():
     second = session.send_message("Say it again.")
     return {"first": {"text": first.text, "usage": usage(first)},
             "second": {"text": second.text, "usage": usage(second)},
-            "history_length": len(session.get_history())}
+            "history_length": len(session.get_history()),
+            # Google's guide counts a chat's history this way; it ends with the model's turn.
+            "history_tokens": good.models.count_tokens(model=model, contents=session.get_history()).total_tokens}
 
 
 def count_tokens():
