@@ -35,6 +35,8 @@ struct MeteredLanguageModel: ForwardingLanguageModel {
             }
             continuation.yield(event)
           }
+          // A stream its client closed ends here, without an error, when the model stops.
+          if outcome != "completed", Task.isCancelled { outcome = "cancelled" }
           continuation.finish()
         } catch {
           outcome = error is CancellationError ? "cancelled" : "error"

@@ -26,7 +26,7 @@ public struct ServedModel: Sendable {
               countTokens: @escaping @Sendable (GenerationRequest) async throws -> Int) {
     self.name = name
     self.base = model
-    self.model = KeyChargedLanguageModel(base: model)
+    self.model = KeyChargedLanguageModel(base: model, countPrompt: countTokens)
     self.inputTokenLimit = inputTokenLimit
     self.outputTokenLimit = outputTokenLimit
     self.countTokens = countTokens

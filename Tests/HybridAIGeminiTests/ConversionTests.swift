@@ -88,6 +88,19 @@ struct ConversionTests {
     #expect(GeminiConversionError.unsupportedInput(kind).unsupportedReason == .unsupportedInput(kind))
   }
 
+  @Test("plain text sent as inlineData is read as the turn's text; text that is not UTF-8 is a typed error")
+  func plainTextInlineData() throws {
+    let note = Data("The secret word is banana.".utf8).base64EncodedString()
+    let request = try decode(#"{"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "text/plain; charset=utf-8", "data": "\#(note)"}}, {"text": "What is the secret word?"}]}]}"#)
+    let transcript = try request.transcriptAndOptions().transcript
+    #expect(transcript.last?.text == "The secret word is banana.\nWhat is the secret word?")
+    let latin1 = Data([0x63, 0x61, 0x66, 0xE9]).base64EncodedString()
+    let invalid = try decode(#"{"contents": [{"role": "user", "parts": [{"inlineData": {"mimeType": "text/plain", "data": "\#(latin1)"}}]}]}"#)
+    #expect(throws: GeminiConversionError.unsupportedInput("inlineData (text/plain) that is not UTF-8 text in base64")) {
+      try invalid.transcriptAndOptions()
+    }
+  }
+
   @Test("unknown roles and out-of-range options are typed errors")
   func invalid() throws {
     let function = try decode(#"{"contents": [{"role": "function", "parts": [{"text": "x"}]}]}"#)

@@ -1,9 +1,11 @@
+import AsyncHTTPClient
 import Foundation
 import HybridAI
 import HybridAIRegistry
 import HybridAIServer
 import HybridAIServing
 import HybridAITestSupport
+import NIOCore
 import Testing
 
 /// API keys from a key file (`hybrid keys create`): stored hashed, scopes per route family, a new
@@ -19,14 +21,14 @@ struct APIKeyScopeTests {
 
     /// `now`: the limits' clock (a fixed one makes a burst's outcome exact however slowly it is served).
     static func start(model: ScriptedLanguageModel = ScriptedLanguageModel(), requestsPerMinute: Int? = nil,
-                      tokensPerMinute: Int? = nil,
+                      tokensPerMinute: Int? = nil, promptTokens: Int = 1,
                       now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) async throws -> KeyedServer {
       let directory = try TemporaryDirectory("hybrid-keys")
       let file = APIKeyFile(url: directory.url.appending(path: "api-keys.json"))
       _ = try file.create(name: "bootstrap", scopes: [.generate])   // keys are required once the file exists
       let registry = try ModelRegistry(configuration: RegistryConfiguration(dataDirectory: directory.url.appending(path: "registry")),
                                        logger: TestLogging.logger("registry"))
-      let served = ServedModel(name: "m", model: model, inputTokenLimit: 100, outputTokenLimit: 100) { _ in 1 }
+      let served = ServedModel(name: "m", model: model, inputTokenLimit: 100, outputTokenLimit: 100) { _ in promptTokens }
       let keys = APIKeyAuthority(keyFile: file, requestsPerMinute: requestsPerMinute, tokensPerMinute: tokensPerMinute,
                                  now: now, logger: TestLogging.logger("keys"))
       let server = try await RunningServer.start([RegistryAPI(registry: registry), GeminiCompatibleAPI(models: [served])],
@@ -111,6 +113,41 @@ struct APIKeyScopeTests {
     #expect(noCredential.status == 401)
   }
 
+  @Test("hybrid keys run as root keeps the key file the server's user's (owner, group, mode), a new file its folder's owner's",
+        .enabled(if: getuid() == 0, "changing a file's owner needs root"))
+  func ownerKept() throws {
+    let directory = try TemporaryDirectory("hybrid-keyowner")
+    let service: uid_t = 65534   // nobody: the server's user (systemd's DynamicUser is another uid like it)
+    #expect(chown(directory.url.path, service, gid_t(service)) == 0)
+    let file = APIKeyFile(url: directory.url.appending(path: "api-keys.json"))
+    let (record, _) = try file.create(name: "first", scopes: [.generate])
+    func owner(_ path: String) -> (uid: uid_t, gid: gid_t, mode: mode_t) {
+      var info = stat()
+      _ = stat(path, &info)
+      return (info.st_uid, info.st_gid, info.st_mode & 0o777)
+    }
+    #expect(owner(file.url.path).uid == service && owner(file.url.path).gid == gid_t(service) && owner(file.url.path).mode == 0o600)
+    #expect(owner(file.url.path + ".lock").uid == service, "the lock too: the server's user can run hybrid keys later")
+    #expect(chmod(file.url.path, 0o640) == 0)
+    try file.revoke(id: record.id)
+    #expect(owner(file.url.path).uid == service && owner(file.url.path).mode == 0o640, "a revocation by root leaves a file the server can read")
+  }
+
+  @Test("a key file the server cannot read keeps the keys read before, and says so through keyFileProblem (/readyz)")
+  func unreadableKeyFile() throws {
+    let directory = try TemporaryDirectory("hybrid-keyproblem")
+    let file = APIKeyFile(url: directory.url.appending(path: "api-keys.json"))
+    let (_, key) = try file.create(name: "app", scopes: [.generate])
+    let keys = APIKeyAuthority(keyFile: file, logger: TestLogging.logger("keys"))
+    #expect(keys.keyFileProblem == nil)
+    let good = try Data(contentsOf: file.url)
+    try Data("{ half a file".utf8).write(to: file.url)
+    #expect(keys.keyFileProblem?.contains("the keys read before stay in force") == true, "\(keys.keyFileProblem ?? "nil")")
+    #expect(try keys.authenticate(key, for: .generate) != nil)
+    try good.write(to: file.url)
+    #expect(keys.keyFileProblem == nil, "a good version clears it")
+  }
+
   @Test("a key revoked mid-stream: the running answer finishes whole, the next request is refused; a deleted key file refuses every key")
   func revocation() async throws {
     let model = ScriptedLanguageModel(deltas: ["one ", "two ", "three ", "four"], delay: .milliseconds(150))
@@ -157,6 +194,34 @@ struct APIKeyScopeTests {
     #expect(try await keyed.generate(key: streamed, stream: true).status == 200)
     #expect(try await keyed.generate(key: streamed, stream: true).status == 429, "a streamed answer is charged too")
     for _ in 0..<3 { #expect(try await keyed.generate(key: generous).status == 200, "its own limit wins") }
+  }
+
+  @Test("a stream the client closes early is charged too: its prompt and the text it was sent")
+  func closedStreamCharged() async throws {
+    let model = ScriptedLanguageModel(deltas: Array(repeating: "word ", count: 200), delay: .milliseconds(20))
+    let frozen = ContinuousClock.now
+    let keyed = try await KeyedServer.start(model: model, tokensPerMinute: 30, promptTokens: 40, now: { frozen })
+    defer { Task { await keyed.server.stop() } }
+    let (_, key) = try keyed.file.create(name: "reader", scopes: [.generate])
+    let reader = Task {
+      var request = HTTPClientRequest(url: keyed.url("/v1beta/models/m:streamGenerateContent?alt=sse").absoluteString)
+      request.method = .POST
+      request.headers.add(name: "x-goog-api-key", value: key)
+      request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["contents": [["role": "user", "parts": [["text": "Hi"]]]]])))
+      let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(60))
+      for try await _ in response.body {}
+    }
+    while model.recording.deltasSent < 3 { try await Task.sleep(for: .milliseconds(5)) }
+    reader.cancel()   // the client goes away before the answer's last event (where usage is)
+    _ = await reader.result
+    // The charge lands once the server has seen the stream closed and stopped the answer.
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !model.recording.sawCancellation, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(model.recording.sawCancellation)
+    try await Task.sleep(for: .milliseconds(200))
+    // Uncharged, 30 tokens would be left and this request let in (a request needs a positive balance).
+    let next = try await keyed.generate(key: key)
+    #expect(next.status == 429, "40 prompt tokens and some text against 30 a minute: \(next.text)")
   }
 
   @Test("a burst far over the request limit: exactly the allowance is answered, the rest get 429, the server stays up")

@@ -65,14 +65,20 @@ struct OperationsEndpointTests {
     let missing = try await TestHTTP.send(.POST, URL(string: server.baseURL.absoluteString + "/v1beta/models/nope:generateContent")!,
                                           json: body)
     #expect(missing.status == 404)
+    #expect(try await TestHTTP.send(.GET, URL(string: server.baseURL.absoluteString + "/no/such/path")!).status == 404)
+    _ = try await TestHTTP.send(.POST, URL(string: server.baseURL.absoluteString + "/v1beta/models/m:noSuchMethod\(UUID())")!, json: body)
 
     let scrape = try await TestHTTP.send(.GET, server.baseURL.appendingPathComponent("metrics"))
     #expect(scrape.status == 200 && scrape.contentType?.hasPrefix("text/plain") == true)
     let text = scrape.text
-    let route = #"route="/v1beta/models/{model}""#
-    #expect(Self.value(text, MetricName.httpRequests, [route, #"status="200""#, #"method="POST""#]) == 2, "\(text)")
+    let route = #"route="/v1beta/models/{model}:generateContent""#
+    let streamRoute = #"route="/v1beta/models/{model}:streamGenerateContent""#
+    #expect(Self.value(text, MetricName.httpRequests, [route, #"status="200""#, #"method="POST""#]) == 1, "\(text)")
+    #expect(Self.value(text, MetricName.httpRequests, [streamRoute, #"status="200""#, #"method="POST""#]) == 1, "\(text)")
     #expect(Self.value(text, MetricName.httpRequests, [route, #"status="404""#]) == 1, "\(text)")
-    #expect(Self.value(text, MetricName.httpRequestDuration + "_count", [route]) == 3, "\(text)")
+    #expect(Self.value(text, MetricName.httpRequestDuration + "_count", [route]) == 2, "\(text)")
+    #expect(Self.value(text, MetricName.httpRequests, [#"route="unmatched""#, #"status="404""#]) == 1, "\(text)")
+    #expect(Self.value(text, MetricName.httpRequests, [#"route="/v1beta/models/{model}:other""#]) == 1, "unknown methods share one label: \(text)")
     #expect(Self.value(text, MetricName.promptTokens, [#"model="m""#]) == 20, "two answers of 10 prompt tokens: \(text)")
     #expect(Self.value(text, MetricName.outputTokens, [#"model="m""#]) == 4, "two answers of 2 tokens: \(text)")
     #expect(Self.value(text, MetricName.generationRequests, [#"model="m""#, #"outcome="completed""#]) == 2, "\(text)")

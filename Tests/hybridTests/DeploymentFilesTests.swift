@@ -40,4 +40,18 @@ struct DeploymentFilesTests {
     // Both instances down: nginx answers 502 for API calls and keeps running.
     #expect(try await TestHTTP.send(.GET, nginx.baseURL.appending(path: "v1beta/models")).status == 502)
   }
+
+  @Test("nginx keeps health and metrics from other machines, however the path is spelled")
+  func nginxMonitoringPaths() async throws {
+    let down = [try Sockets.refusingPort(), try Sockets.refusingPort()]
+    defer { Sockets.closeAll(down.map(\.descriptor)) }
+    // The test's requests come from 127.0.0.1: allow another address only, so they stand for a stranger's.
+    let nginx = try await TestNginx.start(upstreamPorts: down.map(\.port), replacing: [("allow 127.0.0.1;", "allow 192.0.2.1;")])
+    defer { Task { await nginx.stop() } }
+    for path in ["/metrics", "/metrics/", "/readyz/", "/healthz", "/healthz//", "/metrics/x", "//metrics", "/%6detrics"] {
+      let status = try await TestHTTP.send(.GET, URL(string: nginx.baseURL.absoluteString + path)!).status
+      #expect(status == 403, "\(path): \(status)")
+    }
+    #expect(try await TestHTTP.send(.GET, nginx.baseURL.appending(path: "v1beta/models")).status == 502, "the APIs stay open")
+  }
 }

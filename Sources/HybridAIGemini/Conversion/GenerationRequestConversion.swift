@@ -32,8 +32,10 @@ extension GenerateContentRequest {
   ///   ``HybridAI/GenerationOptions/init(geminiConfig:)``); `toolConfig.functionCallingConfig`
   ///   becomes ``HybridAI/GenerationOptions/toolChoice`` (see ``HybridAI/ToolChoice/init(gemini:)``).
   ///
-  /// - Throws: ``GeminiConversionError/unsupportedInput(_:)`` for parts other than text and
-  ///   function calls and responses (`inlineData`, `fileData`, code) or function parts in the
+  /// - `inlineData` of plain text (`text/plain`, UTF-8) is read as the turn's text.
+  ///
+  /// - Throws: ``GeminiConversionError/unsupportedInput(_:)`` for parts other than text, plain-text
+  ///   `inlineData` and function calls and responses (other `inlineData`, `fileData`, code) or function parts in the
   ///   wrong turn, ``GeminiConversionError/unsupportedRole(_:)`` for roles other than `user` and
   ///   `model`, ``GeminiConversionError/invalidOption(_:)``.
   public func transcriptAndOptions() throws -> (transcript: Transcript, options: GenerationOptions) {
@@ -174,6 +176,12 @@ extension GenerateContentRequest {
         calls.append(call)
       case .functionResponse(let response):
         responses.append(response)
+      case .inlineData(let blob) where MediaType.named(blob.mimeType)?.modality == .text:
+        // Plain text sent as a file (Gemini reads it as text): its contents, after the text so far.
+        guard let bytes = blob.bytes, let contents = String(validating: bytes, as: UTF8.self) else {
+          throw GeminiConversionError.unsupportedInput("inlineData (\(blob.mimeType)) that is not UTF-8 text in base64")
+        }
+        text += (text.isEmpty || text.hasSuffix("\n") ? "" : "\n") + contents + (contents.hasSuffix("\n") ? "" : "\n")
       case .inlineData(let blob):
         throw GeminiConversionError.unsupportedInput("inlineData (\(blob.mimeType))")
       case .fileData(let file):

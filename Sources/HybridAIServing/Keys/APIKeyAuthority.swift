@@ -39,6 +39,8 @@ public final class APIKeyAuthority: Sendable {
     var signature: FileSignature?
     var entries: [Entry] = []
     var seen = false
+    /// Why the file's current version could not be read (the keys read before stay in force).
+    var problem: String?
   }
 
   /// What identifies a version of the file without reading it.
@@ -64,6 +66,14 @@ public final class APIKeyAuthority: Sendable {
     tokens = RateLimiter(now: now)
     self.logger = logger
     refreshIfChanged()
+  }
+
+  /// Why the key file's current version cannot be read (unreadable, corrupt), or `nil` when its
+  /// keys are in force. While it is set the keys read before stay in force, so a revocation in
+  /// the unread version is not: `/readyz` reports it (``ServerHealth``).
+  public var keyFileProblem: String? {
+    refreshIfChanged()
+    return state.withLock(\.problem)
   }
 
   /// Whether requests must carry a key.
@@ -135,6 +145,7 @@ public final class APIKeyAuthority: Sendable {
         if state.seen { logger.error("the API key file is gone: every key it held is refused", metadata: ["path": "\(keyFile.url.path)"]) }
         state.signature = nil
         state.entries = []
+        state.problem = nil
       }
       return
     }
@@ -146,6 +157,7 @@ public final class APIKeyAuthority: Sendable {
         state.signature = signature
         state.entries = entries
         state.seen = true
+        state.problem = nil
       }
       logger.info("API keys loaded", metadata: [
         "path": "\(keyFile.url.path)", "active": "\(entries.count { !$0.record.isRevoked })", "revoked": "\(entries.count { $0.record.isRevoked })",
@@ -154,8 +166,9 @@ public final class APIKeyAuthority: Sendable {
       state.withLock { state in
         state.signature = signature
         state.seen = true
+        state.problem = "\(error); the keys read before stay in force"
       }
-      logger.error("the API key file is not valid; the keys read before stay in force", metadata: ["error": "\(error)"])
+      logger.error("the API key file cannot be read; the keys read before stay in force", metadata: ["error": "\(error)"])
     }
   }
 

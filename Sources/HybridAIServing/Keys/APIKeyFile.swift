@@ -129,6 +129,7 @@ public struct APIKeyFile: Sendable {
     let lock = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
     guard lock >= 0 else { throw .unwritable(path: lockPath, reason: String(cString: strerror(errno))) }
     defer { close(lock) }
+    try keepOwner(of: lockPath, descriptor: lock, like: url.path)
     guard flock(lock, LOCK_EX) == 0 else { throw .unwritable(path: lockPath, reason: String(cString: strerror(errno))) }
     var records = try records()
     let result = try change(&records)
@@ -159,6 +160,13 @@ public struct APIKeyFile: Sendable {
       }
     }
     if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+    if failure == nil {
+      do { try keepOwner(of: staging, descriptor: descriptor, like: url.path) } catch {
+        close(descriptor)
+        unlink(staging)
+        throw error
+      }
+    }
     close(descriptor)
     if failure == nil, rename(staging, url.path) != 0 { failure = String(cString: strerror(errno)) }
     if let failure {
@@ -169,6 +177,32 @@ public struct APIKeyFile: Sendable {
     if directory >= 0 {
       _ = fsync(directory)
       close(directory)
+    }
+  }
+
+  /// Gives the file open as `descriptor` the owner, group and mode of `original`, or — when there
+  /// is none yet — the owner and group of the folder, so that `hybrid keys` run as root (or any
+  /// user allowed to) leaves a file the server's own user can still read. Without this a revocation
+  /// by root would write a root-only file: the running server could not read it and would keep the
+  /// keys it read before. A user who cannot give the file its owner gets an error, and nothing changes.
+  private func keepOwner(of path: String, descriptor: CInt, like original: String) throws(APIKeyFileError) {
+    var wanted = stat()
+    var mode: mode_t?
+    if stat(original, &wanted) == 0 {
+      mode = wanted.st_mode & 0o777
+    } else if stat(url.deletingLastPathComponent().path, &wanted) != 0 {
+      return
+    }
+    var current = stat()
+    guard fstat(descriptor, &current) == 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+    if current.st_uid != wanted.st_uid || current.st_gid != wanted.st_gid {
+      guard fchown(descriptor, wanted.st_uid, wanted.st_gid) == 0 else {
+        throw .unwritable(path: url.path, reason: "cannot give it the owner of \(original) (uid \(wanted.st_uid), gid \(wanted.st_gid)): "
+          + "\(String(cString: strerror(errno))); run hybrid keys as the user who owns it (the server's user)")
+      }
+    }
+    if let mode, current.st_mode & 0o777 != mode, fchmod(descriptor, mode) != 0 {
+      throw .unwritable(path: path, reason: String(cString: strerror(errno)))
     }
   }
 

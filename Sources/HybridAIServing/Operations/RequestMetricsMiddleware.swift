@@ -15,6 +15,22 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     active = metrics.meter(MetricName.httpActiveRequests)
   }
 
+  /// The `route` label: the matched pattern, with the method after a model name
+  /// (`/v1beta/models/{model}:generateContent`, so a stream's seconds and a token count's
+  /// milliseconds are not one histogram); `unmatched` for a path no route has.
+  static func routeLabel(_ endpointPath: String?, path: String) -> String {
+    guard let endpointPath, endpointPath != "NotFound" else { return "unmatched" }
+    guard endpointPath.hasSuffix("}"), let slash = path.lastIndex(of: "/"), let colon = path[slash...].lastIndex(of: ":") else {
+      return endpointPath
+    }
+    // Only the methods the APIs have: an unknown one is `:other`, so requests cannot add labels without end.
+    let method = switch path[path.index(after: colon)...] {
+    case let known where ["generateContent", "streamGenerateContent", "countTokens", "download"].contains(known): String(known)
+    default: "other"
+    }
+    return endpointPath + ":" + method
+  }
+
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
     let started = ContinuousClock.now
     active.increment()
@@ -24,7 +40,7 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
       let status = response.status.code
       let metrics = self.metrics
       let active = self.active
-      let route = context.endpointPath ?? "unmatched"
+      let route = Self.routeLabel(context.endpointPath, path: request.uri.path)
       let record: @Sendable () -> Void = {
         metrics.counter(MetricName.httpRequests, [("route", route), ("method", method), ("status", "\(status)")]).increment()
         metrics.timer(MetricName.httpRequestDuration, [("route", route), ("method", method)])
@@ -44,7 +60,7 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
       }
       return response
     } catch {
-      let route = context.endpointPath ?? "unmatched"
+      let route = Self.routeLabel(context.endpointPath, path: request.uri.path)
       let status = (error as? any HTTPResponseError)?.status.code ?? 500
       metrics.counter(MetricName.httpRequests, [("route", route), ("method", method), ("status", "\(status)")]).increment()
       active.decrement()

@@ -26,7 +26,9 @@ public final class TestNginx: Sendable {
   /// unbuffered proxying becomes buffering in memory only (`proxy_max_temp_file_size 0`), since
   /// nginx applies `limit_rate` only to buffered responses, so an instance still sends at about
   /// that rate too (a test can stop it part way through a download).
-  public static func start(upstreamPorts: [Int], clientRate: String? = nil) async throws -> TestNginx {
+  /// `replacing` edits the example's text first (each pair: the text, its replacement).
+  public static func start(upstreamPorts: [Int], clientRate: String? = nil,
+                           replacing edits: [(String, String)] = []) async throws -> TestNginx {
     let executable = try TestRepository.requireExecutable(Self.executable)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-nginx-\(UUID().uuidString)")
     for folder in ["", "body", "proxy", "fastcgi", "uwsgi", "scgi"] {
@@ -34,6 +36,10 @@ public final class TestNginx: Sendable {
     }
     let port = try Sockets.freeLoopbackPort()
     var site = try exampleSite(upstreamPorts: upstreamPorts, port: port)
+    for (text, replacement) in edits {
+      guard site.contains(text) else { throw ChildProcess.Failure.launchFailed("the example nginx config has no \(text)") }
+      site = site.replacingOccurrences(of: text, with: replacement)
+    }
     if let clientRate {
       site = site.replacingOccurrences(of: "proxy_buffering off;",
                                        with: "proxy_buffering on; proxy_max_temp_file_size 0; limit_rate \(clientRate);")

@@ -294,6 +294,7 @@ struct ServeCommand: AsyncParsableCommand {
     // The registry first: its `/v1/models/{name}:download` is more specific than the Gemini API's
     // `/v1/models/{model}` on the same path.
     health.addCheck("registry") { await registry.readinessProblem() }
+    health.addCheck("api keys") { keys.keyFileProblem }
     var components: [any ServerComponent] = [RegistryAPI(registry: registry, metrics: metrics)]
     if !models.isEmpty {
       components.append(GeminiCompatibleAPI(models: models))
