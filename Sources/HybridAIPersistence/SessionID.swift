@@ -31,3 +31,8 @@ enum SessionID {
   /// A new identifier: a lower-case UUID.
   static func generate() -> String { UUID().uuidString.lowercased() }
 }
+
+extension SessionStore {
+  /// Whether `id` can name a session: 1 to 64 characters from `A-Z`, `a-z`, `0-9`, `_` and `-`.
+  public static func isValidSessionID(_ id: String) -> Bool { SessionID.isValid(id) }
+}

@@ -13,6 +13,12 @@ public struct LoggingOptions: ParsableArguments {
 
   public init() {}
 
+  public func validate() throws {
+    if let logLevel, Logger.Level(rawValue: logLevel.lowercased()) == nil {
+      throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(logLevel)")
+    }
+  }
+
   /// Sends swift-log output to standard error at the chosen level and format (once per process).
   public func bootstrap() { LogSetup.bootstrap(level: logLevel, format: logFormat) }
 }
@@ -33,7 +39,15 @@ public enum LogSetup {
     let environment = ProcessInfo.processInfo.environment
     let name = level ?? environment["HYBRIDAI_LOG_LEVEL"] ?? "warning"
     let logLevel = Logger.Level(rawValue: name.lowercased()) ?? .warning
-    let format = format ?? environment["HYBRIDAI_LOG_FORMAT"].flatMap { LogFormat(rawValue: $0.lowercased()) } ?? .text
+    let formatName = environment["HYBRIDAI_LOG_FORMAT"]
+    let format = format ?? formatName.flatMap { LogFormat(rawValue: $0.lowercased()) } ?? .text
+    // The variables have no parser to refuse them: say so rather than ignore them in silence.
+    if level == nil, let name = environment["HYBRIDAI_LOG_LEVEL"], Logger.Level(rawValue: name.lowercased()) == nil {
+      FileHandle.standardError.write(Data("warning: HYBRIDAI_LOG_LEVEL=\(name) is not a log level (\(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))); using warning\n".utf8))
+    }
+    if let formatName, LogFormat(rawValue: formatName.lowercased()) == nil {
+      FileHandle.standardError.write(Data("warning: HYBRIDAI_LOG_FORMAT=\(formatName) is not a log format (text, json); using text\n".utf8))
+    }
     done.withLock { done in
       guard !done else { return }
       done = true

@@ -8,10 +8,10 @@ public struct ModelOptions: ParsableArguments {
   @Option(name: .long, help: "GGUF model file (default: $HYBRIDAI_MODEL, else the bootstrap's SmolLM2).")
   public var model: String?
 
-  @Option(name: .long, help: "Context window in tokens.")
+  @Option(name: .long, parsing: .unconditional, help: "Context window in tokens.")
   public var contextSize = 4096
 
-  @Option(name: .long, help: "CPU threads (default: all cores).")
+  @Option(name: .long, parsing: .unconditional, help: "CPU threads (default: all cores).")
   public var threads: Int?
 
   @Option(name: .long, help: ArgumentHelp(
@@ -22,6 +22,13 @@ public struct ModelOptions: ParsableArguments {
   @OptionGroup public var offload: OffloadOptions
 
   public init() {}
+
+  public func validate() throws {
+    guard (1...Int(Int32.max)).contains(contextSize) else {
+      throw ValidationError("--context-size must be between 1 and \(Int32.max) tokens, got \(contextSize)")
+    }
+    if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024, got \(threads)") }
+  }
 
   /// The on-device model these options describe.
   public func makeModel() -> SystemLanguageModel {

@@ -170,12 +170,44 @@ struct HybridCommandTests {
     #expect(session.contains("of 4096 tokens"))
   }
 
+  @Test("chat: /help lists the commands, an unknown /word is not sent to the model, // sends a message starting with /")
+  func chatCommands() async throws {
+    let result = try await run(["chat", "--greedy", "--max-tokens", "4"], input: "/help\n/save notes\n//etc is a folder\n/exit\n")
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("/attach FILE") && result.stderr.contains("//text"), "\(result.stderr)")
+    #expect(result.stderr.contains("unknown command /save (not sent to the model)"), "\(result.stderr)")
+    #expect(result.stdout.components(separatedBy: "ai> ").count == 2, "one answer, to the // message: \(result.stdout)")
+    let prompts = result.stderr.split(separator: "\n").compactMap { Self.number(after: "prompt ", in: String($0)) }
+    #expect(prompts.count == 1)
+  }
+
+  @Test("out-of-range and negative numbers are refused with exit 64 naming the flag, never a crash",
+        arguments: [(["--context-size=-1"], "--context-size"), (["--context-size", "9223372036854775807"], "--context-size"),
+                    (["--context-size", "0"], "--context-size"), (["--temperature", "-1"], "--temperature"),
+                    (["--temperature", "nan"], "--temperature"), (["--threads", "0"], "--threads"),
+                    (["--log-level", "bogus"], "--log-level"), (["--max-tokens", "-5"], "--max-tokens")])
+  func outOfRange(_ extra: [String], _ flag: String) async throws {
+    let result = try await run(["generate", "--prompt", "Hi"] + extra)
+    #expect(result.status == 64, "\(extra): \(result.stderr)")
+    #expect(result.stderr.contains("Error: \(flag) must"), "\(extra): \(result.stderr)")
+  }
+
+  @Test("a negative number after a space is a value (--frequency-penalty -0.5); chat refuses a bad --session id at once")
+  func negativeValuesAndSessionIDs() async throws {
+    let penalty = try await run(["generate", "--prompt", "Hi", "--frequency-penalty", "-0.5", "--greedy", "--max-tokens", "2"])
+    #expect(penalty.status == 0, "\(penalty.stderr)")
+    let chat = try await run(["chat", "--session", "../evil"], input: "Hi\n")
+    #expect(chat.status == 64 && chat.stderr.contains("is not a session id"), "\(chat.stderr)")
+    #expect(!chat.stdout.contains("ai> "), "nothing is answered")
+  }
+
   @Test("chat --context-policy rolling keeps a conversation going past a small window and says what it dropped")
   func chatContextPolicy() async throws {
     let long = "Tell me about the sea. " + String(repeating: "The sea is deep and blue and wide. ", count: 6)
     let input = Array(repeating: long, count: 4).joined(separator: "\n") + "\n/exit\n"
     let failing = try await run(["chat", "--greedy", "--max-tokens", "8", "--context-size", "160"], input: input)
     #expect(failing.stderr.contains("error: the prompt needs"), "\(failing.stderr)")
+    #expect(failing.status == 1, "turns failed: a script must be able to tell")
     let rolling = try await run(["chat", "--greedy", "--max-tokens", "8", "--context-size", "160",
                                  "--context-policy", "rolling"], input: input)
     #expect(rolling.status == 0, "\(rolling.stderr)")

@@ -15,7 +15,9 @@ struct ChatCommand: AsyncParsableCommand {
     discussion: """
       Type a message and press Enter. /attach FILE adds a file (image, audio, video, PDF or text, its kind read \
       from its bytes) to your next message. /reset starts over, /usage shows the conversation's token counts so far, \
-      /exit (or Ctrl-D) quits; Ctrl-C stops an answer. The on-device model answers with the loop penalty 0.8 \
+      /help lists the commands, /exit (or Ctrl-D) quits; Ctrl-C stops an answer. Any other /word is refused as an \
+      unknown command; start a message with // to send one that begins with /. The exit status is 1 when an \
+      answer or a save failed. The on-device model answers with the loop penalty 0.8 \
       unless --loop-penalty says otherwise. After each answer a line shows the model, its usage \
       (prompt, cached, output, reasoning) and what the context policy did. \
       --session ID saves the conversation (and the files tools make) after every answer and resumes it next time. \
@@ -32,6 +34,22 @@ struct ChatCommand: AsyncParsableCommand {
 
   @OptionGroup var conversation: ConversationOptions
 
+  /// The commands, as `/help` lists them.
+  static let commandHelp = """
+    /attach FILE  add a file to your next message (image, audio, video, PDF or text)
+    /reset        start a new conversation
+    /usage        token counts so far and the context used
+    /help         this list
+    /exit         quit (also /quit, Ctrl-D); Ctrl-C stops an answer
+    //text        send a message that starts with /
+    """
+
+  func validate() throws {
+    if let session, !SessionStore.isValidSessionID(session) {
+      throw ValidationError("--session \(String(reflecting: session)) is not a session id: use 1 to 64 characters from A-Z, a-z, 0-9, _ and -")
+    }
+  }
+
   func run() async throws {
     conversation.logging.bootstrap()
     let model = await conversation.makeSessionModel()
@@ -39,7 +57,7 @@ struct ChatCommand: AsyncParsableCommand {
       Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure
     }
-    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /attach FILE adds a file to your next message, /reset starts over, /usage shows token counts, /exit quits, Ctrl-C stops an answer.")
+    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /attach FILE adds a file to your next message, /reset starts over, /usage shows token counts, /help lists the commands, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
     let sessionTools = tools.sessionTools
     if tools.tools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
@@ -57,13 +75,23 @@ struct ChatCommand: AsyncParsableCommand {
     var activity = ToolActivityDisplay.watch(session)
     defer { activity.cancel() }
     var pendingAttachments: [Attachment] = []
+    var failures = 0
     while true {
       Terminal.write("you> ")
-      guard let line = readLine() else { Terminal.write("\n"); return }
-      let prompt = line.trimmingCharacters(in: .whitespaces)
+      guard let line = readLine() else {
+        Terminal.write("\n")
+        if failures > 0 { throw ExitCode.failure }
+        return
+      }
+      var prompt = line.trimmingCharacters(in: .whitespaces)
       switch prompt {
       case "": continue
-      case "/exit", "/quit": return
+      case "/exit", "/quit":
+        if failures > 0 { throw ExitCode.failure }
+        return
+      case "/help":
+        Terminal.status(Self.commandHelp)
+        continue
       case "/usage":
         let usage = session.usage
         Terminal.status("  [session: prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached) · output "
@@ -92,6 +120,11 @@ struct ChatCommand: AsyncParsableCommand {
         activity = ToolActivityDisplay.watch(session)
         Terminal.status("(new conversation)")
         continue
+      case let escaped where escaped.hasPrefix("//"):
+        prompt.removeFirst()   // a message that starts with /
+      case let command where command.wholeMatch(of: /\/[A-Za-z][\w-]*(\s.*)?/) != nil:
+        Terminal.status("  unknown command \(command.prefix { !$0.isWhitespace }) (not sent to the model); /help lists the commands, // starts a message with /")
+        continue
       default: break
       }
       Terminal.write("ai> ")
@@ -115,6 +148,7 @@ struct ChatCommand: AsyncParsableCommand {
           do {
             _ = try sessionStore.save(current, id: id)
           } catch {
+            failures += 1
             Terminal.status("error: the session could not be saved: \(error)")
           }
         }
@@ -122,6 +156,7 @@ struct ChatCommand: AsyncParsableCommand {
         Terminal.write("\n")
         Terminal.status("  [stopped]")
       } catch {
+        failures += 1
         Terminal.write("\n")
         Terminal.status("error: \(error)")
       }

@@ -5,38 +5,38 @@ import HybridCommandLine
 
 /// Options that shape one answer.
 struct SamplingOptions: ParsableArguments {
-  @Option(name: .long, help: "Maximum tokens in the answer.")
+  @Option(name: .long, parsing: .unconditional, help: "Maximum tokens in the answer.")
   var maxTokens: Int?
 
-  @Option(name: .long, help: "Sampling temperature (0 = greedy).")
+  @Option(name: .long, parsing: .unconditional, help: "Sampling temperature (0 = greedy).")
   var temperature: Double?
 
-  @Option(name: .long, help: "Random seed, for repeatable sampling.")
+  @Option(name: .long, parsing: .unconditional, help: "Random seed, for repeatable sampling.")
   var seed: UInt64?
 
   @Flag(name: .long, help: "Greedy sampling: always the most likely token (deterministic).")
   var greedy = false
 
-  @Option(name: .long, help: "Sample among the K most likely tokens.")
+  @Option(name: .long, parsing: .unconditional, help: "Sample among the K most likely tokens.")
   var topK: Int?
 
-  @Option(name: .long, help: "Nucleus sampling threshold (0...1).")
+  @Option(name: .long, parsing: .unconditional, help: "Nucleus sampling threshold (0...1).")
   var topP: Double?
 
-  @Option(name: .long, help: ArgumentHelp(
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
     "Divide the score of tokens already in the answer by this (on-device; 1 = off, 1.1–1.3 usual).",
     discussion: "Keeps a small model out of repetition loops; works with --greedy. Cloud models ignore it."))
   var repetitionPenalty: Double?
 
-  @Option(name: .long, help: ArgumentHelp(
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
     "Make continuing a run of tokens already in the answer less likely (on-device; 0 = off, 0.8 usual).",
     discussion: "The multiplier of llama.cpp's DRY sampler (base 1.75, runs of 2 tokens allowed, broken at new lines, colons, quotes, asterisks): breaks loops without harming lists. Cloud models ignore it."))
   var loopPenalty: Double?
 
-  @Option(name: .long, help: "Lower a token's score by this times its count in the answer (-2…2).")
+  @Option(name: .long, parsing: .unconditional, help: "Lower a token's score by this times its count in the answer (-2…2).")
   var frequencyPenalty: Double?
 
-  @Option(name: .long, help: "Lower the score of every token already in the answer by this (-2…2).")
+  @Option(name: .long, parsing: .unconditional, help: "Lower the score of every token already in the answer by this (-2…2).")
   var presencePenalty: Double?
 
   @Option(name: .long, help: "Stop when this text is generated (repeatable).")
@@ -48,8 +48,11 @@ struct SamplingOptions: ParsableArguments {
     if let topP, !(0...1).contains(topP) { throw ValidationError("--top-p must be between 0 and 1") }
     if let topK, topK <= 0 { throw ValidationError("--top-k must be positive") }
     if let maxTokens, maxTokens <= 0 { throw ValidationError("--max-tokens must be positive") }
+    if let temperature, !(0...2).contains(temperature) {
+      throw ValidationError("--temperature must be between 0 and 2 (0 is greedy), got \(temperature)")
+    }
     if let invalid = generationOptions.invalidPenalty {
-      throw ValidationError("--" + invalid.replacing(/[A-Z]/) { "-" + $0.output.lowercased() })
+      throw ValidationError("--" + invalid.replacing(".multiplier", with: "").replacing(/[A-Z]/) { "-" + $0.output.lowercased() })
     }
   }
 
