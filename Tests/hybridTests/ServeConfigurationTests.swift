@@ -198,6 +198,11 @@ struct ServeConfigurationTests {
             "the admin token from the file works too")
     let listed = try await ChildProcess.run(HybridCommandTests.executable, ["keys", "list", "--data", data])
     #expect(listed.standardOutput.contains("reader") && listed.standardOutput.contains("registry-admin") && !listed.standardOutput.contains(reader))
+    let listedJSON = try await ChildProcess.run(HybridCommandTests.executable, ["keys", "list", "--data", data, "--json"])
+    let records = try #require(try JSONSerialization.jsonObject(with: Data(listedJSON.standardOutput.utf8)) as? [[String: Any]])
+    #expect(records.allSatisfy { ($0["created"] as? String)?.hasPrefix("20") == true }, "ISO 8601 dates: \(listedJSON.standardOutput)")
+    let order = ["generate", "registry-read", "registry-admin"]   // the scopes' fixed order, every time
+    #expect(records.allSatisfy { ($0["scopes"] as? [String]).map { $0 == $0.sorted { order.firstIndex(of: $0)! < order.firstIndex(of: $1)! } } == true })
     #expect(try await ChildProcess.run(HybridCommandTests.executable, ["keys", "revoke", "reader", "--data", data]).status == 0)
     #expect(try await TestHTTP.send(.GET, download, headers: ["x-goog-api-key": reader]).status == 400, "revoked: refused at once")
     let unknown = try await ChildProcess.run(HybridCommandTests.executable, ["keys", "revoke", "nobody", "--data", data], mergingStandardError: true)

@@ -35,6 +35,9 @@ struct SessionsCommandTests {
     let records = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
     #expect(records.count == 1)
     #expect(records.first?["entryCount"] as? Int == 4)
+    let updated = try #require(records.first?["updatedAt"] as? String, "dates are ISO 8601 text, not seconds since 2001")
+    let parsed = try #require(try? Date(updated, strategy: .iso8601), "\(updated)")
+    #expect(abs(parsed.timeIntervalSinceNow) < 3600)
 
     #expect(try await cli.run(["sessions", "rm", "talk-1"] + store).status == 0)
     #expect(try await cli.run(["sessions", "list"] + store).stdout == "no sessions\n")

@@ -34,4 +34,21 @@ public struct APIKeyRecord: Codable, Sendable, Hashable {
 
   /// Whether it has been revoked.
   public var isRevoked: Bool { revoked != nil }
+
+  private enum CodingKeys: String, CodingKey {
+    case id, name, scopes, sha256, created, revoked, requestsPerMinute, tokensPerMinute
+  }
+
+  /// Scopes in a fixed order (generate, registry-read, registry-admin), so the file and `hybrid keys --json` read the same every time.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(id, forKey: .id)
+    try container.encode(name, forKey: .name)
+    try container.encode(scopes.sorted(), forKey: .scopes)
+    try container.encode(sha256, forKey: .sha256)
+    try container.encode(created, forKey: .created)
+    try container.encodeIfPresent(revoked, forKey: .revoked)
+    try container.encodeIfPresent(requestsPerMinute, forKey: .requestsPerMinute)
+    try container.encodeIfPresent(tokensPerMinute, forKey: .tokensPerMinute)
+  }
 }

@@ -181,9 +181,10 @@ struct AdminConnectionOptions: ParsableArguments {
   }
 }
 
-/// Prints a value as pretty, sorted JSON on standard output.
+/// Prints a value as pretty, sorted JSON on standard output; dates as ISO 8601 text (`2026-11-28T00:22:07Z`).
 func printJSON(_ value: some Encodable) throws {
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+  encoder.dateEncodingStrategy = .iso8601
   Terminal.write(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
 }
