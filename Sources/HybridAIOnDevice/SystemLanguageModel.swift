@@ -249,7 +249,7 @@ public struct SystemLanguageModel: LanguageModel {
         let cancellation = CancellationFlag()
         let response = try await withTaskCancellationHandler {
           try await conversation.respond(
-            to: prepared.tokens, options: request.options.genericOptions(for: .onDevice), guidance: prepared.guidance,
+            to: prepared.tokens, options: prepared.options(for: request), guidance: prepared.guidance,
             modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
             onEvent: { continuation.yield($0) })
         } onCancel: {
@@ -273,6 +273,16 @@ public struct SystemLanguageModel: LanguageModel {
     let tokens: [llama_token]
     /// The grammar for the answer (response schema, tools), or `nil` for free text.
     let guidance: DecodingGuidance?
+    /// Texts that end the model's turn without being a token of its own (see
+    /// ``ResolvedChatTemplate/turnEndTexts(weights:)``): stop sequences for every answer.
+    var turnEndTexts: [String] = []
+
+    /// The on-device options of `request`, with ``turnEndTexts`` among the stop sequences.
+    func options(for request: GenerationRequest) -> GenerationOptions {
+      var options = request.options.genericOptions(for: .onDevice)
+      for text in turnEndTexts where !options.stopSequences.contains(text) { options.stopSequences.append(text) }
+      return options
+    }
   }
 
   /// The weights (loaded once per process). Throws for an undelivered or unloadable model.
@@ -309,7 +319,7 @@ public struct SystemLanguageModel: LanguageModel {
       }
     }
     let tokens = prompt.tokens
-    return PreparedPrompt(weights: weights, tokens: tokens, guidance: guidance)
+    return PreparedPrompt(weights: weights, tokens: tokens, guidance: guidance, turnEndTexts: template.turnEndTexts(weights: weights))
   }
 
   /// The text of the tokens `request` decodes from: the prompt exactly as the model reads it (for

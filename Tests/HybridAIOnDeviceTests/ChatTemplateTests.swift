@@ -71,10 +71,19 @@ struct ChatTemplateTests {
     // Gemma's vocabulary adds its BOS token; then the ChatML turns, as plain text to this model.
     #expect(prompt == "<bos><|im_start|>user\nHi!<|im_end|>\n<|im_start|>assistant\n", "\(prompt)")
     let answer = try await GenerativeModelSession(model: model).respond(to: "The capital of France is", options: TestModel.greedy)
-    #expect(!answer.content.isEmpty && answer.usage.outputTokens > 0)
+    #expect(answer.usage.outputTokens > 0, "it answers (a base model may close its turn at once: empty text)")
     #expect(answer.rawResponse.modelVersion.lowercased().contains("gemma"), "\(answer.rawResponse.modelVersion)")
     let counted = try await model.tokenCount(for: Self.request(Self.noInstructions.entries))
     #expect(counted > 0 && counted < 40, "\(counted)")
+    // ChatML's markers are plain text to Gemma: the answer stops at them, as at a turn's end
+    // (before, it wrote "Name a color.<|im_end|>\n<|im_start|>user\n…" up to its token limit).
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 24)
+    let batched = BatchedLanguageModel(modelPath: path, configuration: .init(maxConcurrentSequences: 1, contextSizePerSequence: 512))
+    for answering in [model, batched] as [any LanguageModel] {
+      let turn = try await GenerativeModelSession(model: answering).respond(to: "Name a color.", options: options)
+      #expect(!turn.content.contains("<|im_"), "\(type(of: answering)): \(turn.content)")
+      #expect(turn.finishReason == .stop, "\(type(of: answering)): \(turn.finishReason)")
+    }
 
     var configuration = SystemLanguageModel.Configuration(contextSize: 1024)
     configuration.chatTemplate = .named("gemma")
@@ -247,7 +256,11 @@ struct ChatTemplateTests {
       let source = name.hasSuffix(".jinja") ? try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8) : nil
       // A template SmolLM2's vocabulary cannot run (common refuses it) is not this test's subject.
       guard let template = try? weights.makeJinjaTemplate(source, modelName: name), (try? template.render(first)) != nil else { continue }
-      direct[name] = try #require(template.rendersPromptsDirectly, "\(name): decided by its first prompt-only request")
+      guard let decided = template.rendersPromptsDirectly else {
+        Issue.record("\(name): not decided by its first prompt-only request")
+        continue
+      }
+      direct[name] = decided
       // Another conversation: through the direct path where it was found to agree, and the full way.
       second.prompt_only = true
       let fast = try template.render(second)

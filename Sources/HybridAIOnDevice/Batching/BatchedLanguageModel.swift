@@ -118,7 +118,7 @@ public final class BatchedLanguageModel: LanguageModel {
           try leastLoadedLane(for: prepared.weights, cachedStarts: cachedStarts)
         }
         await lane.scheduler.submit(BatchRequest(
-          promptTokens: prepared.tokens, options: request.options.genericOptions(for: .onDevice),
+          promptTokens: prepared.tokens, options: prepared.options(for: request),
           guidance: prepared.guidance, modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
           continuation: continuation))
       } catch {

@@ -46,6 +46,18 @@ enum ResolvedChatTemplate {
     }
   }
 
+  /// Texts that end the model's turn but are no single end-of-generation token of these weights,
+  /// so generation must stop at them as text: ChatML's `<|im_end|>` and `<|im_start|>` when the
+  /// ChatML fallback (a GGUF without a template of its own) runs a model whose vocabulary lacks
+  /// them — without, a base model such as Gemma 3 270M writes on past its turn into invented ones.
+  func turnEndTexts(weights: LlamaModelWeights) -> [String] {
+    guard case .jinja(_, .fallback) = self else { return [] }
+    let markers = ["<|im_end|>", "<|im_start|>"]
+    let ending = (try? weights.tokenize(markers[0], addSpecial: false, parseSpecial: true)) ?? []
+    if ending.count == 1, weights.isEndOfGeneration(ending[0]) { return [] }
+    return markers
+  }
+
   /// The tools a native template declares and its `tool_choice`, from the request's tool choice.
   private static func nativeTools(for request: GenerationRequest) -> ([ChatTemplateRequest.Tool]?, String?) {
     guard !request.tools.isEmpty else { return (nil, nil) }
