@@ -315,6 +315,9 @@ public struct SystemLanguageModel: LanguageModel {
       do {
         guidance = try DecodingGuidance.cached(for: request)
       } catch {
+        if case .toolParameters(let tool, let reason) = error {
+          throw GenerationError.unsupportedRequest(.unsupportedToolParameters(tool: tool, reason: reason))
+        }
         throw GenerationError.unsupportedRequest(.unsupportedSchema(error.description))
       }
     }

@@ -101,5 +101,15 @@ struct OpenAIClientConformanceTests {
             "\(cutShort)")
     let twoChoices = try apiError("two_choices")
     #expect(twoChoices["class"] as? String == "BadRequestError" && twoChoices["param"] as? String == "n")
+    // parallel_tool_calls: false — one call, where the grammar otherwise lets a small model repeat it.
+    section("one_call") { oneCall in
+      #expect(oneCall["calls"] as? Int == 1 && oneCall["finish_reason"] as? String == "tool_calls", "\(oneCall)")
+    }
+    let logprobs = try apiError("logprobs")
+    #expect(logprobs["class"] as? String == "BadRequestError" && logprobs["param"] as? String == "logprobs", "\(logprobs)")
+    let badTool = try apiError("bad_tool_schema")
+    #expect(badTool["param"] as? String == "tools" && (badTool["message"] as? String)?.contains("tool f") == true, "\(badTool)")
+    let tooLong = try apiError("too_long")
+    #expect(tooLong["code"] as? String == "context_length_exceeded" && tooLong["param"] as? String == "messages", "\(tooLong)")
   }
 }

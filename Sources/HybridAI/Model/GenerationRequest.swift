@@ -43,6 +43,8 @@ public enum UnsupportedReason: Sendable, Hashable, CustomStringConvertible {
   case unsupportedOutput(Modality)
   /// The model cannot enforce the requested response schema (what it cannot express, in words).
   case unsupportedSchema(String)
+  /// The model cannot enforce a tool's parameters schema (the tool's name; what it cannot express).
+  case unsupportedToolParameters(tool: String, reason: String)
   /// Anything else, described for logs and errors.
   case other(String)
 
@@ -53,6 +55,7 @@ public enum UnsupportedReason: Sendable, Hashable, CustomStringConvertible {
     case .unsupportedInput(let kind): "input of kind \(kind) is not supported"
     case .unsupportedOutput(let modality): "answers of kind \(modality) are not supported"
     case .unsupportedSchema(let reason): "the response schema cannot be enforced: \(reason)"
+    case .unsupportedToolParameters(let tool, let reason): "the parameters of tool \(tool) cannot be enforced: \(reason)"
     case .other(let text): text
     }
   }

@@ -35,6 +35,10 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   public var stopSequences: [String]
   /// Whether the model may, must or must not call the session's tools; `nil` means ``ToolChoice/automatic``.
   public var toolChoice: ToolChoice?
+  /// Whether one answer may hold several tool calls: `false` allows one at most (OpenAI's
+  /// `parallel_tool_calls`); `nil` is the model's default (on-device: up to four in HybridAI's own
+  /// tool format, one in a model's native format).
+  public var parallelToolCalls: Bool?
   /// The kinds of content the answer may hold, for a model that can answer with more than text
   /// (Gemini's `responseModalities`): `[.text, .image]` asks for text and pictures. `nil` means
   /// the model's default (text). A model whose ``ModelCapabilities/outputModalities`` lack one

@@ -49,6 +49,8 @@ struct ChatTemplateRequest: Encodable, Hashable {
   var tools: [Tool]?
   /// `auto`, `none` or `required`.
   var tool_choice: String?
+  /// Several calls in one answer (common's grammar); `nil`: one.
+  var parallel_tool_calls: Bool?
   var add_generation_prompt = true
   /// Only the rendering's prompt is read (HybridAI's own format reads the answer): a request without
   /// tools or tool calls may then skip common's analysis of the template (see

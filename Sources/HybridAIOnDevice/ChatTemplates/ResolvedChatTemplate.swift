@@ -40,7 +40,12 @@ enum ResolvedChatTemplate {
       let native = template.supportsToolCalls && request.responseFormat == nil
         && (!request.tools.isEmpty || request.transcript.contains { if case .toolCalls = $0 { true } else { false } })
       var chat = ChatTemplateRequest(messages: TranscriptRendering.messages(for: request, style: native ? .native : .documented))
-      if native { (chat.tools, chat.tool_choice) = Self.nativeTools(for: request) } else { chat.prompt_only = true }
+      if native {
+        (chat.tools, chat.tool_choice) = Self.nativeTools(for: request)
+        chat.parallel_tool_calls = request.options.parallelToolCalls
+      } else {
+        chat.prompt_only = true
+      }
       let rendering = try template.render(chat)
       return RenderedPrompt(tokens: try weights.tokenize(rendering.prompt), nativeToolCalls: native ? rendering : nil)
     }

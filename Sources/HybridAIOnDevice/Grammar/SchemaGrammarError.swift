@@ -18,6 +18,8 @@ public enum SchemaGrammarError: Error, Sendable, Hashable, CustomStringConvertib
   case invalidPattern(String, path: String, reason: String)
   /// A rule name that GBNF does not allow (only letters, digits and `-`).
   case invalidRuleName(String)
+  /// A tool's parameters schema cannot be compiled (the tool's name, and why, as above).
+  case toolParameters(tool: String, reason: String)
 
   /// What cannot be compiled and where, for people.
   public var description: String {
@@ -34,6 +36,8 @@ public enum SchemaGrammarError: Error, Sendable, Hashable, CustomStringConvertib
       "the pattern '\(pattern)' at \(path) cannot be used for guided generation: \(reason)"
     case .invalidRuleName(let name):
       "'\(name)' is not a GBNF rule name (use letters, digits and '-')"
+    case .toolParameters(let tool, let reason):
+      "the parameters of tool \(tool): \(reason)"
     }
   }
 }

@@ -86,7 +86,12 @@ struct DecodingGuidance: Sendable, Hashable {
     var rules: [String] = []
     var callAlternatives: [String] = []
     for (index, tool) in tools.enumerated() {
-      let compiled = try compiler.compileRule(tool.parameters.jsonSchema, named: "tool\(index)-arguments")
+      let compiled: (rules: String, ruleName: String)
+      do {
+        compiled = try compiler.compileRule(tool.parameters.jsonSchema, named: "tool\(index)-arguments")
+      } catch {
+        throw .toolParameters(tool: tool.name, reason: error.description)
+      }
       rules.append(compiled.rules)
       let head = "{\"name\": " + JSONValue.string(tool.name).jsonString + ", \"arguments\": "
       callAlternatives.append(Self.literal(head) + " " + compiled.ruleName + " " + Self.literal("}"))
@@ -94,7 +99,8 @@ struct DecodingGuidance: Sendable, Hashable {
     let call = Self.literal(ToolCallFormat.callOpening) + " ( " + callAlternatives.joined(separator: " | ") + " ) "
       + Self.literal(ToolCallFormat.callClosing)
     rules.append("tool-call ::= " + call)
-    rules.append("tool-calls ::= tool-call ( \"\\n\" tool-call ){0,\(ToolCallFormat.maximumCallsPerTurn - 1)}")
+    let calls = request.options.parallelToolCalls == false ? 1 : ToolCallFormat.maximumCallsPerTurn
+    rules.append("tool-calls ::= tool-call" + (calls > 1 ? " ( \"\\n\" tool-call ){0,\(calls - 1)}" : ""))
 
     var answerIsFreeText = false
     if case .required = toolChoice {
@@ -122,6 +128,7 @@ extension DecodingGuidance {
   private struct Key: Hashable {
     let tools: [ToolDefinition]
     let toolChoice: ToolChoice?
+    let parallelToolCalls: Bool?
     let schema: GenerationSchema?
   }
 
@@ -133,7 +140,8 @@ extension DecodingGuidance {
   /// ``make(for:)``, compiled once per distinct tools, tool choice and schema.
   static func cached(for request: GenerationRequest) throws(SchemaGrammarError) -> DecodingGuidance? {
     guard !request.tools.isEmpty || request.responseFormat != nil else { return nil }
-    let key = Key(tools: request.tools, toolChoice: request.options.toolChoice, schema: request.responseFormat?.schema)
+    let key = Key(tools: request.tools, toolChoice: request.options.toolChoice,
+                  parallelToolCalls: request.options.parallelToolCalls, schema: request.responseFormat?.schema)
     if let known = cache.withLock({ $0[key] }) { return known }
     let made = try make(for: request)
     cache.withLock { cache in

@@ -37,6 +37,9 @@ extension ChatCompletionRequest {
   /// The options of this request.
   public func generationOptions() throws(OpenAIConversionError) -> GenerationOptions {
     if let n, n != 1 { throw .invalidOption(param: "n", "only n = 1 is supported (got \(n))") }
+    if logprobs == true || topLogprobs != nil {
+      throw .invalidOption(param: logprobs == true ? "logprobs" : "top_logprobs", "log probabilities are not supported by this server")
+    }
     var options = GenerationOptions()
     if let temperature {
       guard (0...2).contains(temperature) else { throw .invalidOption(param: "temperature", "must be between 0 and 2") }
@@ -68,6 +71,7 @@ extension ChatCompletionRequest {
     case .required?: options.toolChoice = .required(tools: nil)
     case .function(let name)?: options.toolChoice = .required(tools: [name])
     }
+    options.parallelToolCalls = parallelToolCalls
     return options
   }
 

@@ -72,6 +72,7 @@ extension ChatCompletionRequest {
         offered = offered.filter { names.contains($0.name) }
       case .required(nil)?: toolChoice = .required
       }
+      parallelToolCalls = options.parallelToolCalls
       tools = offered.map { tool in
         ChatTool(function: .init(name: tool.name, description: tool.description.isEmpty ? nil : tool.description,
                                  parameters: tool.parameters.jsonSchema))

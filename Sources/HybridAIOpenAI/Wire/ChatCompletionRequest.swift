@@ -24,6 +24,12 @@ public struct ChatCompletionRequest: Sendable, Hashable, Codable {
   public var stop: ChatStop?
   /// How many choices: only 1 is served.
   public var n: Int?
+  /// `false`: at most one tool call in the answer.
+  public var parallelToolCalls: Bool?
+  /// Log probabilities of the answer's tokens: not served (`true` is refused).
+  public var logprobs: Bool?
+  /// How many alternatives' log probabilities a token gets: not served (set, it is refused).
+  public var topLogprobs: Int?
 
   public init(model: String, messages: [ChatMessage], stream: Bool? = nil, streamOptions: StreamOptions? = nil,
               tools: [ChatTool]? = nil, toolChoice: ChatToolChoice? = nil, responseFormat: ChatResponseFormat? = nil,
@@ -49,7 +55,8 @@ public struct ChatCompletionRequest: Sendable, Hashable, Codable {
   }
 
   enum CodingKeys: String, CodingKey {
-    case model, messages, stream, tools, temperature, seed, stop, n
+    case model, messages, stream, tools, temperature, seed, stop, n, logprobs
+    case parallelToolCalls = "parallel_tool_calls", topLogprobs = "top_logprobs"
     case streamOptions = "stream_options", toolChoice = "tool_choice", responseFormat = "response_format"
     case maxTokens = "max_tokens", maxCompletionTokens = "max_completion_tokens", topP = "top_p"
     case frequencyPenalty = "frequency_penalty", presencePenalty = "presence_penalty"

@@ -48,8 +48,12 @@ struct OpenAIAPIError: Error, Sendable {
       return OpenAIAPIError(status: error.status, message: error.body ?? error.status.reasonPhrase,
                             type: "invalid_request_error")
     case GenerationError.unsupportedRequest(.unsupportedSchema):
-      // The only schema a chat completion asks a model to enforce is its response format's.
       return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "response_format")
+    case GenerationError.exceededContextWindowSize, GenerationError.unsupportedRequest(.exceedsContextWindow):
+      // OpenAI's code for it, which agents look for to shorten the conversation.
+      return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "messages", code: "context_length_exceeded")
+    case GenerationError.unsupportedRequest(.unsupportedToolParameters):
+      return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "tools")
     case is GenerationError, OnDeviceModelError.shuttingDown:
       return from(google: GoogleAPIError.from(generationError: error))
     case let error as OnDeviceModelError where error.isToolCallCutShort:

@@ -163,4 +163,20 @@ record("cut_short", lambda: ok.chat.completions.create(
     model=model, messages=[{"role": "user", "content": "Weather in Oslo?"}], tools=[weather_tool],
     tool_choice="required", temperature=0, max_tokens=4))
 record("two_choices", lambda: ok.chat.completions.create(model=model, messages=messages, max_tokens=2, n=2))
+
+
+def calls_in_one_answer(parallel):
+    answer = ok.chat.completions.create(
+        model=model, messages=[{"role": "user", "content": "What is the weather in Paris?"}], tools=[weather_tool],
+        tool_choice="required", temperature=0, max_tokens=96, parallel_tool_calls=parallel)
+    return {"calls": len(answer.choices[0].message.tool_calls or []), "finish_reason": answer.choices[0].finish_reason}
+
+
+record("one_call", lambda: calls_in_one_answer(False))
+record("logprobs", lambda: ok.chat.completions.create(model=model, messages=messages, max_tokens=2, logprobs=True))
+record("bad_tool_schema", lambda: ok.chat.completions.create(
+    model=model, messages=messages, max_tokens=2,
+    tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "objectz"}}}]))
+record("too_long", lambda: ok.chat.completions.create(
+    model=model, messages=[{"role": "user", "content": "word " * 3000}], max_tokens=2))
 print(json.dumps(observed))
