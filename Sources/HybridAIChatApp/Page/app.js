@@ -48,15 +48,20 @@ async function json(method, path, body) {
   return response.status === 204 ? null : response.json();
 }
 
+// Everyone waiting for a key (the page's start, a send) goes on once one is given. The dialog
+// cannot be dismissed without one (Escape): nothing on the page works without it.
+const keyWaiters = [];
 function askForKey(wrong) {
   return new Promise((resolve) => {
     const dialog = $("key-dialog");
     $("key-message").textContent = wrong ? "That key was not accepted. Try another." : "This server needs an API key.";
     $("key-input").value = "";
+    keyWaiters.push(resolve);
+    dialog.oncancel = (event) => event.preventDefault();
     $("key-form").onsubmit = () => {
       state.key = $("key-input").value.trim();
       localStorage.setItem("hybridai.key", state.key);
-      resolve();
+      keyWaiters.splice(0).forEach((waiter) => waiter());
     };
     if (!dialog.open) dialog.showModal();
   });
@@ -174,7 +179,12 @@ function blockEnd(text) {
 
 // ---- Messages ---------------------------------------------------------------------------------
 
-function scrollDown() { const m = $("messages"); m.scrollTop = m.scrollHeight; }
+// Follows a growing answer only while the reader is at the bottom: scrolling up to read stops it.
+function scrollDown(force) {
+  const m = $("messages");
+  if (force) state.following = true;
+  if (state.following !== false) m.scrollTop = m.scrollHeight;
+}
 
 function addUserMessage(text, files) {
   const message = document.createElement("div");
@@ -185,7 +195,8 @@ function addUserMessage(text, files) {
   message.append(bubble);
   if (files.length) message.append(fileList(files));
   $("messages").append(message);
-  scrollDown();
+  scrollDown(true);
+  return message;
 }
 
 function addModelMessage() {
@@ -285,11 +296,20 @@ async function send() {
     if (!state.sessionID) await newSession(true);
     input.value = ""; autosize();
     state.pending = []; renderPending();
-    addUserMessage(text, files);
+    const question = addUserMessage(text, files);
     const view = addModelMessage();
     setRunning(true);
-    const response = await call("POST", `/sessions/${state.sessionID}/messages`,
-                                { text, files: files.map((f) => f.id), mode: $("mode").value });
+    let response;
+    try {
+      response = await call("POST", `/sessions/${state.sessionID}/messages`,
+                            { text, files: files.map((f) => f.id), mode: $("mode").value });
+    } catch (error) {
+      // Not sent: the message and its files go back to the composer (unless something new is there).
+      question.remove(); view.message.remove();
+      if (!input.value) { input.value = text; autosize(); }
+      if (!state.pending.length) { state.pending = files; renderPending(); }
+      throw error;
+    }
     await readEvents(response, view);
   } catch (error) {
     notify(error.message);
@@ -452,6 +472,7 @@ async function openSession(id) {
   try { detail = await json("GET", `/sessions/${id}`); }
   catch (error) { notify(error.status === 404 ? "That conversation no longer exists (deleted elsewhere)." : error.message); refreshSessions(); return; }
   notify("");
+  if (state.sessionID !== id) { state.pending = []; renderPending(); }   // stored in the other conversation
   state.sessionID = id;
   history.replaceState(null, "", `#${id}`);
   $("session-title").textContent = detail.session.title || "Untitled";
@@ -479,7 +500,7 @@ async function openSession(id) {
   if (detail.isAnswering) notify("This conversation is still answering in another tab; reload when it is done.");
   document.querySelectorAll("#session-list li").forEach((li) => li.classList.toggle("active", li.dataset.id === id));
   document.getElementById("app").classList.remove("show-sidebar");
-  scrollDown();
+  scrollDown(true);
 }
 
 async function newSession(quiet) {
@@ -492,6 +513,7 @@ async function newSession(quiet) {
 
 function startFresh() {
   state.sessionID = null;
+  state.pending = []; renderPending();   // files are stored in the conversation they were attached to
   history.replaceState(null, "", location.pathname);
   $("messages").replaceChildren();
   $("session-title").textContent = "New conversation";
