@@ -65,6 +65,21 @@ struct ServeChatCommandTests {
     await server.stop()
   }
 
+  @Test("serve on a public address without keys warns that the APIs are open; a port in use is said so, exit 1")
+  func publicWithoutKeysAndBusyPort() async throws {
+    let data = HybridCommandTests.scratchRegistry()
+    defer { try? FileManager.default.removeItem(atPath: data) }
+    let busy = try Sockets.refusingPort()   // bound: nobody else may listen on it
+    defer { close(busy.descriptor) }
+    let result = try await ChildProcess.run(HybridCommandTests.executable, [
+      "serve", "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--host", "0.0.0.0", "--port", "\(busy.port)",
+      "--context-size", "256", "--no-chat"])
+    #expect(result.status == 1)
+    #expect(result.standardError.contains("warning: --host 0.0.0.0 is not loopback and no API key is required"), "\(result.standardError)")
+    #expect(result.standardError.contains("error: cannot listen on 0.0.0.0:\(busy.port): it is already in use"), "\(result.standardError)")
+    #expect(!result.standardError.contains("bind(descriptor"), "not SwiftNIO's syscall wording")
+  }
+
   @Test("the page when the server dies mid-answer and comes back: the answer is said lost, the conversation is as before it")
   func pageSurvivesARestart() async throws {
     let python = try TestRepository.requireExecutable(TestRepository.dependency("browser-venv/bin/python"))

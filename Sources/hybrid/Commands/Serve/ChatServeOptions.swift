@@ -60,10 +60,12 @@ extension ServeSettings {
     return try options.open()
   }
 
+  /// Whether ``host`` is a loopback address (only this machine can connect).
+  var isLoopbackHost: Bool { ["127.0.0.1", "::1", "localhost"].contains(host.lowercased()) || host.hasPrefix("127.") }
+
   /// Whether the chat may be served on ``host`` when keys are (or are not) required; `nil`, or why not.
   func chatRefusal(keysRequired: Bool) -> String? {
-    let loopback = ["127.0.0.1", "::1", "localhost"].contains(host.lowercased()) || host.hasPrefix("127.")
-    guard !loopback, !keysRequired, !chatWithoutKey else { return nil }
+    guard !isLoopbackHost, !keysRequired, !chatWithoutKey else { return nil }
     return "the web chat is off: --host \(host) is not loopback and no API key is required "
       + "(add --api-key or hybrid keys create, or --chat-without-key)"
   }

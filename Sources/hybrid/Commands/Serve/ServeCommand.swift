@@ -9,6 +9,7 @@ import HybridAIServer
 import HybridAIServing
 import Configuration
 import HybridCommandLine
+import NIOCore
 
 /// `hybrid serve` — a self-hosted Gemini-compatible cloud on local GGUF models, and a model registry.
 struct ServeCommand: AsyncParsableCommand {
@@ -300,6 +301,10 @@ struct ServeCommand: AsyncParsableCommand {
       components.append(GeminiCompatibleAPI(models: models))
       components.append(OpenAICompatibleAPI(models: models))   // the same models under /v1beta/openai/
     }
+    if !keys.isRequired, !settings.isLoopbackHost {
+      Terminal.status("hybrid serve: warning: --host \(settings.host) is not loopback and no API key is required: anyone who can "
+        + "reach this machine can use its models (add --api-key, or hybrid keys create)")
+    }
     var chatState = "web chat off"
     if let served = models.first, !settings.noChat {
       if let refusal = settings.chatRefusal(keysRequired: keys.isRequired) {
@@ -328,10 +333,17 @@ struct ServeCommand: AsyncParsableCommand {
     let names = models.isEmpty ? "none"
       : models.map { $0.name == $0.modelVersion ? $0.name : "\($0.name) → \($0.modelVersion)" }.joined(separator: ", ")
     let host = settings.host
-    let registryState = "registry \(dataDirectory.path) (\(settings.registryDatabase?.redactedDescription ?? "SQLite")), admin API \(adminToken == nil ? "off" : "on"); \(chatState)"
+    let adminKeys = ((try? keys.keyFile?.records()) ?? []).contains { !$0.isRevoked && $0.scopes.contains(.registryAdmin) }
+    let adminState = switch (adminToken != nil, adminKeys) {
+    case (true, _): "admin API on"
+    case (false, true): "admin API on (registry-admin keys)"
+    case (false, false): "admin API off (no admin token or registry-admin key)"
+    }
+    let registryState = "registry \(dataDirectory.path) (\(settings.registryDatabase?.redactedDescription ?? "SQLite")), \(adminState); \(chatState)"
     let shutdownTimeout = settings.shutdownTimeout
     let onDevice = batchedModels
     let servesModels = !models.isEmpty
+    do {
     try await server.run(onListening: { port in
       Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
         + "\(keys.isRequired ? "required" : "not required"); \(registryState))\n")
@@ -346,6 +358,19 @@ struct ServeCommand: AsyncParsableCommand {
       Terminal.status("hybrid serve: ending the streams still open")
       for model in onDevice { await model.shutDown() }
     })
+    } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
+      // SwiftNIO words it as the syscall that failed ("bind(descriptor:ptr:bytes:): …"): say which address.
+      let why = switch error.errnoCode {
+      case EADDRINUSE: "is already in use (another hybrid serve? pick another --port)"
+      case EACCES: "needs privileges (ports below 1024 do; pick another --port)"
+      default: "is not an address of this machine (check --host)"
+      }
+      Terminal.status("error: cannot listen on \(settings.host):\(settings.port): it \(why)")
+      for model in batchedModels { await model.shutDown() }
+      await OnDeviceRuntime.shutDown()
+      await store.shutdown()
+      throw ExitCode.failure
+    }
     // Free llama.cpp's contexts, weights and backend now, in this order, rather than leave them to
     // the process's exit (on a GPU the CUDA driver may be gone by then).
     for model in batchedModels { await model.shutDown() }
