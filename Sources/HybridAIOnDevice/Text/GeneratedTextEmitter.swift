@@ -46,16 +46,14 @@ struct GeneratedTextEmitter {
     }
   }
 
-  /// The end of the generation: emits what was held back (coalesced text, a partial character,
-  /// the start of a stop sequence that never completed). Nothing after a stop sequence.
+  /// The end of the generation: emits what was held back (coalesced text, the start of a stop
+  /// sequence that never completed; a character the last token left unfinished is dropped).
+  /// Nothing after a stop sequence.
   mutating func finish(emit: (String) -> Void) {
     guard !metStopSequence else { return }
-    let tail: String
-    switch stops.append(decoder.finish()) {
-    case .emit(let text): tail = text + stops.finish()
-    case .stop(let text): tail = text
-    }
-    if !(pending + tail).isEmpty { emit(pending + tail) }
+    _ = decoder.finish()
+    let tail = pending + stops.finish()
+    if !tail.isEmpty { emit(tail) }
     pending = ""
   }
 }

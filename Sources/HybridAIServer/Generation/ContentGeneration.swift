@@ -101,10 +101,11 @@ struct ContentGeneration: Sendable {
   private func makeGenerationRequest(from wire: GenerateContentRequest, endingWithUserTurn: Bool = true) throws -> GenerationRequest {
     do {
       let request = try wire.generationRequest()
-      switch request.transcript.last {
-      case .prompt?, .toolOutput?: break
-      case _ where !endingWithUserTurn: break
-      default: throw GoogleAPIError.invalidArgument("contents must end with a user turn (text or function responses).")
+      if endingWithUserTurn {
+        switch request.transcript.last {
+        case .prompt?, .toolOutput?: break
+        default: throw GoogleAPIError.invalidArgument("contents must end with a user turn (text or function responses).")
+        }
       }
       if case .required(let names?)? = request.options.toolChoice {
         for name in names where !request.tools.contains(where: { $0.name == name }) {

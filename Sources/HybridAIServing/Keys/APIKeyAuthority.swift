@@ -76,6 +76,13 @@ public final class APIKeyAuthority: Sendable {
     return state.withLock(\.problem)
   }
 
+  /// Whether a key that is not revoked has `scope` (as the keys stand now, the file's included).
+  public func hasActiveKey(withScope scope: APIKeyScope) -> Bool {
+    refreshIfChanged()
+    let fileEntries = state.withLock(\.entries)
+    return (flagKeys + fileEntries).contains { !$0.record.isRevoked && $0.record.scopes.contains(scope) }
+  }
+
   /// Whether requests must carry a key.
   public var isRequired: Bool {
     refreshIfChanged()

@@ -24,11 +24,9 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
       return endpointPath
     }
     // Only the methods the APIs have: an unknown one is `:other`, so requests cannot add labels without end.
-    let method = switch path[path.index(after: colon)...] {
-    case let known where ["generateContent", "streamGenerateContent", "countTokens", "download"].contains(known): String(known)
-    default: "other"
-    }
-    return endpointPath + ":" + method
+    let method = path[path.index(after: colon)...]
+    let known = ["generateContent", "streamGenerateContent", "countTokens", "download"].contains(method)
+    return endpointPath + ":" + (known ? method : "other")
   }
 
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

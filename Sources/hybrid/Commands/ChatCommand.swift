@@ -76,19 +76,17 @@ struct ChatCommand: AsyncParsableCommand {
     defer { activity.cancel() }
     var pendingAttachments: [Attachment] = []
     var failures = 0
-    while true {
+    conversation: while true {
       Terminal.write("you> ")
       guard let line = readLine() else {
         Terminal.write("\n")
-        if failures > 0 { throw ExitCode.failure }
-        return
+        break
       }
       var prompt = line.trimmingCharacters(in: .whitespaces)
       switch prompt {
       case "": continue
       case "/exit", "/quit":
-        if failures > 0 { throw ExitCode.failure }
-        return
+        break conversation
       case "/help":
         Terminal.status(Self.commandHelp)
         continue
@@ -162,6 +160,7 @@ struct ChatCommand: AsyncParsableCommand {
       }
       interrupts.onInterrupt = nil
     }
+    if failures > 0 { throw ExitCode.failure }
   }
 }
 

@@ -333,8 +333,7 @@ struct ServeCommand: AsyncParsableCommand {
     let names = models.isEmpty ? "none"
       : models.map { $0.name == $0.modelVersion ? $0.name : "\($0.name) → \($0.modelVersion)" }.joined(separator: ", ")
     let host = settings.host
-    let adminKeys = ((try? keys.keyFile?.records()) ?? []).contains { !$0.isRevoked && $0.scopes.contains(.registryAdmin) }
-    let adminState = switch (adminToken != nil, adminKeys) {
+    let adminState = switch (adminToken != nil, keys.hasActiveKey(withScope: .registryAdmin)) {
     case (true, _): "admin API on"
     case (false, true): "admin API on (registry-admin keys)"
     case (false, false): "admin API off (no admin token or registry-admin key)"
@@ -343,21 +342,22 @@ struct ServeCommand: AsyncParsableCommand {
     let shutdownTimeout = settings.shutdownTimeout
     let onDevice = batchedModels
     let servesModels = !models.isEmpty
+    var listenFailure: String?
     do {
-    try await server.run(onListening: { port in
-      Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
-        + "\(keys.isRequired ? "required" : "not required"); \(registryState))\n")
-      if servesModels {
-        // Where clients point their base URL (the OpenAI API also where Google serves it).
-        Terminal.status("hybrid serve: Gemini API at http://\(host):\(port)/v1beta, OpenAI API at "
-          + "http://\(host):\(port)\(OpenAI.conventionalPathPrefix) (also \(OpenAI.servedPathPrefix))")
-      }
-    }, onShutdownRequested: {
-      Terminal.status("hybrid serve: stopping; open streams have \(shutdownTimeout) s to finish")
-      guard (try? await Task.sleep(for: .seconds(shutdownTimeout))) != nil else { return }
-      Terminal.status("hybrid serve: ending the streams still open")
-      for model in onDevice { await model.shutDown() }
-    })
+      try await server.run(onListening: { port in
+        Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
+          + "\(keys.isRequired ? "required" : "not required"); \(registryState))\n")
+        if servesModels {
+          // Where clients point their base URL (the OpenAI API also where Google serves it).
+          Terminal.status("hybrid serve: Gemini API at http://\(host):\(port)/v1beta, OpenAI API at "
+            + "http://\(host):\(port)\(OpenAI.conventionalPathPrefix) (also \(OpenAI.servedPathPrefix))")
+        }
+      }, onShutdownRequested: {
+        Terminal.status("hybrid serve: stopping; open streams have \(shutdownTimeout) s to finish")
+        guard (try? await Task.sleep(for: .seconds(shutdownTimeout))) != nil else { return }
+        Terminal.status("hybrid serve: ending the streams still open")
+        for model in onDevice { await model.shutDown() }
+      })
     } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
       // SwiftNIO words it as the syscall that failed ("bind(descriptor:ptr:bytes:): …"): say which address.
       let why = switch error.errnoCode {
@@ -365,17 +365,17 @@ struct ServeCommand: AsyncParsableCommand {
       case EACCES: "needs privileges (ports below 1024 do; pick another --port)"
       default: "is not an address of this machine (check --host)"
       }
-      Terminal.status("error: cannot listen on \(settings.host):\(settings.port): it \(why)")
-      for model in batchedModels { await model.shutDown() }
-      await OnDeviceRuntime.shutDown()
-      await store.shutdown()
-      throw ExitCode.failure
+      listenFailure = "cannot listen on \(settings.host):\(settings.port): it \(why)"
     }
     // Free llama.cpp's contexts, weights and backend now, in this order, rather than leave them to
     // the process's exit (on a GPU the CUDA driver may be gone by then).
     for model in batchedModels { await model.shutDown() }
     await OnDeviceRuntime.shutDown()
     await store.shutdown()
+    if let listenFailure {
+      Terminal.status("error: \(listenFailure)")
+      throw ExitCode.failure
+    }
     Terminal.status("hybrid serve: stopped")
   }
 
