@@ -49,7 +49,8 @@ async function json(method, path, body) {
 }
 
 // Everyone waiting for a key (the page's start, a send) goes on once one is given. The dialog
-// cannot be dismissed without one (Escape): nothing on the page works without it.
+// cannot be dismissed without one: nothing on the page works without it. (Chromium lets a page
+// refuse Escape only after a user gesture, so a dialog closed while keys are awaited reopens.)
 const keyWaiters = [];
 function askForKey(wrong) {
   return new Promise((resolve) => {
@@ -58,6 +59,7 @@ function askForKey(wrong) {
     $("key-input").value = "";
     keyWaiters.push(resolve);
     dialog.oncancel = (event) => event.preventDefault();
+    dialog.onclose = () => { if (keyWaiters.length) dialog.showModal(); };
     $("key-form").onsubmit = () => {
       state.key = $("key-input").value.trim();
       localStorage.setItem("hybridai.key", state.key);

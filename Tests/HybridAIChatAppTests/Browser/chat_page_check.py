@@ -88,6 +88,9 @@ def key_scenario():
     wait.until(lambda d: dialog.get_attribute("open") is not None)
     shot("08-key-dialog")
     field = driver.find_element(By.ID, "key-input")
+    field.send_keys(Keys.ESCAPE)   # nothing works without a key: Escape does not close the dialog
+    time.sleep(0.2)
+    check(dialog.get_attribute("open") is not None, "Escape leaves the key dialog open")
     field.send_keys("wrong-key")
     field.send_keys(Keys.ENTER)
     wait.until(lambda d: "not accepted" in d.find_element(By.ID, "key-message").text)
@@ -274,6 +277,11 @@ try:
     urllib.request.urlopen(request).read()
     send("are you there?")
     wait.until(lambda d: "No chat session" in d.find_element(By.ID, "notice").text)
+    box = driver.find_element(By.ID, "input")
+    check(box.get_attribute("value") == "are you there?", "a message that was not sent goes back to the composer")
+    check(not driver.find_elements(By.XPATH, "//div[contains(@class,'user')]//div[text()='are you there?']"),
+          "and is not shown as sent")
+    box.clear()
 
     # 10. Phone width, and dark.
     driver.set_window_size(390, 844)
