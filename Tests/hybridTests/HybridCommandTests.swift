@@ -133,8 +133,13 @@ struct HybridCommandTests {
     #expect((object["fallbackReason"] as? String)?.contains("image/png") == true, "\(object)")
     let listed = try #require((object["attachments"] as? [[String: Any]])?.first)
     #expect(listed["mimeType"] as? String == "image/png" && listed["name"] as? String == "photo.png")
-    let storedPath = try #require(listed["path"] as? String)
-    #expect(FileManager.default.contents(atPath: storedPath) == png)
+    #expect(listed["path"] == nil, "the copy of the attached photo is gone at exit: \(listed)")
+    // The session's own store sits in a folder only this user can enter; the answer's file stays.
+    let privateFolder = directory.appending("HybridAI-artifacts-\(getuid())")
+    var status = stat()
+    #expect(lstat(privateFolder.path, &status) == 0 && status.st_mode & 0o777 == 0o700)
+    let answeredPath = try #require(answered["path"] as? String)
+    #expect(answeredPath.hasPrefix(privateFolder.path + "/"), "\(answeredPath)")
 
     let body = try #require(server.requests.first?.body)
     let sent = try #require(JSONSerialization.jsonObject(with: body) as? [String: Any])

@@ -6,23 +6,26 @@ extension GenerativeModelSession {
   /// one in a temporary directory of its own, created when the first artifact arrives.
   final class ArtifactStorage: Sendable {
     private let store: Mutex<ArtifactStore?>
-    private let temporaryDirectory: URL
+    private let sessionID: String
+    /// Whether the store is the session's own temporary one (none was given).
+    let isTemporary: Bool
 
     init(store: ArtifactStore?, sessionID: String) {
       self.store = Mutex(store)
-      temporaryDirectory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("HybridAI-artifacts", isDirectory: true)
-        .appendingPathComponent(sessionID, isDirectory: true)
+      self.sessionID = sessionID
+      isTemporary = store == nil
     }
 
     /// The store, if it was given or has been created.
     var current: ArtifactStore? { store.withLock { $0 } }
 
-    /// The store, created now if needed.
+    /// The store, created now if needed: `<temporary directory>/HybridAI-artifacts-<uid>/<session id>`,
+    /// in a folder only this user can enter.
     func resolve() throws(ArtifactStoreError) -> ArtifactStore {
       try store.withLock { (store: inout ArtifactStore?) throws(ArtifactStoreError) -> ArtifactStore in
         if let store { return store }
-        let created = try ArtifactStore(directory: temporaryDirectory)
+        let folder = try PrivateTemporaryFolder.url(prefix: "HybridAI-artifacts")
+        let created = try ArtifactStore(directory: folder.appendingPathComponent(sessionID, isDirectory: true))
         store = created
         return created
       }
@@ -50,6 +53,31 @@ extension GenerativeModelSession {
   /// or — when none was given — the session's own temporary store once the first artifact has
   /// been made (`nil` before).
   public var artifactStore: ArtifactStore? { artifactStorage.current }
+
+  /// Removes the copies of the files attached to this session's prompts from the session's own
+  /// temporary store, when it made one (a store given to the initialiser is left alone). Call it
+  /// when the conversation is over and will not be continued — the command-line tools do at exit
+  /// — so copies of the user's files do not pile up; the files the model and its tools made stay
+  /// (the store's folder is removed when none are left).
+  /// - Returns: How many copies were removed.
+  @discardableResult
+  public func removeTemporaryAttachmentCopies() -> Int {
+    guard artifactStorage.isTemporary, let store = artifactStorage.current else { return 0 }
+    var attached: Set<String> = []
+    var made: Set<String> = []   // a prompt may attach a file the model made earlier: that one stays
+    for entry in transcript {
+      switch entry {
+      case .prompt(let prompt): attached.formUnion(prompt.segments.storedAttachments.map(\.reference.id))
+      case .response(let response): made.formUnion(response.segments.storedAttachments.map(\.reference.id))
+      case .toolOutput(let output): made.formUnion(output.artifacts.map(\.id))
+      case .instructions, .toolCalls: break
+      }
+    }
+    var removed = 0
+    for id in attached.subtracting(made) where (try? store.remove(id: id)) != nil { removed += 1 }
+    if store.allReferences().isEmpty { try? FileManager.default.removeItem(at: store.directory) }   // nothing left to keep
+    return removed
+  }
 
   /// Stores `artifacts` returned by one tool call: all of them or, if one cannot be stored,
   /// none (those already stored by this call are removed again). Artifacts that were in the

@@ -52,9 +52,11 @@ public final class GenerativeModelSession: Sendable {
   ///
   /// - Parameter artifactStore: Where tools' artifacts are kept. Pass a store in your app's data
   ///   directory to keep them; with `nil` (the default) the session creates its own store in a
-  ///   temporary directory (`<temporary directory>/HybridAI-artifacts/<session id>`) when the
-  ///   first artifact arrives. That directory is not removed with the session — the file URLs in
-  ///   responses stay valid — but the system may clean it up at any time.
+  ///   temporary directory (`<temporary directory>/HybridAI-artifacts-<uid>/<session id>`, in a
+  ///   folder only the current user can enter) when the first artifact or attachment arrives.
+  ///   That directory is not removed with the session — the file URLs in responses stay valid —
+  ///   but the system may clean it up at any time; ``removeTemporaryAttachmentCopies()`` removes
+  ///   the copies of attached files when the conversation is over.
   /// - Parameter contextPolicy: What to do when the conversation outgrows the model's context
   ///   window: throw (the default), drop the oldest turns, or summarize them (see ``ContextPolicy``).
   public convenience init(model: some LanguageModel, tools: [any Tool] = [], instructions: String? = nil,

@@ -74,6 +74,9 @@ struct ChatCommand: AsyncParsableCommand {
     }
     var activity = ToolActivityDisplay.watch(session)
     defer { activity.cancel() }
+    // Without --session the copies of attached files go at exit; the model's files stay.
+    interrupts.onExit = { [session] in session.removeTemporaryAttachmentCopies() }
+    defer { session.removeTemporaryAttachmentCopies() }
     var pendingAttachments: [Attachment] = []
     var failures = 0
     conversation: while true {
@@ -111,9 +114,11 @@ struct ChatCommand: AsyncParsableCommand {
         }
         continue
       case "/reset":
+        session.removeTemporaryAttachmentCopies()
         session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
                                          toolPolicy: tools.policy, contextPolicy: conversation.contextPolicy.policy,
                                        artifactStore: sessionStore?.artifactStore)
+        interrupts.onExit = { [session] in session.removeTemporaryAttachmentCopies() }
         activity.cancel()
         activity = ToolActivityDisplay.watch(session)
         Terminal.status("(new conversation)")
@@ -164,25 +169,39 @@ struct ChatCommand: AsyncParsableCommand {
   }
 }
 
-/// Turns Ctrl-C into a callback while one is set; exits the process otherwise.
+/// Turns Ctrl-C into a callback while one is set; otherwise runs the exit callback and exits
+/// the process (status 130).
 final class InterruptHandler {
-  private final class Callback: Sendable {
-    let value = Mutex<(@Sendable () -> Void)?>(nil)
+  private final class Callbacks: Sendable {
+    let interrupt = Mutex<(@Sendable () -> Void)?>(nil)
+    let exit = Mutex<(@Sendable () -> Void)?>(nil)
   }
-  private let callback = Callback()
+  private let callbacks = Callbacks()
   private let source: any DispatchSourceSignal
 
   init() {
     signal(SIGINT, SIG_IGN)
     source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    source.setEventHandler { [callback] in
-      if let action = callback.value.withLock({ $0 }) { action() } else { exit(130) }
+    source.setEventHandler { [callbacks] in
+      if let action = callbacks.interrupt.withLock({ $0 }) {
+        action()
+      } else {
+        callbacks.exit.withLock { $0 }?()
+        Glibc.exit(130)
+      }
     }
     source.resume()
   }
 
+  /// What Ctrl-C does instead of exiting (stop the answer being written).
   var onInterrupt: (@Sendable () -> Void)? {
-    get { callback.value.withLock { $0 } }
-    set { callback.value.withLock { $0 = newValue } }
+    get { callbacks.interrupt.withLock { $0 } }
+    set { callbacks.interrupt.withLock { $0 = newValue } }
+  }
+
+  /// What runs before Ctrl-C exits the process (tidying up).
+  var onExit: (@Sendable () -> Void)? {
+    get { callbacks.exit.withLock { $0 } }
+    set { callbacks.exit.withLock { $0 = newValue } }
   }
 }

@@ -44,6 +44,9 @@ struct GenerateCommand: AsyncParsableCommand {
     let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
                                          instructions: conversation.instructions, toolPolicy: tools.policy,
                                          contextPolicy: conversation.contextPolicy.policy)
+    // The copies of --attach files go when the command ends (before a --json report is made, so it
+    // lists no path that is gone); the files the model and its tools made stay.
+    defer { session.removeTemporaryAttachmentCopies() }
     var options = tools.applied(to: conversation.sampling.generationOptions)
     if !responseModality.isEmpty { options.responseModalities = Set(responseModality).union([.text]) }
     do {
@@ -53,6 +56,7 @@ struct GenerateCommand: AsyncParsableCommand {
         let response = try await session.respond(to: prompt, schema: schema, options: options)
         printToolCalls(of: response.transcriptEntries)
         if json {
+          session.removeTemporaryAttachmentCopies()
           JSONOutput.print(ResponseReport(response, structured: response.content, store: session.artifactStore))
         } else {
           Terminal.write(response.content.jsonString + "\n")
@@ -60,6 +64,7 @@ struct GenerateCommand: AsyncParsableCommand {
       } else if json {
         let response = try await session.respond(to: prompt, options: options)
         printToolCalls(of: response.transcriptEntries)
+        session.removeTemporaryAttachmentCopies()
         JSONOutput.print(ResponseReport(response, store: session.artifactStore))
       } else {
         let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
