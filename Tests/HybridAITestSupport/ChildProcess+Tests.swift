@@ -4,9 +4,15 @@ import HybridAIProcess
 extension ChildProcess {
   /// Runs `executable` with `arguments` to its end (the Python clients, schemathesis, the built
   /// `hybrid`): standard output collected (up to 64 MiB), standard error with it when
-  /// `mergingStandardError`.
-  public static func run(_ executable: URL, _ arguments: [String], mergingStandardError: Bool = false) async throws -> Outcome {
-    try await ChildProcess(executable: executable, arguments: arguments)
+  /// `mergingStandardError`; with exactly `environment`, when given.
+  public static func run(_ executable: URL, _ arguments: [String], mergingStandardError: Bool = false,
+                         environment: [String: String]? = nil) async throws -> Outcome {
+    var process = ChildProcess(executable: executable, arguments: arguments)
+    if let environment {
+      process.environment = environment
+      process.inheritsEnvironment = false
+    }
+    return try await process
       .run(output: mergingStandardError ? .collectedWithStandardError(limit: 64 << 20) : .collected(limit: 64 << 20))
   }
 }

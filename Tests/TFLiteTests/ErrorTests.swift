@@ -189,8 +189,11 @@ struct ErrorTests {
     }
     // The search order puts the explicit variable alone, first.
     #expect(LiteRTRuntime.candidateLibraryPaths(environment: ["HYBRIDAI_LITERT_LIBRARY": "/x/lib.so"]) == ["/x/lib.so"])
+    // Then a bundle's lib/ beside the executable (bin/../lib), then .deps/ from the current directory up.
+    let executableFolder = try #require(Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent())
     #expect(LiteRTRuntime.candidateLibraryPaths(environment: [:], currentDirectory: "/a/b")
-      .starts(with: ["/a/b/.deps/litert/lib/libLiteRt.so", "/a/.deps/litert/lib/libLiteRt.so"]))
+      .starts(with: [executableFolder.deletingLastPathComponent().appendingPathComponent("lib/libLiteRt.so").path,
+                     "/a/b/.deps/litert/lib/libLiteRt.so", "/a/.deps/litert/lib/libLiteRt.so"]))
   }
 
   // MARK: values the validator rejects before LiteRT sees them

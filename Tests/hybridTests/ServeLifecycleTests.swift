@@ -5,7 +5,8 @@ import HybridAITestSupport
 import Testing
 
 /// `hybrid serve` stopping under load, and the relocatable bundle `make test` builds before the
-/// tests (`scripts/make-bundle --configuration debug --cpu native --output .build/test-bundle`).
+/// tests (`scripts/make-bundle --configuration debug --cpu native --swift-runtime shared --compression fast
+/// --with-bench --output .build/test-bundle`).
 @Suite("hybrid serve: stop under load; the relocatable bundle", .serialized)
 struct ServeLifecycleTests {
   /// A `hybrid serve` child on a free port, its standard error kept.
@@ -208,7 +209,7 @@ struct ServeLifecycleTests {
     #expect(!run.stderr.contains("after the runtime was shut down"))
   }
 
-  @Test("the bundle: bin/hybrid finds llama.cpp and the Swift runtime in ../lib, and serves a request and its OpenAPI document with no Swift on the library path")
+  @Test("the bundle: bin/hybrid finds llama.cpp, LiteRT and the Swift runtime in ../lib, serves a request and its OpenAPI document with no Swift on the library path, and runs hybrid-bench")
   func relocatableBundle() async throws {
     let bundles = TestRepository.root.appendingPathComponent(".build/test-bundle")
     let tarball = try #require((try? FileManager.default.contentsOfDirectory(atPath: bundles.path))?
@@ -249,6 +250,14 @@ struct ServeLifecycleTests {
     let reply = try JSONSerialization.jsonObject(with: Data(contentsOf: answer)) as? [String: Any]
     #expect((reply?["candidates"] as? [[String: Any]])?.isEmpty == false, "\(String(describing: reply))")
     #expect(stderr.contains("on CPU: 31 layers"), "the start line names where the model runs")
+
+    // hybrid tflite loads the bundle's LiteRT (lib/libLiteRt.so), and hybrid bench the hybrid-bench beside it.
+    let tflite = try await ChildProcess.run(executable, ["tflite", "inspect", TestRepository.model("tflite/okay_nabu.tflite").path, "--json"],
+                                            environment: bare)
+    let inspected = try JSONSerialization.jsonObject(with: Data(tflite.output.utf8)) as? [String: Any]
+    #expect(inspected?["runtime"] as? String == root.appendingPathComponent("lib/libLiteRt.so").path, "\(tflite.output)")
+    let bench = try await ChildProcess.run(executable, ["bench", "--help"], mergingStandardError: true, environment: bare)
+    #expect(bench.status == 0 && bench.output.contains("USAGE"), "\(bench.output)")
 
     let devices = try await ChildProcess.run(executable, ["devices", "--json", "--model", model.path])
     let report = try JSONSerialization.jsonObject(with: Data(devices.output.utf8)) as? [String: Any]

@@ -34,7 +34,7 @@ public final class LiteRTRuntime: Sendable {
     guard let path = existing.first else {
       return .failure(.runtimeUnavailable(
         reason: "libLiteRt.so not found (looked at \(candidates.joined(separator: ", "))); "
-          + "run scripts/bootstrap or set \(libraryEnvironmentVariable)"))
+          + "in a checkout run scripts/bootstrap; elsewhere put it in lib/ beside bin/hybrid or set \(libraryEnvironmentVariable)"))
     }
     return Result { () throws(InterpreterError) -> LiteRTRuntime in try load(path: path) }
   }()
@@ -51,7 +51,8 @@ public final class LiteRTRuntime: Sendable {
     return LiteRTRuntime(api: api, libraryPath: path)
   }
 
-  /// Where the library is looked for, in order: `$HYBRIDAI_LITERT_LIBRARY`;
+  /// Where the library is looked for, in order: `$HYBRIDAI_LITERT_LIBRARY`; `../lib/libLiteRt.so`
+  /// beside the running executable (a relocatable bundle's `lib/`);
   /// `.deps/litert/lib/libLiteRt.so` (where `scripts/bootstrap` puts it) in the current directory
   /// or any parent, then beside the running executable or any parent of it (a `swift build`
   /// product inside the package), then in the package this file was built from;
@@ -63,6 +64,10 @@ public final class LiteRTRuntime: Sendable {
     if let explicit = environment[libraryEnvironmentVariable], !explicit.isEmpty { return [explicit] }
     let relative = ".deps/litert/lib/libLiteRt.so"
     var candidates: [String] = []
+    if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+      candidates.append(executable.deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("lib/libLiteRt.so").standardizedFileURL.path)
+    }
     func walkUp(from start: URL) {
       var directory = start.standardizedFileURL
       while true {

@@ -22,7 +22,7 @@ struct BenchCommand: ParsableCommand {
     let bench = Executables.sibling(named: "hybrid-bench")
     guard FileManager.default.isExecutableFile(atPath: bench.path) else {
       Terminal.status("error: \(bench.path) is missing; build it with `swift build --product hybrid-bench` "
-        + "(same configuration as this hybrid), or run `make bench`")
+        + "(same configuration as this hybrid), or run `make bench` (a bundle has it when made with scripts/make-bundle --with-bench)")
       throw ExitCode.failure
     }
     // Replaces this process, so signals, exit status and output are hybrid-bench's own.
