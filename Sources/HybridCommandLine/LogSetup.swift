@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// Logging verbosity for every command.
-public struct LoggingOptions: ParsableArguments {
+public struct LoggingOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical (default: $HYBRIDAI_LOG_LEVEL or warning).")
   public var logLevel: String?
 

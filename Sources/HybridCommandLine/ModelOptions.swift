@@ -4,7 +4,7 @@ import HybridAI
 import HybridAIOnDevice
 
 /// Options that choose and configure the on-device model.
-public struct ModelOptions: ParsableArguments {
+public struct ModelOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: "GGUF model file (default: $HYBRIDAI_MODEL, else the bootstrap's SmolLM2).")
   public var model: String?
 

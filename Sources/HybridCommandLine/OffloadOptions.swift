@@ -3,7 +3,7 @@ import HybridAIOnDevice
 
 /// `--gpu-layers` and `--device`: where the on-device model's layers run. Shared by `generate`,
 /// `chat`, `serve` and `bench`.
-public struct OffloadOptions: ParsableArguments {
+public struct OffloadOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: ArgumentHelp(
     "Model layers on the GPU: auto (all that fit on the first GPU, else the CPU), 0 (CPU only) or a count.",
     valueName: "auto|N|0"))

@@ -14,18 +14,29 @@ enum LlamaRuntime {
       guard let text else { return }
       let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
       guard !message.isEmpty else { return }
-      switch level {
-      case GGML_LOG_LEVEL_ERROR: LlamaRuntime.logger.error("\(message)")
-      case GGML_LOG_LEVEL_WARN: LlamaRuntime.logger.warning("\(message)")
-      case GGML_LOG_LEVEL_INFO: LlamaRuntime.logger.debug("\(message)")
-      default: LlamaRuntime.logger.trace("\(message)")
-      }
+      LlamaRuntime.logger.log(level: LlamaRuntime.logLevel(of: message, level: level), "\(message)")
     }, nil)
     hybridai_chat_set_log_verbosity(-1)   // common's logger; its errors come back as typed errors
     _ = ComputeBackends.report
     llama_backend_init()
     isInitialised.store(true, ordering: .sequentiallyConsistent)
   }()
+
+  /// The swift-log level for one of llama.cpp's messages. A computation stopped on purpose (a
+  /// cancelled answer: the abort callback said stop) is reported by llama.cpp as a failed graph
+  /// computation or ubatch (status 1, `GGML_STATUS_ABORTED`), a failed decode (`ret = 2`) and the cache
+  /// entries it removes; those are routine, so they go to `debug`, not `error`.
+  static func logLevel(of message: String, level: ggml_log_level) -> Logger.Level {
+    let aborted = message.hasSuffix("compute_async failed with error 1") || message.hasSuffix("compute status: 1")
+      || message.hasSuffix("failed to decode, ret = 2") || message.contains("removing memory module entries for seq_id")
+    if aborted { return .debug }
+    switch level {
+    case GGML_LOG_LEVEL_ERROR: return .error
+    case GGML_LOG_LEVEL_WARN: return .warning
+    case GGML_LOG_LEVEL_INFO: return .debug
+    default: return .trace
+    }
+  }
 
   private static let isInitialised = Atomic(false)
 

@@ -5,7 +5,6 @@ import HybridAI
 import HybridAIOnDevice
 import HybridAIPersistence
 import HybridCommandLine
-import Synchronization
 
 /// `hybrid chat` — an interactive conversation with streamed answers.
 struct ChatCommand: AsyncParsableCommand {
@@ -166,42 +165,5 @@ struct ChatCommand: AsyncParsableCommand {
       interrupts.onInterrupt = nil
     }
     if failures > 0 { throw ExitCode.failure }
-  }
-}
-
-/// Turns Ctrl-C into a callback while one is set; otherwise runs the exit callback and exits
-/// the process (status 130).
-final class InterruptHandler {
-  private final class Callbacks: Sendable {
-    let interrupt = Mutex<(@Sendable () -> Void)?>(nil)
-    let exit = Mutex<(@Sendable () -> Void)?>(nil)
-  }
-  private let callbacks = Callbacks()
-  private let source: any DispatchSourceSignal
-
-  init() {
-    signal(SIGINT, SIG_IGN)
-    source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    source.setEventHandler { [callbacks] in
-      if let action = callbacks.interrupt.withLock({ $0 }) {
-        action()
-      } else {
-        callbacks.exit.withLock { $0 }?()
-        Glibc.exit(130)
-      }
-    }
-    source.resume()
-  }
-
-  /// What Ctrl-C does instead of exiting (stop the answer being written).
-  var onInterrupt: (@Sendable () -> Void)? {
-    get { callbacks.interrupt.withLock { $0 } }
-    set { callbacks.interrupt.withLock { $0 = newValue } }
-  }
-
-  /// What runs before Ctrl-C exits the process (tidying up).
-  var onExit: (@Sendable () -> Void)? {
-    get { callbacks.exit.withLock { $0 } }
-    set { callbacks.exit.withLock { $0 = newValue } }
   }
 }

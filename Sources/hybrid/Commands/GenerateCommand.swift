@@ -6,7 +6,7 @@ import HybridCommandLine
 
 /// `hybrid generate` — one prompt, one answer, streamed or as JSON; optionally structured by a
 /// JSON Schema, optionally with the demo tools.
-struct GenerateCommand: AsyncParsableCommand {
+struct GenerateCommand: AsyncParsableCommand, Sendable {
   static let configuration = CommandConfiguration(
     commandName: "generate",
     abstract: "Answer one prompt, on-device, in the cloud, or hybrid (--mode).",
@@ -40,7 +40,26 @@ struct GenerateCommand: AsyncParsableCommand {
 
   func run() async throws {
     conversation.logging.bootstrap()
+    // Ctrl-C, from the start: loading stops or the answer stops (what was written stays); --json
+    // prints a "cancelled" error; exit 130.
+    let answer = Task { try await loadAndAnswer() }
+    let interrupts = InterruptHandler()
+    interrupts.onInterrupt = { answer.cancel() }
+    do {
+      try await answer.value
+    } catch where error is CancellationError || answer.isCancelled {
+      if json { JSONOutput.print(ErrorReport(CancellationError())) } else { Terminal.write("\n"); Terminal.status("  [stopped]") }
+      throw ExitCode(130)
+    } catch {
+      if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
+      throw ExitCode.failure
+    }
+  }
+
+  /// Makes the model and the session, and answers.
+  private func loadAndAnswer() async throws {
     let model = await conversation.makeSessionModel()
+    try Task.checkCancellation()
     let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
                                          instructions: conversation.instructions, toolPolicy: tools.policy,
                                          contextPolicy: conversation.contextPolicy.policy)
@@ -49,34 +68,34 @@ struct GenerateCommand: AsyncParsableCommand {
     defer { session.removeTemporaryAttachmentCopies() }
     var options = tools.applied(to: conversation.sampling.generationOptions)
     if !responseModality.isEmpty { options.responseModalities = Set(responseModality).union([.text]) }
-    do {
-      let prompt = try makePrompt()
-      if let schemaPath = schema {
-        let schema = try Self.loadSchema(at: schemaPath)
-        let response = try await session.respond(to: prompt, schema: schema, options: options)
-        printToolCalls(of: response.transcriptEntries)
-        if json {
-          session.removeTemporaryAttachmentCopies()
-          JSONOutput.print(ResponseReport(response, structured: response.content, store: session.artifactStore))
-        } else {
-          Terminal.write(response.content.jsonString + "\n")
-        }
-      } else if json {
-        let response = try await session.respond(to: prompt, options: options)
-        printToolCalls(of: response.transcriptEntries)
+    try await answer(in: session, options: options)
+  }
+
+  /// Answers the prompt and prints the answer (streamed, as JSON, or the structured JSON alone).
+  private func answer(in session: GenerativeModelSession, options: GenerationOptions) async throws {
+    let prompt = try makePrompt()
+    if let schemaPath = schema {
+      let schema = try Self.loadSchema(at: schemaPath)
+      let response = try await session.respond(to: prompt, schema: schema, options: options)
+      printToolCalls(of: response.transcriptEntries)
+      if json {
         session.removeTemporaryAttachmentCopies()
-        JSONOutput.print(ResponseReport(response, store: session.artifactStore))
+        JSONOutput.print(ResponseReport(response, structured: response.content, store: session.artifactStore))
       } else {
-        let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
-        Terminal.write("\n")
-        printToolCalls(of: response.transcriptEntries)
-        for artifact in response.artifacts {
-          Terminal.status("  [file] \(artifact.name) \(artifact.mimeType), \(artifact.size) bytes: \(artifact.fileURL?.path ?? "not stored")")
-        }
+        Terminal.write(response.content.jsonString + "\n")
       }
-    } catch {
-      if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
-      throw ExitCode.failure
+    } else if json {
+      let response = try await session.respond(to: prompt, options: options)
+      printToolCalls(of: response.transcriptEntries)
+      session.removeTemporaryAttachmentCopies()
+      JSONOutput.print(ResponseReport(response, store: session.artifactStore))
+    } else {
+      let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))
+      Terminal.write("\n")
+      printToolCalls(of: response.transcriptEntries)
+      for artifact in response.artifacts {
+        Terminal.status("  [file] \(artifact.name) \(artifact.mimeType), \(artifact.size) bytes: \(artifact.fileURL?.path ?? "not stored")")
+      }
     }
   }
 

@@ -4,7 +4,7 @@ import HybridAIOnDevice
 import HybridCommandLine
 
 /// Options that shape one answer.
-struct SamplingOptions: ParsableArguments {
+struct SamplingOptions: ParsableArguments, Sendable {
   @Option(name: .long, parsing: .unconditional, help: "Maximum tokens in the answer.")
   var maxTokens: Int?
 
@@ -95,7 +95,7 @@ enum ContextPolicyOption: String, ExpressibleByArgument, CaseIterable, Sendable 
 }
 
 /// Everything that sets up a conversation: instructions, models and mode, sampling, logging.
-struct ConversationOptions: ParsableArguments {
+struct ConversationOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: "Instructions (system prompt) for the model.")
   var instructions: String?
 

@@ -22,7 +22,7 @@ enum CloudAPI: String, ExpressibleByArgument, CaseIterable, Sendable {
 }
 
 /// Options that choose the inference mode and the cloud model.
-struct RoutingOptions: ParsableArguments {
+struct RoutingOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: ArgumentHelp(
     "Inference mode: prefer-on-device, prefer-cloud, on-device, cloud.",
     discussion: "Default: prefer-on-device when a cloud is configured (--cloud-url, --api-key, or the cloud API's base URL or key variable), else on-device."))

@@ -2,7 +2,7 @@ import ArgumentParser
 import HybridAI
 
 /// Options that give a session the demo tools.
-struct ToolOptions: ParsableArguments {
+struct ToolOptions: ParsableArguments, Sendable {
   enum Choice: String, ExpressibleByArgument, CaseIterable {
     case auto, required, none
   }
