@@ -100,11 +100,16 @@ public final class ModelRegistry: Sendable {
 
   // MARK: - Readiness
 
-  /// Why the registry cannot serve now — its store does not answer, or its directory is not
-  /// writable — or `nil` when it can (a server's `/readyz` check).
+  /// Why the registry cannot serve now — its database refuses or does not answer within 2 s, or
+  /// its directory is not writable — or `nil` when it can (a server's `/readyz` check; it answers
+  /// within about 2 s, as a load balancer's probe expects).
   public func readinessProblem() async -> String? {
+    if let problem = await store.reachabilityProblem() { return "the registry store cannot be reached: \(problem)" }
+    let store = store
     do {
-      _ = try await store.model(named: "-")   // a read that reaches the store, not the snapshot
+      _ = try await Deadline.run(within: .seconds(2)) { try await store.model(named: "-") }   // reaches the store, not the snapshot
+    } catch is Deadline.Expired {
+      return "the registry store did not answer within 2 s"
     } catch {
       return "the registry store does not answer: \(error)"
     }

@@ -26,6 +26,11 @@ public protocol RegistryStore: Sendable {
   /// ``RegistryStoreError/unavailable(_:)``). Idempotent; does nothing by default (SQLite).
   func shutdown() async
 
+  /// A quick answer to "can the database be reached at all?" for readiness checks — why not
+  /// (refused, unreachable), or `nil` when it can or when the store cannot tell without a query.
+  /// Must return within a second or two. `nil` by default (a local file).
+  func reachabilityProblem() async -> String?
+
   /// All models, by name.
   func models() async throws -> [ModelRecord]
 
@@ -66,6 +71,9 @@ extension RegistryStore {
 
   /// Nothing to release.
   public func shutdown() async {}
+
+  /// Nothing to reach.
+  public func reachabilityProblem() async -> String? { nil }
 }
 
 /// Why a ``RegistryStore`` refused a change.

@@ -37,7 +37,17 @@ struct OperationsEndpointTests {
     #expect(notReady.status == 503)
     #expect((try notReady.json["problems"] as? [String: String])?["store"] == "the store does not answer")
 
+    // A part the server can work without: its failure is reported, the server stays ready.
     storeReachable.withLock { $0 = true }
+    let registryUp = Mutex(false)
+    health.addCheck("registry", required: false) { registryUp.withLock { $0 } ? nil : "the registry store cannot be reached" }
+    let degraded = try await TestHTTP.send(.GET, server.baseURL.appendingPathComponent("readyz"))
+    let stillReady = try degraded.json["ready"] as? Bool
+    #expect(degraded.status == 200 && stillReady == true)
+    #expect((try degraded.json["degraded"] as? [String: String])?["registry"] == "the registry store cannot be reached")
+    #expect((try degraded.json["problems"] as? [String: String])?.isEmpty == true)
+    registryUp.withLock { $0 = true }
+
     health.beginDraining()
     let draining = try await TestHTTP.send(.GET, server.baseURL.appendingPathComponent("readyz"))
     #expect(draining.status == 503)

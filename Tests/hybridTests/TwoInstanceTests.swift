@@ -179,7 +179,7 @@ struct TwoInstanceTests {
     #expect(await survivor.stop().status == 0)
   }
 
-  @Test("PostgreSQL restarted mid-run: registry calls answer 503 UNAVAILABLE with Retry-After, then recover with nothing lost")
+  @Test("PostgreSQL restarted mid-run: registry calls answer 503 UNAVAILABLE with Retry-After, registry-only instances are unready and one that generates stays ready (degraded), then recovery with nothing lost")
   func databaseRestart() async throws {
     let postgres = try await TemporaryPostgres.start()
     defer { Task { await postgres.remove() } }
@@ -187,14 +187,32 @@ struct TwoInstanceTests {
     let deployment = try await Deployment.start(database: postgres.url(database: name) + "&operation_timeout=2&connect_timeout=1")
     defer { deployment.tearDown() }
     let (first, second, nginx) = (deployment.first, deployment.second, deployment.nginx)
+    // A third instance also generates: it stays ready while the database is away.
+    let generating = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", deployment.data.url.path,
+      "--registry-database", postgres.url(database: name) + "&operation_timeout=2&connect_timeout=1",
+      "--admin-token", Self.adminToken, "--shutdown-timeout", "1",
+    ])
+    defer { generating.terminate() }
     #expect(try await TestHTTP.send(.POST, Self.url(nginx.baseURL, "/v1/admin/models"), headers: Self.admin, json: ["name": "kept"]).status == 201)
     #expect(try await Self.upload(Self.randomBytes(100_000, seed: 3), to: "kept", through: nginx.baseURL) == 1)
 
     try await postgres.stopServer()
     let during = try await TestHTTP.send(.GET, Self.url(nginx.baseURL, "/v1/admin/models/kept"), headers: Self.admin)
     #expect(during.status == 503 && during.errorStatus == "UNAVAILABLE" && during.header("retry-after") != nil, "\(during.text)")
+    // A registry-only instance is not ready; the reason is the refusal itself (said at once, not
+    // after the 2 s operation timeout).
     let readiness = try await TestHTTP.send(.GET, Self.url(first.baseURL, "/readyz"))
-    #expect(readiness.status == 503 && readiness.text.contains("registry"), "\(readiness.text)")
+    let problem = (try readiness.json["problems"] as? [String: String])?["registry"] ?? ""
+    #expect(readiness.status == 503 && problem.contains("cannot be reached") && problem.contains("cannot connect to PostgreSQL"),
+            "\(readiness.text)")
+    let degraded = try await TestHTTP.send(.GET, Self.url(generating.baseURL, "/readyz"))
+    let degradedParts = try degraded.json["degraded"] as? [String: String]
+    #expect(degraded.status == 200 && degradedParts?["registry"] != nil, "\(degraded.text)")
+    let answer = try await TestHTTP.send(.POST, Self.url(generating.baseURL, "/v1beta/models/smollm2:generateContent"), json: [
+      "contents": [["role": "user", "parts": [["text": "Hi"]]]], "generationConfig": ["maxOutputTokens": 3, "temperature": 0],
+    ])
+    #expect(answer.status == 200, "generation works without the registry: \(answer.text)")
 
     try await postgres.startServer()
     var after: TestHTTP.Reply?
@@ -206,8 +224,8 @@ struct TwoInstanceTests {
     let versions = (try after?.json["versions"]) as? [[String: Any]]
     #expect(after?.status == 200 && versions?.count == 1, "recovered with nothing lost: \(after?.text ?? "")")
     #expect(try await Self.upload(Self.randomBytes(1000, seed: 4), to: "kept", through: second.baseURL) == 2)
-    let stopped = [await first.stop().status, await second.stop().status]
-    #expect(stopped == [0, 0])
+    let stopped = [await first.stop().status, await second.stop().status, await generating.stop().status]
+    #expect(stopped == [0, 0, 0])
   }
 
   @Test("an unreachable PostgreSQL at start: a clear error naming host:port and exit 1; with --registry-database-wait, retries with backoff first")

@@ -3,9 +3,10 @@ import Hummingbird
 import NIOCore
 
 /// The endpoints an operator's tools call: `GET /healthz` (the process answers), `GET /readyz`
-/// (ready for work: every readiness check passes and the server is not stopping; `503` with the
-/// reasons otherwise), `GET /metrics` (Prometheus' text format). No API key: they are for the
-/// machine's own monitoring; bind to loopback or filter them at the proxy when that matters.
+/// (ready for work: every required readiness check passes and the server is not stopping; `503`
+/// with the reasons otherwise; failing optional checks listed under `degraded`), `GET /metrics`
+/// (Prometheus' text format). No API key: they are for the machine's own monitoring; bind to
+/// loopback or filter them at the proxy when that matters.
 struct OperationsAPI: ServerComponent {
   let health: ServerHealth
   let metrics: ServerMetrics
@@ -17,10 +18,11 @@ struct OperationsAPI: ServerComponent {
       Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
     }
     router.get("/readyz") { _, _ in
-      let problems = await health.problems()
-      let body = (try? JSONSerialization.data(withJSONObject: ["ready": problems.isEmpty, "problems": problems],
-                                              options: [.sortedKeys])) ?? Data()
-      return Response(status: problems.isEmpty ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
+      let status = await health.status()
+      var object: [String: Any] = ["ready": status.isReady, "problems": status.problems]
+      if !status.degraded.isEmpty { object["degraded"] = status.degraded }
+      let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+      return Response(status: status.isReady ? .ok : .serviceUnavailable, headers: [.contentType: "application/json"],
                       body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
     router.get("/metrics") { _, _ in

@@ -294,7 +294,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
     // The registry first: its `/v1/models/{name}:download` is more specific than the Gemini API's
     // `/v1/models/{model}` on the same path.
-    health.addCheck("registry") { await registry.readinessProblem() }
+    // An instance that generates stays ready while the registry's database is away (the registry's
+    // own calls answer 503): only a registry-only instance is taken out of the load balancer.
+    health.addCheck("registry", required: models.isEmpty) { await registry.readinessProblem() }
     health.addCheck("api keys") { keys.keyFileProblem }
     var components: [any ServerComponent] = [RegistryAPI(registry: registry, metrics: metrics)]
     if !models.isEmpty {
