@@ -34,6 +34,10 @@ public enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
 /// Sends swift-log output to standard error, once per process.
 public enum LogSetup {
   private static let done = Mutex(false)
+  private static let chosenFormat = Mutex(LogFormat.text)
+
+  /// The format ``bootstrap(level:format:)`` chose (text before it ran).
+  public static var format: LogFormat { chosenFormat.withLock { $0 } }
 
   public static func bootstrap(level: String?, format: LogFormat? = nil) {
     let environment = ProcessInfo.processInfo.environment
@@ -51,6 +55,7 @@ public enum LogSetup {
     done.withLock { done in
       guard !done else { return }
       done = true
+      chosenFormat.withLock { $0 = format }
       LoggingSystem.bootstrap { label in
         switch format {
         case .text:

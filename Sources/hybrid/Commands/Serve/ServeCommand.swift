@@ -13,6 +13,9 @@ import NIOCore
 
 /// `hybrid serve` — a self-hosted Gemini-compatible cloud on local GGUF models, and a model registry.
 struct ServeCommand: AsyncParsableCommand {
+  /// Where the server says what it does: `hybrid serve: …` lines, or JSON records with `--log-format json`.
+  static let status = ServiceStatus(command: "hybrid serve", label: "hybrid.serve")
+
   static let configuration = CommandConfiguration(
     commandName: "serve",
     abstract: "Serve local GGUF models through the Gemini and OpenAI REST APIs, a web chat and a model registry.",
@@ -210,7 +213,7 @@ struct ServeCommand: AsyncParsableCommand {
       let configuration = try await ServeConfiguration.resolve(flags: flags, environment: environment)
       return (configuration, try ServeSettings(configuration))
     } catch {
-      Terminal.status("error: \(error.description)")
+      Self.status.fail("\(error.description)")
       throw ExitCode.validationFailure
     }
   }
@@ -223,7 +226,7 @@ struct ServeCommand: AsyncParsableCommand {
       return
     }
     LogSetup.bootstrap(level: settings.logLevel, format: settings.logFormat)
-    if let file = configuration.file { Terminal.status("hybrid serve: configuration from \(file)") }
+    if let file = configuration.file { Self.status.say("configuration from \(file)") }
     ServingProcess.keepStreamingBuffersAllocated()
     let metrics = ServerMetrics()
     let health = ServerHealth()
@@ -242,7 +245,7 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.device = settings.device
       let batched = BatchedLanguageModel(modelPath: path, configuration: configuration)
       guard batched.isAvailable, let placement = try? batched.placement() else {
-        Terminal.status("error: model \(name) (\(path)) is \(batched.availability): \(batched.availabilityDetail ?? "")")
+        Self.status.fail("model \(name) (\(path)) is \(batched.availability): \(batched.availabilityDetail ?? "")")
         throw ExitCode.failure
       }
       // Weights, context and one token now, so the first request is as fast as the others.
@@ -250,7 +253,7 @@ struct ServeCommand: AsyncParsableCommand {
       do {
         try await batched.prewarm()
       } catch {
-        Terminal.status("error: model \(name) (\(path)) cannot answer: \(error)")
+        Self.status.fail("model \(name) (\(path)) cannot answer: \(error)")
         throw ExitCode.failure
       }
       let warmed = ContinuousClock.now - warming
@@ -262,10 +265,10 @@ struct ServeCommand: AsyncParsableCommand {
       }
       let contexts = batched.contexts > 1 ? ", \(batched.contexts) contexts" : ""
       if batched.contexts > 1, !placement.usesGPU {
-        Terminal.status("hybrid serve: warning: model \(name) runs on the CPU, where \(batched.contexts) contexts only add passes "
+        Self.status.warn("model \(name) runs on the CPU, where \(batched.contexts) contexts only add passes "
           + "over the weights (a step there is done when llama.cpp returns); --batch-contexts pays on a GPU, if at all")
       }
-      Terminal.status("hybrid serve: model \(name) on \(placement)\(contexts), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
+      Self.status.say("model \(name) on \(placement)\(contexts), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
       models.append(ServedModel(name: name, batched: batched).metered(by: metrics))
       health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
       metrics.addRefresher {
@@ -288,7 +291,7 @@ struct ServeCommand: AsyncParsableCommand {
         dataDirectory: dataDirectory, adminToken: adminToken, publicURL: settings.publicURL,
         maxUploadBytes: settings.maxUploadBytes, downloadURLLifetime: .seconds(settings.downloadURLLifetime)), store: store)
     } catch {
-      Terminal.status("error: cannot open the model registry in \(dataDirectory.path): \(error)")
+      Self.status.fail("cannot open the model registry in \(dataDirectory.path): \(error)")
       await store.shutdown()
       throw ExitCode.failure
     }
@@ -304,13 +307,13 @@ struct ServeCommand: AsyncParsableCommand {
       components.append(OpenAICompatibleAPI(models: models))   // the same models under /v1beta/openai/
     }
     if !keys.isRequired, !settings.isLoopbackHost {
-      Terminal.status("hybrid serve: warning: --host \(settings.host) is not loopback and no API key is required: anyone who can "
+      Self.status.warn("--host \(settings.host) is not loopback and no API key is required: anyone who can "
         + "reach this machine can use its models (add --api-key, or hybrid keys create)")
     }
     var chatState = "web chat off"
     if let served = models.first, !settings.noChat {
       if let refusal = settings.chatRefusal(keysRequired: keys.isRequired) {
-        Terminal.status("hybrid serve: \(refusal)")
+        Self.status.say("\(refusal)")
       } else {
         let store = try settings.openSessionStore()
         let cloud = try await settings.makeChatCloudModel()
@@ -347,17 +350,17 @@ struct ServeCommand: AsyncParsableCommand {
     var listenFailure: String?
     do {
       try await server.run(onListening: { port in
-        Terminal.write("hybrid serve: listening on http://\(host):\(port) (models: \(names); API key "
-          + "\(keys.isRequired ? "required" : "not required"); \(registryState))\n")
+        Self.status.say("listening on http://\(host):\(port) (models: \(names); API key "
+          + "\(keys.isRequired ? "required" : "not required"); \(registryState))", toStandardOutput: true)
         if servesModels {
           // Where clients point their base URL (the OpenAI API also where Google serves it).
-          Terminal.status("hybrid serve: Gemini API at http://\(host):\(port)/v1beta, OpenAI API at "
+          Self.status.say("Gemini API at http://\(host):\(port)/v1beta, OpenAI API at "
             + "http://\(host):\(port)\(OpenAI.conventionalPathPrefix) (also \(OpenAI.servedPathPrefix))")
         }
       }, onShutdownRequested: {
-        Terminal.status("hybrid serve: stopping; open streams have \(shutdownTimeout) s to finish")
+        Self.status.say("stopping; open streams have \(shutdownTimeout) s to finish")
         guard (try? await Task.sleep(for: .seconds(shutdownTimeout))) != nil else { return }
-        Terminal.status("hybrid serve: ending the streams still open")
+        Self.status.say("ending the streams still open")
         for model in onDevice { await model.shutDown() }
       })
     } catch let error as IOError where [EADDRINUSE, EACCES, EADDRNOTAVAIL].contains(error.errnoCode) {
@@ -375,10 +378,10 @@ struct ServeCommand: AsyncParsableCommand {
     await OnDeviceRuntime.shutDown()
     await store.shutdown()
     if let listenFailure {
-      Terminal.status("error: \(listenFailure)")
+      Self.status.fail("\(listenFailure)")
       throw ExitCode.failure
     }
-    Terminal.status("hybrid serve: stopped")
+    Self.status.say("stopped")
   }
 
   /// The `api-key`s and the key file, with the per-key limits; a key file that cannot be read
@@ -388,17 +391,17 @@ struct ServeCommand: AsyncParsableCommand {
     do {
       let records = try file.records()
       if !records.isEmpty {
-        Terminal.status("hybrid serve: \(records.count { !$0.isRevoked }) API key(s) from \(file.url.path) "
+        Self.status.say("\(records.count { !$0.isRevoked }) API key(s) from \(file.url.path) "
           + "(\(records.count { $0.isRevoked }) revoked)")
       }
     } catch {
-      Terminal.status("error: \(error)")
+      Self.status.fail("\(error)")
       throw ExitCode.failure
     }
     let keys = APIKeyAuthority(keys: settings.apiKeys, keyFile: file, requestsPerMinute: settings.requestsPerMinute,
                                tokensPerMinute: settings.tokensPerMinute)
     if settings.requestsPerMinute != nil || settings.tokensPerMinute != nil, !keys.isRequired {
-      Terminal.status("hybrid serve: requests-per-minute and tokens-per-minute limit each API key; no key is required, so nothing is limited")
+      Self.status.say("requests-per-minute and tokens-per-minute limit each API key; no key is required, so nothing is limited")
     }
     return keys
   }
@@ -413,11 +416,11 @@ struct ServeCommand: AsyncParsableCommand {
       do {
         return try await database.openStore()
       } catch RegistryStoreError.unavailable(let reason) where ContinuousClock.now + delay < deadline {
-        Terminal.status("hybrid serve: the registry database is unreachable (\(reason)); retrying in \(delay.formatted(.units(allowed: [.seconds, .milliseconds])))")
+        Self.status.say("the registry database is unreachable (\(reason)); retrying in \(delay.formatted(.units(allowed: [.seconds, .milliseconds])))")
         try await Task.sleep(for: delay)
         delay = min(delay * 2, .seconds(5))
       } catch {
-        Terminal.status("error: cannot open the registry database \(database.redactedDescription): \(error)")
+        Self.status.fail("cannot open the registry database \(database.redactedDescription): \(error)")
         throw ExitCode.failure
       }
     }
