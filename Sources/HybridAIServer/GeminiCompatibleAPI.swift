@@ -43,10 +43,18 @@ public struct GeminiCompatibleAPI: ServerComponent {
     let routes = router.group()
       .add(middleware: server.authentication(requiring: .generate))
       .add(middleware: GenerationErrorMiddleware<BasicRequestContext>())
+    // `GET /v1/models…` answers OpenAI clients too: their errors (a wrong key, an unknown model) in
+    // OpenAI's envelope when they come with `Authorization: Bearer`.
+    let sharedWithOpenAI = router.group()
+      .add(middleware: OpenAIErrorMiddleware<BasicRequestContext>(maxRequestBytes: server.maxRequestBytes,
+                                                                  onlyForBearerCredentials: true))
+      .add(middleware: server.authentication(requiring: .generate))
+      .add(middleware: GenerationErrorMiddleware<BasicRequestContext>())
     let endpoints = GeminiEndpoints(api: self, maxRequestBytes: server.maxRequestBytes)
     for version in ["v1beta", "v1"] {
-      routes.get("/\(version)/models") { _, _ in try endpoints.listModels(version: version) }
-      routes.get("/\(version)/models/{model}") { _, context in
+      let readRoutes = version == "v1" ? sharedWithOpenAI : routes
+      readRoutes.get("/\(version)/models") { _, _ in try endpoints.listModels(version: version) }
+      readRoutes.get("/\(version)/models/{model}") { _, context in
         try endpoints.describeModel(try context.parameters.require("model"), version: version)
       }
       // `{model}` holds `name:method` here (Hummingbird matches whole path components).

@@ -95,6 +95,13 @@ struct OpenAIClientConformanceTests {
     #expect(wrongKey["code"] as? String == "invalid_api_key")
     let unknown = try apiError("unknown_model")
     #expect(unknown["class"] as? String == "NotFoundError" && unknown["code"] as? String == "model_not_found")
+    // The same under /v1/models, which the Gemini API shares (it answered in Google's envelope, a 400).
+    let listWrongKey = try apiError("v1_models_wrong_key")
+    #expect(listWrongKey["class"] as? String == "AuthenticationError" && listWrongKey["code"] as? String == "invalid_api_key",
+            "\(listWrongKey)")
+    let retrieveUnknown = try apiError("v1_model_unknown")
+    #expect(retrieveUnknown["class"] as? String == "NotFoundError" && retrieveUnknown["code"] as? String == "model_not_found",
+            "\(retrieveUnknown)")
     // A tool call the token limit cuts off is the client's to fix: 400 naming the limit, not a 500.
     let cutShort = try apiError("cut_short")
     #expect(cutShort["class"] as? String == "BadRequestError" && cutShort["param"] as? String == "max_completion_tokens",

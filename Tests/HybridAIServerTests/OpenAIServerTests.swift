@@ -20,9 +20,11 @@ struct OpenAIServerTests {
 
   static var hello: [[String: Any]] { [["role": "system", "content": "Be brief."], ["role": "user", "content": "Hi"]] }
 
-  /// The `data:` payloads of a stream, in order; `[DONE]` as the string itself.
+  /// The `data:` payloads of a stream, in order; `[DONE]` as the string itself. Events end with
+  /// `\n\n` as OpenAI's do (never `\r\n`: some clients split on `\n\n` only).
   static func events(_ reply: TestHTTP.Reply) throws -> [Any] {
-    try reply.text.components(separatedBy: "\r\n\r\n").filter { !$0.isEmpty }.map { event in
+    #expect(!reply.text.contains("\r"), "OpenAI events end with \\n\\n")
+    return try reply.text.components(separatedBy: "\n\n").filter { !$0.isEmpty }.map { event in
       let payload = try #require(event.hasPrefix("data: ") ? String(event.dropFirst(6)) : nil, "not an SSE event: \(event)")
       if payload == "[DONE]" { return payload }
       return try JSONSerialization.jsonObject(with: Data(payload.utf8))

@@ -43,7 +43,8 @@ struct ChatCompletionGeneration: Sendable {
     let body = ResponseBody { writer in
       func chunk(_ delta: ChatCompletionChunk.Delta, finishReason: String? = nil) throws -> ByteBuffer {
         try ServerSentEvents.event(ChatCompletionChunk(id: id, created: created, model: modelName,
-                                                       choices: [.init(delta: delta, finishReason: finishReason)]))
+                                                       choices: [.init(delta: delta, finishReason: finishReason)]),
+                                   style: .openAI)
       }
       var event = first
       var callsSent = 0   // tool calls are numbered across the whole answer
@@ -65,7 +66,7 @@ struct ChatCompletionGeneration: Sendable {
                                                                                                   calledTools: callsSent > 0)))
             if includeUsage {
               try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(
-                id: id, created: created, model: modelName, choices: [], usage: ChatUsage(raw.usage))))
+                id: id, created: created, model: modelName, choices: [], usage: ChatUsage(raw.usage)), style: .openAI))
             }
           case .routed, .artifact:
             break   // served models answer themselves; Chat Completions has no place for files
@@ -77,7 +78,7 @@ struct ChatCompletionGeneration: Sendable {
         events.cancel()
         logger.info("stream ended early", metadata: ["error": "\(error)"])
         if !(error is CancellationError) {   // headers are gone: the error is the last event
-          try? await writer.write(ServerSentEvents.event(OpenAIAPIError.from(error, maxRequestBytes: 0).envelope))
+          try? await writer.write(ServerSentEvents.event(OpenAIAPIError.from(error, maxRequestBytes: 0).envelope, style: .openAI))
         }
       }
       try await writer.finish(nil)

@@ -75,6 +75,11 @@ struct OpenAIAPIError: Error, Sendable {
     default:
       break
     }
+    // GeminiCompatibleAPI's "models/NAME is not found …" (GET /v1/models/NAME, shared by both APIs).
+    if error.status == .notFound, error.message.hasPrefix("models/"),
+       let name = error.message.dropFirst("models/".count).split(separator: " ").first {
+      return .modelNotFound(String(name))
+    }
     let type = switch error.status.code {
     case 400, 404, 409, 413, 422: "invalid_request_error"
     case 401: "authentication_error"
@@ -95,12 +100,15 @@ struct OpenAIAPIError: Error, Sendable {
 /// middleware would write Google's).
 struct OpenAIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
   let maxRequestBytes: Int
+  /// Only for requests that carry `Authorization: Bearer …` (OpenAI clients), on routes both APIs
+  /// share (`GET /v1/models`); other errors go on to Google's envelope.
+  var onlyForBearerCredentials = false
 
   func handle(_ request: Request, context: Context,
               next: (Request, Context) async throws -> Response) async throws -> Response {
     do {
       return try await next(request, context)
-    } catch {
+    } catch where !onlyForBearerCredentials || request.headers[.authorization]?.lowercased().hasPrefix("bearer ") == true {
       let apiError = OpenAIAPIError.from(error, maxRequestBytes: maxRequestBytes)
       context.logger.info("request failed", metadata: [
         "path": "\(request.uri.path)", "status": "\(apiError.status.code)", "error": "\(apiError.envelope.error.message)",

@@ -163,6 +163,11 @@ record("cut_short", lambda: ok.chat.completions.create(
     model=model, messages=[{"role": "user", "content": "Weather in Oslo?"}], tools=[weather_tool],
     tool_choice="required", temperature=0, max_tokens=4))
 record("two_choices", lambda: ok.chat.completions.create(model=model, messages=messages, max_tokens=2, n=2))
+# GET /v1/models is shared with the Gemini API: an OpenAI client still gets OpenAI's errors there.
+record("v1_models_wrong_key", lambda: openai.OpenAI(api_key="wrong-key", base_url=base_url + "/v1/", max_retries=0,
+                                                    timeout=60).models.list())
+record("v1_model_unknown", lambda: openai.OpenAI(api_key=api_key, base_url=base_url + "/v1/", max_retries=0,
+                                                 timeout=60).models.retrieve("gpt-nothing"))
 
 
 def calls_in_one_answer(parallel):
