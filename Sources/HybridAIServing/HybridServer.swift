@@ -101,6 +101,9 @@ public struct HybridServer: Sendable {
   public func makeRouter() -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))   // outside: it sees the final status
+    if !configuration.allowedOrigins.isEmpty {   // outside the errors' middleware: error answers get the headers too
+      router.add(middleware: CrossOriginMiddleware<BasicRequestContext>(allowedOrigins: configuration.allowedOrigins))
+    }
     router.add(middleware: GoogleErrorMiddleware(maxRequestBytes: configuration.maxRequestBytes))
     router.add(middleware: DrainingMiddleware(health: health))
     OperationsAPI(health: health, metrics: metrics).addRoutes(to: router, server: configuration)

@@ -13,6 +13,9 @@ public struct ServerConfiguration: Sendable {
   /// then they are cancelled (an upload's staged bytes are removed, nothing is recorded) and the
   /// server returns. `nil`: it waits for them however long they take.
   public var shutdownGracePeriod: Duration?
+  /// The web origins (`https://app.example.com`, or `*` for any) whose pages may call the APIs
+  /// from a browser (CORS); empty (the default): none, as browsers assume.
+  public var allowedOrigins: [String] = []
 
   /// A configuration whose callers are checked by `keys`.
   public init(host: String = "127.0.0.1", port: Int = 8080, keys: APIKeyAuthority = APIKeyAuthority(),

@@ -93,6 +93,21 @@ struct ServeConfigurationTests {
     await #expect(throws: (any Error).self, "a flag is checked as it is parsed") { try await settings(["--prompt-scheduling", "fast"]) }
   }
 
+  @Test("cors-origin: none by default; origins or * from flags, a file or the environment; a URL with a path refused")
+  func corsOrigins() async throws {
+    #expect(try await settings([]).1.corsOrigins.isEmpty)
+    #expect(try await settings(["--cors-origin", "https://app.example.com", "--cors-origin", "http://localhost:3000"]).1.corsOrigins
+      == ["https://app.example.com", "http://localhost:3000"])
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let file = try write("cors-origin: ['*']\n", to: "serve.yaml", in: directory)
+    #expect(try await settings(["--config", file]).1.corsOrigins == ["*"])
+    await #expect(throws: (any Error).self, "a path is not an origin") { try await settings(["--cors-origin", "https://app.example.com/chat"]) }
+    await #expect(throws: ServeConfigurationError.self) {
+      try await settings([], environment: ["HYBRIDAI_SERVE_CORS_ORIGIN": "app.example.com"])
+    }
+  }
+
   @Test("batch contexts: one by default; from a flag, a file or the environment; not above max-concurrent-requests, not 0")
   func batchContexts() async throws {
     #expect(try await settings([]).1.batchContexts == nil)

@@ -116,6 +116,12 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .long, help: "Largest request body accepted, in bytes. Default: 4 MiB.")
   var maxRequestBytes: Int?
 
+  @Option(name: .long, help: ArgumentHelp(
+    "A web origin whose pages may call the APIs from a browser (CORS), e.g. https://app.example.com, or * for any (repeatable).",
+    discussion: "Default: none. Keys still apply: a page sends its key in a header (Authorization or x-goog-api-key).",
+    valueName: "origin"))
+  var corsOrigin: [String] = []
+
   @Option(name: .long, help: "The registry's directory (SQLite metadata, model files, api-keys.json). Default: $XDG_DATA_HOME/hybridai/registry.")
   var data: String?
 
@@ -182,6 +188,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.gpuLayers, gpuLayers)
     set(.device, device)
     set(.maxRequestBytes, maxRequestBytes)
+    set(.corsOrigin, corsOrigin)
     set(.data, data)
     set(.registryDatabase, registryDatabase)
     set(.registryDatabaseWait, registryDatabaseWait)
@@ -328,6 +335,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
     var serverConfiguration = ServerConfiguration(host: settings.host, port: settings.port, keys: keys,
                                                   maxRequestBytes: settings.maxRequestBytes)
+    serverConfiguration.allowedOrigins = settings.corsOrigins
     // Streams get shutdown-timeout seconds and then end with UNAVAILABLE (the shutdown hook below);
     // from then on, uploads and other requests get a few seconds more, then are cancelled (nothing
     // half-written is recorded).

@@ -33,6 +33,8 @@ struct ServeSettings: Sendable {
   var gpuLayers: GPULayers
   var device: String?
   var maxRequestBytes: Int
+  /// Web origins whose pages may call the APIs (CORS); `*` for any.
+  var corsOrigins: [String]
   var data: String?
   /// Where the registry's metadata lives (`postgres://…` or `sqlite:PATH`); `nil`: `<data>/registry.sqlite`.
   var registryDatabase: RegistryDatabase?
@@ -107,6 +109,13 @@ struct ServeSettings: Sendable {
     device = configuration.string(.device)
     if let device, device.trimmingCharacters(in: .whitespaces).isEmpty { throw invalid(.device, "needs a device name such as CUDA0") }
     maxRequestBytes = try positive(.maxRequestBytes) ?? 4 << 20
+    corsOrigins = configuration.list(.corsOrigin).filter { !$0.isEmpty }
+    for origin in corsOrigins where origin != "*" {
+      guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+            url.path.isEmpty, url.query == nil, url.fragment == nil else {
+        throw invalid(.corsOrigin, "must be * or an origin such as https://app.example.com (scheme, host and port only), not \(origin)")
+      }
+    }
     data = configuration.string(.data)
     if let url = configuration.string(.registryDatabase) {
       do {
