@@ -13,8 +13,8 @@ import Hummingbird
 /// try await server.run { port in print("listening on \(port)") }   // until SIGINT/SIGTERM
 /// ```
 ///
-/// Endpoints: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`,
-/// `:countTokens`; `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`, where they
+/// Endpoints: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent` (server-sent
+/// events with `alt=sse`, else one JSON array written as it comes), `:countTokens`; `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`, where they
 /// carry OpenAI's fields as well, for OpenAI clients whose base URL is `/v1`). All of
 /// them are client routes (the server's API keys guard them). Errors use Google's envelope and
 /// status names, so `GeminiModel` and Google's own clients handle them as they would Google's.

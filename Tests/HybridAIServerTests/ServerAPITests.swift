@@ -105,6 +105,14 @@ struct ServerAPITests {
     #expect(((last["candidates"] as? [[String: Any]])?.first?["finishReason"] as? String) != nil)
     #expect((last["usageMetadata"] as? [String: Any])?["candidatesTokenCount"] as? Int
             == (try unary.json["usageMetadata"] as? [String: Any])?["candidatesTokenCount"] as? Int)
+
+    // Without alt=sse, as Google: one JSON array of the same chunks (it was served as SSE).
+    let array = try await TestHTTP.send(.POST, url(server, "models/smollm2:streamGenerateContent"), json: body)
+    #expect(array.status == 200 && array.contentType?.hasPrefix("application/json") == true)
+    let elements = try #require(try JSONSerialization.jsonObject(with: Data(array.text.utf8)) as? [[String: Any]], "\(array.text)")
+    #expect(elements.count >= 2)
+    #expect(elements.map(text).joined() == text(try unary.json))
+    #expect(((elements.last?["candidates"] as? [[String: Any]])?.first?["finishReason"] as? String) != nil)
   }
 
   @Test("an inlineData image to a text-only served model: 400 INVALID_ARGUMENT naming the MIME type, never 500 or a silent drop")

@@ -49,7 +49,9 @@ struct GeminiEndpoints: Sendable {
     default:
       let wire = try decode(GenerateContentRequest.self, from: body)
       api.onGenerateRequest?(model.name, wire)
-      return try await generation.stream(wire)
+      // Google streams server-sent events with `alt=sse`, else one JSON array written piece by piece.
+      let framing: GeminiStreamFraming = request.uri.queryParameters.get("alt") == "sse" ? .serverSentEvents : .jsonArray
+      return try await generation.stream(wire, framing: framing)
     }
   }
 

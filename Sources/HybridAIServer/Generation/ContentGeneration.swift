@@ -36,12 +36,13 @@ struct ContentGeneration: Sendable {
                                                                   toolCalls: answer.toolCalls, completion: completion)
   }
 
-  /// `streamGenerateContent?alt=sse`: one server-sent event per text delta (and per file the
-  /// model made, as `inlineData`), the last one with the
-  /// model's function calls (if any), the finish reason and usage. Errors before the first delta
-  /// get a normal error response; when the client goes away, the write fails and generation is
+  /// `streamGenerateContent`: one chunk per text delta (and per file the model made, as
+  /// `inlineData`), the last one with the model's function calls (if any), the finish reason and
+  /// usage — as server-sent events (`alt=sse`) or as the elements of one JSON array written as
+  /// they come (Google's default). Errors before the first delta get a normal error response;
+  /// later ones are the last chunk; when the client goes away, the write fails and generation is
   /// cancelled.
-  func stream(_ wire: GenerateContentRequest) async throws -> Response {
+  func stream(_ wire: GenerateContentRequest, framing: GeminiStreamFraming = .serverSentEvents) async throws -> Response {
     let received = ContinuousClock.now
     let request = try await checkedGenerationRequest(from: wire)
     let checked = ContinuousClock.now
@@ -55,11 +56,16 @@ struct ContentGeneration: Sendable {
       var event = first
       var toolCalls: [Transcript.ToolCall] = []
       var textWritten = false
+      var chunksWritten = 0
+      func write(_ chunk: some Encodable) async throws {
+        try await writer.write(try framing.chunk(chunk, first: chunksWritten == 0))
+        chunksWritten += 1
+      }
       do {
         while let current = event {
           switch current {
           case .textDelta(let delta):
-            try await writer.write(ServerSentEvents.event(chunks.delta(delta)))
+            try await write(chunks.delta(delta))
             if !textWritten {
               textWritten = true
               // Beside the model's own timeToFirstTokenMs and a client's TTFT: where the time goes
@@ -71,11 +77,11 @@ struct ContentGeneration: Sendable {
               ])
             }
           case .artifact(let file):
-            try await writer.write(ServerSentEvents.event(try chunks.file(file)))
+            try await write(try chunks.file(file))
           case .toolCalls(let calls):
             toolCalls += calls    // sent with the finish reason, in the last chunk
           case .completed(let raw):
-            try await writer.write(ServerSentEvents.event(try chunks.final(text: "", toolCalls: toolCalls, completion: raw)))
+            try await write(try chunks.final(text: "", toolCalls: toolCalls, completion: raw))
           case .routed:
             break   // served models answer themselves
           }
@@ -86,12 +92,13 @@ struct ContentGeneration: Sendable {
         logger.info("stream ended early", metadata: ["error": "\(error)"])
         // Headers are gone already: end the stream with Google's error envelope as the last event.
         if !(error is CancellationError) {
-          try? await writer.write(ServerSentEvents.event(GoogleAPIError.from(generationError: error).envelope))
+          try? await write(GoogleAPIError.from(generationError: error).envelope)
         }
       }
+      if let end = framing.end(afterChunks: chunksWritten) { try? await writer.write(end) }
       try await writer.finish(nil)
     }
-    return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+    return Response(status: .ok, headers: [.contentType: framing.contentType, .cacheControl: "no-cache"], body: body)
   }
 
   // MARK: - Requests
