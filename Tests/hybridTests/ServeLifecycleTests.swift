@@ -22,6 +22,14 @@ struct ServeLifecycleTests {
         process.inheritsEnvironment = false
       }
       child = try await process.start(standardError: .collected)
+      // A server that never says it listens (another host, a hang) is stopped after two minutes,
+      // which ends its output, so the test fails instead of waiting for ever.
+      let child = child
+      let watchdog = Task {
+        try await Task.sleep(for: .seconds(120))
+        _ = await child.stop(signal: SIGKILL)
+      }
+      defer { watchdog.cancel() }
       guard let found = await child.firstLine(where: { line in
         line.range(of: "listening on http://127.0.0.1:").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) }
       }) else {
