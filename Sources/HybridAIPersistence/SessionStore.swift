@@ -47,10 +47,14 @@ public final class SessionStore: Sendable {
               logger: Logger = Logger(label: "HybridAI.sessions")) throws(SessionStoreError) {
     self.directory = directory
     self.logger = logger
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), !isFolder.boolValue {
+      throw .database(reason: "\(directory.path) is a file, not a folder")
+    }
     do {
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     } catch {
-      throw .database(reason: "cannot create \(directory.path): \(error)")
+      throw .database(reason: "cannot create \(directory.path): \(FileSystemErrorText.describe(error))")
     }
     do {
       artifactStore = try ArtifactStore(

@@ -153,11 +153,34 @@ struct HybridCommandTests {
     #expect((try json(refused.stdout)["error"] as? [String: Any])?["kind"] as? String == "attachment.unreadable")
   }
 
-  @Test("a missing model file: modelNotReady with the path in the message")
+  @Test("a --model path that is not there is a usage error naming it (not a model 'not downloaded yet')")
   func missingModel() async throws {
     let result = try await run(["generate", "--prompt", "Hi", "--model", "/nonexistent/m.gguf"])
-    #expect(result.status == 1)
-    #expect(result.stderr.contains("not downloaded yet") && result.stderr.contains("/nonexistent/m.gguf"))
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("--model: no file at /nonexistent/m.gguf") && !result.stderr.contains("not downloaded"),
+            "\(result.stderr)")
+  }
+
+  @Test("paths given by hand: a mistyped --sessions-dir is not created, a file or folder in the wrong place is said so in plain words")
+  func pathsGivenByHand() async throws {
+    let scratch = try TemporaryDirectory("paths")
+    defer { scratch.remove() }
+    let typo = scratch.appending("no-such-store")
+    let listed = try await run(["sessions", "list", "--sessions-dir", typo.path])
+    #expect(listed.status == 0 && listed.stdout == "no sessions\n" && listed.stderr.contains("no session store at"))
+    #expect(!FileManager.default.fileExists(atPath: typo.path), "listing does not make a store")
+    let shown = try await run(["sessions", "show", "abc", "--sessions-dir", typo.path])
+    #expect(shown.status == 1 && shown.stderr.contains("no session store at"))
+
+    let file = scratch.appending("a-file")
+    try Data("x".utf8).write(to: file)
+    let onFile = try await run(["sessions", "list", "--sessions-dir", file.path])
+    #expect(onFile.status == 1 && onFile.stderr.contains("is a file, not a folder"), "\(onFile.stderr)")
+    #expect(!onFile.stderr.contains("NSCocoaErrorDomain") && !onFile.stderr.contains("Usage:"))
+
+    let onFolder = try await run(["keys", "list", "--keys-file", scratch.url.path])
+    #expect(onFolder.status == 1 && onFolder.stderr.contains("it is a folder"), "\(onFolder.stderr)")
+    #expect(!onFolder.stderr.contains("NSCocoaErrorDomain"))
   }
 
   @Test("chat answers lines from standard input and exits at end of input; /usage sums the answers")

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HybridAI
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -108,12 +109,16 @@ public struct APIKeyFile: Sendable {
   }
 
   private func readData() throws(APIKeyFileError) -> Data? {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue {
+      throw .unreadable(path: url.path, reason: "it is a folder; name the key file inside it (e.g. \(url.appendingPathComponent("api-keys.json").path))")
+    }
     do {
       return try Data(contentsOf: url)
     } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
       return nil
     } catch {
-      throw .unreadable(path: url.path, reason: "\(error.localizedDescription)")
+      throw .unreadable(path: url.path, reason: FileSystemErrorText.describe(error))
     }
   }
 

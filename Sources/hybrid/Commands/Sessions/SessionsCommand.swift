@@ -18,16 +18,26 @@ struct SessionStoreOptions: ParsableArguments {
   @Option(name: .long, help: "Where sessions and their artifacts are kept. Default: $XDG_DATA_HOME/hybridai/sessions.")
   var sessionsDir: String?
 
-  func open() throws -> SessionStore {
+  /// The folder of the session store.
+  var directory: URL {
     let environment = ProcessInfo.processInfo.environment
-    let directory = sessionsDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+    return sessionsDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
       ?? (environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
         ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true))
         .appendingPathComponent("hybridai/sessions", isDirectory: true)
+  }
+
+  /// Whether a store exists there (reading commands do not make one).
+  var exists: Bool { FileManager.default.fileExists(atPath: directory.path) }
+
+  /// Opens the store (made when missing); an error says why it cannot, exit status 1.
+  func open() throws -> SessionStore {
+    let directory = directory
     do {
       return try SessionStore(directory: directory, logger: Self.quietLogger)
     } catch {
-      throw ValidationError("cannot open the session store in \(directory.path): \(error)")
+      Terminal.status("error: cannot open the session store in \(directory.path): \(error)")
+      throw ExitCode.failure
     }
   }
 
@@ -45,6 +55,12 @@ struct SessionsListCommand: AsyncParsableCommand {
   @OptionGroup var store: SessionStoreOptions
 
   func run() async throws {
+    guard store.exists else {   // a mistyped --sessions-dir is not made
+      if json { return try printJSON([SessionRecord]()) }
+      Terminal.write("no sessions\n")
+      Terminal.status("(no session store at \(store.directory.path))")
+      return
+    }
     let records = try store.open().list()
     if json { return try printJSON(records) }
     if records.isEmpty { Terminal.write("no sessions\n") }
@@ -94,6 +110,10 @@ struct SessionsShowCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
+    guard store.exists else {
+      Terminal.status("error: no session store at \(store.directory.path)")
+      throw ExitCode.failure
+    }
     let saved = try store.open().load(id: id)
     if json { return try printJSON(JSONOutput(saved)) }
     for entry in saved.transcript.entries {
@@ -122,6 +142,10 @@ struct SessionsRemoveCommand: AsyncParsableCommand {
   @OptionGroup var store: SessionStoreOptions
 
   func run() async throws {
+    guard store.exists else {
+      Terminal.status("error: no session store at \(store.directory.path)")
+      throw ExitCode.failure
+    }
     try store.open().delete(id: id)
     Terminal.status("removed session \(id)")
   }
