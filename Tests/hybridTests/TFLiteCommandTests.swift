@@ -137,6 +137,12 @@ struct TFLiteCommandTests {
     #expect(notModel.status == 1)
     #expect(notModel.stderr.contains("Not a TFLite model"))
 
+    // A file where --output-dir's folder should be: the reason in plain words, no Foundation dump.
+    let inTheWay = try await run(["run", try Self.model("okay_nabu.tflite"), "--random", "1", "--output-dir", text.path])
+    #expect(inTheWay.status == 1 && inTheWay.stderr.contains("cannot make the folder \(text.path) for --output-dir: File exists"),
+            "\(inTheWay.stderr)")
+    #expect(!inTheWay.stderr.contains("NSCocoaErrorDomain"))
+
     let small = directory.appendingPathComponent("small.bin")
     try Data(count: 100).write(to: small)
     let nabu = try Self.model("okay_nabu.tflite")

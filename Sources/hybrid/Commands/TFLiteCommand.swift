@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridAI
 import HybridCommandLine
 import TFLite
 import TFLiteImage
@@ -148,7 +149,11 @@ struct TFLiteCommand: ParsableCommand {
         written.append(output)
       }
       if let outputDirectory {
-        try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        do {
+          try FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)
+        } catch {
+          throw CommandFailure(message: "cannot make the folder \(outputDirectory) for --output-dir: \(FileSystemErrorText.describe(error))")
+        }
         var used = Set<String>()
         for (index, tensor) in outputs.enumerated() {
           var name = Self.fileName(for: tensor.name, index: index)
@@ -212,7 +217,7 @@ struct TFLiteCommand: ParsableCommand {
       do {
         try data.write(to: URL(fileURLWithPath: path))
       } catch {
-        throw CommandFailure(message: "cannot write \(path): \(error.localizedDescription)")
+        throw CommandFailure(message: "cannot write \(path): \(FileSystemErrorText.describe(error))")
       }
     }
 
