@@ -19,6 +19,9 @@ public struct GoogleAPIError: Error, Sendable {
   public var headers: HTTPFields
   /// When to try again (a 429): sent as a `google.rpc.RetryInfo` detail, as Google does.
   public var retryDelay: Duration?
+  /// The model a ``modelNotFound(_:method:)`` error names (not sent: for translating the error
+  /// into another API's terms).
+  public var missingModel: String?
 
   /// An error from its parts.
   public init(status: HTTPResponse.Status, statusName: String, message: String, reason: String?,
@@ -82,11 +85,13 @@ public struct GoogleAPIError: Error, Sendable {
     reason: "API_KEY_MISSING")
 
   public static func modelNotFound(_ name: String, method: String) -> GoogleAPIError {
-    GoogleAPIError(
+    var error = GoogleAPIError(
       status: .notFound, statusName: "NOT_FOUND",
       message: "models/\(name) is not found for API version v1beta, or is not supported for \(method). "
         + "Call ListModels to see the list of available models and their supported methods.",
       reason: nil)
+    error.missingModel = name
+    return error
   }
 
   public static func methodNotFound(_ method: String) -> GoogleAPIError {

@@ -94,13 +94,12 @@ public final class PostgresRegistryStore: RegistryStore {
   /// keep the caller waiting for the whole operation timeout.
   public func reachabilityProblem() async -> String? {
     let configuration = configuration, logger = logger
+    let limit = min(configuration.connectTimeout, .seconds(2))
     do {
-      try await Deadline.run(within: min(configuration.connectTimeout, .seconds(2))) {
-        try await Self.withConnection(configuration, logger: logger) { _ in }
-      }
+      try await Deadline.run(within: limit) { try await Self.withConnection(configuration, logger: logger) { _ in } }
       return nil
     } catch is Deadline.Expired {
-      return "PostgreSQL at \(configuration.endpoint) did not accept a connection within \(min(configuration.connectTimeout, .seconds(2)))"
+      return "PostgreSQL at \(configuration.endpoint) did not accept a connection within \(limit)"
     } catch {
       return "\(error)"
     }

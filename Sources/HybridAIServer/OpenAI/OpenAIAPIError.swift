@@ -75,11 +75,8 @@ struct OpenAIAPIError: Error, Sendable {
     default:
       break
     }
-    // GeminiCompatibleAPI's "models/NAME is not found …" (GET /v1/models/NAME, shared by both APIs).
-    if error.status == .notFound, error.message.hasPrefix("models/"),
-       let name = error.message.dropFirst("models/".count).split(separator: " ").first {
-      return .modelNotFound(String(name))
-    }
+    // GET /v1/models/NAME, shared by both APIs, names an unknown model.
+    if let name = error.missingModel { return .modelNotFound(name) }
     let type = switch error.status.code {
     case 400, 404, 409, 413, 422: "invalid_request_error"
     case 401: "authentication_error"

@@ -60,7 +60,4 @@ public final class ServerHealth: Sendable {
     }
     return status
   }
-
-  /// The failing required checks by name (`draining` while stopping); empty when ready.
-  public func problems() async -> [String: String] { await status().problems }
 }

@@ -30,6 +30,16 @@ struct SessionStoreOptions: ParsableArguments {
   /// Whether a store exists there (reading commands do not make one).
   var exists: Bool { FileManager.default.fileExists(atPath: directory.path) }
 
+  /// Opens the store for a command that reads or removes a session: none there is an error
+  /// (a mistyped `--sessions-dir` is not made).
+  func openExisting() throws -> SessionStore {
+    guard exists else {
+      Terminal.status("error: no session store at \(directory.path)")
+      throw ExitCode.failure
+    }
+    return try open()
+  }
+
   /// Opens the store (made when missing); an error says why it cannot, exit status 1.
   func open() throws -> SessionStore {
     let directory = directory
@@ -110,11 +120,7 @@ struct SessionsShowCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    guard store.exists else {
-      Terminal.status("error: no session store at \(store.directory.path)")
-      throw ExitCode.failure
-    }
-    let saved = try store.open().load(id: id)
+    let saved = try store.openExisting().load(id: id)
     if json { return try printJSON(JSONOutput(saved)) }
     for entry in saved.transcript.entries {
       switch entry {
@@ -142,11 +148,7 @@ struct SessionsRemoveCommand: AsyncParsableCommand {
   @OptionGroup var store: SessionStoreOptions
 
   func run() async throws {
-    guard store.exists else {
-      Terminal.status("error: no session store at \(store.directory.path)")
-      throw ExitCode.failure
-    }
-    try store.open().delete(id: id)
+    try store.openExisting().delete(id: id)
     Terminal.status("removed session \(id)")
   }
 }
