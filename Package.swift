@@ -24,7 +24,7 @@
 //   HybridAIChatApp   the web chat of `hybrid serve`: its sessions API (ChatApp, ChatSessions over SessionStore,
 //                     answers as typed server-sent events). No llama.cpp: it takes any LanguageModel.
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
-//   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr).
+//   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr), a signal-to-pipe handler.
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
 //   HybridAIPersistence  SessionStore: sessions, transcripts and their artifacts in SQLite (GRDB).
 //   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
@@ -231,11 +231,12 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
-    // Linux calls Swift's Glibc module does not declare (sync_file_range, mallopt).
     .target(
       name: "HybridAIProcess",
       dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
       swiftSettings: strictSwift),
+    // Linux calls Swift's Glibc module does not declare (sync_file_range, mallopt, dladdr), and a
+    // signal handler that writes to a pipe.
     .target(name: "CLinuxExtras"),
     // LiteRT is loaded at run time (dlopen), so the package builds without it.
     .target(
@@ -301,7 +302,7 @@ let package = Package(
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
         "HybridAIChatApp", "HybridAIProcess", "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage",
-        "HybridCommandLine",
+        "HybridCommandLine", "CLinuxExtras",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),

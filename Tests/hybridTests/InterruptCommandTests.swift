@@ -23,6 +23,7 @@ struct InterruptCommandTests {
     let printed = try #require(try JSONSerialization.jsonObject(with: Data(lines.joined(separator: "\n").utf8)) as? [String: Any],
                                "one JSON object: \(lines)")
     #expect((printed["error"] as? [String: Any])?["kind"] as? String == "cancelled", "\(printed)")
+    #expect(((printed["error"] as? [String: Any])?["message"] as? String)?.contains("stopped") == true, "\(printed)")
     #expect(!outcome.standardError.contains("error"), "a stop asked for is not an error: \(outcome.standardError)")
   }
 

@@ -1,5 +1,6 @@
-// Linux calls that Swift's Glibc module does not declare (they need _GNU_SOURCE or <malloc.h>).
-// Elsewhere they do nothing and report failure.
+// Linux calls that Swift's Glibc module does not declare (they need _GNU_SOURCE or <malloc.h>),
+// and a signal handler (which Swift code cannot safely be). Elsewhere they do nothing and report
+// failure.
 #ifndef CLINUXEXTRAS_H
 #define CLINUXEXTRAS_H
 
@@ -18,5 +19,10 @@ int hybridai_set_malloc_thresholds(int mmap_threshold, int trim_threshold);
 /// The path of the shared library (or executable) that holds `address`, as the dynamic linker
 /// loaded it (`dladdr`), or NULL when unknown. The string lives as long as the library.
 const char *hybridai_library_path_of(const void *address);
+
+/// Makes every arrival of signal `signo` write one byte (the signal's number) to `write_fd`, from
+/// an async-signal-safe handler (`sigaction`, `SA_RESTART`); make the pipe non-blocking so a full
+/// pipe drops the byte instead of blocking. 0, or -1 with errno.
+int hybridai_forward_signal_to_pipe(int signo, int write_fd);
 
 #endif

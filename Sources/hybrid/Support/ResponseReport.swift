@@ -159,7 +159,8 @@ struct ErrorReport: Encodable {
     case is CancellationError: "cancelled"
     default: String(describing: type(of: error))
     }
-    self.error = Body(kind: kind, message: String(describing: error))
+    let message = error is CancellationError ? "stopped (Ctrl-C) before the answer was complete" : String(describing: error)
+    self.error = Body(kind: kind, message: message)
     switch error {
     case let error as GeminiError:
       if case .responseStopped(let reason, _, _) = error { self.error.finishReason = reason.rawValue }
