@@ -6,7 +6,7 @@ import HybridAIPersistence
 import HybridAIServing
 import NIOCore
 
-/// The web chat of `hybrid serve`: the page at `/` (with `/chat/app.js` and `/chat/app.css`) and
+/// The web chat of `hybrid serve`: the page at `/` (with `/chat/app.js`, `/chat/app.css`, `/chat/icon.svg`) and
 /// its sessions API under `/v1/chat` (documented in the server's OpenAPI file).
 ///
 /// - `GET /v1/chat/config`: the inference modes this server can answer in, and the default one.
@@ -37,6 +37,7 @@ public struct ChatApp: ServerComponent {
     router.get("/") { _, _ in page.response("index.html") }
     router.get("/chat/app.js") { _, _ in page.response("app.js") }
     router.get("/chat/app.css") { _, _ in page.response("app.css") }
+    router.get("/chat/icon.svg") { _, _ in page.response("icon.svg") }
 
     let api = router.group(RouterPath(ChatRoutes.apiRoot))
       .add(middleware: server.authentication(requiring: .generate))

@@ -4,7 +4,7 @@ import Hummingbird
 import HybridAIServing
 import NIOCore
 
-/// The page at `/` and its script and style sheet, read once from the module's resources
+/// The page at `/` and its script, style sheet and icon, read once from the module's resources
 /// (`Page/`): served by `hybrid serve` itself, with a Content-Security-Policy that allows no
 /// inline script and nothing from other sites.
 struct ChatPage: Sendable {
@@ -14,11 +14,11 @@ struct ChatPage: Sendable {
     var contentType: String
   }
 
-  /// `index.html`, `app.js`, `app.css` by name; empty when the resources are not installed.
+  /// `index.html`, `app.js`, `app.css`, `icon.svg` by name; empty when the resources are not installed.
   let assets: [String: Asset]
 
   static let contentTypes = ["index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
-                             "app.css": "text/css; charset=utf-8"]
+                             "app.css": "text/css; charset=utf-8", "icon.svg": "image/svg+xml"]
 
   /// The page's policy: its own scripts, styles and files only; `blob:` for thumbnails of files
   /// being attached; no plugins, frames or foreign form targets.

@@ -17,7 +17,7 @@ struct ChatBrowserTests {
     let chat = try await ChatServer.start(models: ChatModels(onDevice: PageTestModel()))
     defer { Task { await chat.stop() } }
     var total = 0
-    for path in ["/", "/chat/app.js", "/chat/app.css"] {
+    for path in ["/", "/chat/app.js", "/chat/app.css", "/chat/icon.svg"] {
       let reply = try await TestHTTP.send(.GET, URL(string: chat.server.baseURL.absoluteString + path)!)
       #expect(reply.status == 200, "\(path)")
       #expect(reply.header("x-content-type-options") == "nosniff")
@@ -87,7 +87,8 @@ extension ChatBrowserTests {
 }
 
 /// A model whose answer depends on the message: Markdown, a tool call, markup to keep inert, a
-/// slow answer to stop, a photo's description, a 2,000-word answer.
+/// slow answer to stop (it thinks 1.5 s first), a photo's description, a 2,000-word answer cut off
+/// at the length limit.
 final class PageTestModel: LanguageModel, Sendable {
   let modelIdentifier: String
   let source: ModelSource
@@ -107,7 +108,10 @@ final class PageTestModel: LanguageModel, Sendable {
   /// Whether the slow answer saw its task cancelled.
   var slowAnswerWasCancelled: Bool { state.withLock { $0.cancelled } }
 
-  static let markdown = "Here is a list:\n\n- one\n- two\n\n```swift\nlet x = 1\n```\n\nSee [the docs](https://example.com/)."
+  /// A list, code, a link; a heading with its text right under it, a numbered list whose items are
+  /// apart (it goes on at 2) with a list inside item 2.
+  static let markdown = "Here is a list:\n\n- one\n- two\n\n```swift\nlet x = 1\n```\n\nSee [the docs](https://example.com/).\n\n"
+    + "## Steps\nFollow these:\n1. first\n\n2. second\n   - part a\n   - part b\n3. third"
 
   func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
 
@@ -121,6 +125,8 @@ final class PageTestModel: LanguageModel, Sendable {
         do {
           var deltas: [String] = []
           var delay = Duration.zero
+          var firstDelay = Duration.zero
+          var finishReason = FinishReason.stop
           var artifact: Artifact?
           if afterTool {
             deltas = ["Here ", "they ", "are."]
@@ -135,13 +141,16 @@ final class PageTestModel: LanguageModel, Sendable {
           } else if text.hasPrefix("slow") {
             deltas = Array(repeating: "slow ", count: 2000)   // 40 s unless stopped
             delay = .milliseconds(20)
+            firstDelay = .milliseconds(1500)   // thinking before the first word
           } else if text.hasPrefix("long") {
             deltas = (0..<2000).map { $0 % 12 == 11 ? "word\n\n" : "word " }
+            finishReason = .maxTokens   // as if the length limit ended it
           } else if let photo {
             deltas = ["A photo ", "of \(photo.count) bytes."]
           } else {
             deltas = ["OK."]
           }
+          if firstDelay > .zero { try await Task.sleep(for: firstDelay) }
           for delta in deltas {
             if delay > .zero { try await Task.sleep(for: delay) }
             try Task.checkCancellation()
@@ -150,7 +159,7 @@ final class PageTestModel: LanguageModel, Sendable {
           }
           if let artifact { continuation.yield(.artifact(artifact)) }
           continuation.yield(.completed(RawResponse(modelVersion: "\(self.modelIdentifier)-1", source: self.source,
-                                                    usage: Usage(promptTokens: 12, outputTokens: deltas.count), finishReason: .stop)))
+                                                    usage: Usage(promptTokens: 12, outputTokens: deltas.count), finishReason: finishReason)))
           continuation.finish()
         } catch {
           if text.hasPrefix("slow"), error is CancellationError { state.withLock { $0.cancelled = true } }

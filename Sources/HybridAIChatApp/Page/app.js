@@ -77,7 +77,7 @@ function notify(message) {
   notice.hidden = !message;
 }
 
-// ---- Markdown (a safe subset: paragraphs, headings, lists, code blocks, inline code, emphasis, links) --
+// ---- Markdown (a safe subset: paragraphs, headings, nested lists, code blocks, inline code, emphasis, links) --
 
 function renderInline(text, parent) {
   const pattern = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*\s][^*]*\*)|(\[[^\]]+\]\((https?:\/\/[^\s)]+)\))|(https?:\/\/[^\s<>()]+)/g;
@@ -103,6 +103,9 @@ function link(href, label) {
   return a;
 }
 
+const headingLine = /^(#{1,6})\s+(.*)$/;
+const listLine = /^(\s*)([-*+]|(\d{1,9})[.)])\s+(.*)$/;
+
 /** One Markdown block (no blank lines inside, or a fenced code block) as an element. */
 function renderBlock(block) {
   if (block.startsWith("```")) {
@@ -114,26 +117,69 @@ function renderBlock(block) {
     pre.append(code);
     return pre;
   }
+  // Headings, lists and paragraphs may follow each other without blank lines between them.
   const lines = block.split("\n");
-  const heading = /^(#{1,6})\s+(.*)$/.exec(lines[0]);
-  if (heading && lines.length === 1) {
-    const h = document.createElement("h" + Math.min(6, heading[1].length + 2));
-    renderInline(heading[2], h);
-    return h;
-  }
-  const bullet = /^\s*[-*+]\s+/, numbered = /^\s*\d+[.)]\s+/;
-  if (lines.every((l) => bullet.test(l)) || lines.every((l) => numbered.test(l))) {
-    const list = document.createElement(bullet.test(lines[0]) ? "ul" : "ol");
-    for (const line of lines) {
-      const item = document.createElement("li");
-      renderInline(line.replace(bullet, "").replace(numbered, ""), item);
-      list.append(item);
+  const parts = [];
+  for (let i = 0; i < lines.length;) {
+    const heading = headingLine.exec(lines[i]);
+    if (heading) {
+      const h = document.createElement("h" + Math.min(6, heading[1].length + 2));
+      renderInline(heading[2], h);
+      parts.push(h); i++;
+    } else if (listLine.test(lines[i])) {
+      let end = i + 1;   // items, and their indented continuation lines
+      while (end < lines.length && (listLine.test(lines[end]) || /^\s+\S/.test(lines[end]))) end++;
+      parts.push(renderList(lines.slice(i, end))); i = end;
+    } else {
+      let end = i + 1;   // a paragraph ends where a heading or a list starting at 1 (or a bullet) begins
+      while (end < lines.length && !headingLine.test(lines[end]) && !startsList(lines[end])) end++;
+      const p = document.createElement("p");
+      lines.slice(i, end).forEach((line, n) => { if (n) p.append(document.createElement("br")); renderInline(line, p); });
+      parts.push(p); i = end;
     }
-    return list;
   }
-  const p = document.createElement("p");
-  lines.forEach((line, i) => { if (i) p.append(document.createElement("br")); renderInline(line, p); });
-  return p;
+  if (parts.length === 1) return parts[0];
+  const group = document.createElement("div");
+  group.append(...parts);
+  return group;
+}
+
+/** Whether `line` begins a list inside a paragraph: a bullet, or a number 1 (not "2024. was…"). */
+function startsList(line) {
+  const item = listLine.exec(line);
+  return !!item && (item[3] === undefined || item[3] === "1");
+}
+
+/**
+ * List lines as a list; an item indented two or more spaces past the one before it starts a list
+ * inside that item. A numbered list starts at its first number (so "2." after a blank line is 2).
+ */
+function renderList(lines) {
+  const levels = [];   // { indent, list, item }: the lists open from the outermost in
+  let root = null;
+  for (const line of lines) {
+    const match = listLine.exec(line);
+    const top = levels[levels.length - 1];
+    if (!match) {   // a continuation of the item before
+      if (top && top.item) { top.item.append(document.createElement("br")); renderInline(line.trim(), top.item); }
+      continue;
+    }
+    const indent = match[1].replace(/\t/g, "    ").length;
+    while (levels.length > 1 && indent < levels[levels.length - 1].indent) levels.pop();
+    let level = levels[levels.length - 1];
+    if (!level || (indent >= level.indent + 2 && level.item)) {
+      const list = document.createElement(match[3] === undefined ? "ul" : "ol");
+      if (match[3] !== undefined && match[3] !== "1") list.start = Number(match[3]);
+      if (level) level.item.append(list); else root = list;
+      level = { indent, list, item: null };
+      levels.push(level);
+    }
+    const item = document.createElement("li");
+    renderInline(match[4], item);
+    level.list.append(item);
+    level.item = item;
+  }
+  return root;
 }
 
 /**
@@ -201,14 +247,36 @@ function addUserMessage(text, files) {
   return message;
 }
 
-function addModelMessage() {
+/** A model message; `waiting`: with a "thinking" indicator until the answer's first event. */
+function addModelMessage(waiting) {
   const message = document.createElement("div");
   message.className = "message model";
   const body = document.createElement("div");
   body.className = "body";
   message.append(body);
+  let thinking = null;
+  if (waiting) {
+    thinking = document.createElement("div");
+    thinking.className = "thinking";
+    thinking.setAttribute("role", "status");
+    thinking.setAttribute("aria-label", "Thinking");
+    for (let i = 0; i < 3; i++) thinking.append(document.createElement("span"));
+    message.append(thinking);
+  }
   $("messages").append(message);
-  return { message, body, markdown: new MarkdownStream(body), tools: new Map(), files: null };
+  return { message, body, thinking, markdown: new MarkdownStream(body), tools: new Map(), files: null };
+}
+
+function stopThinking(view) {
+  if (view.thinking) { view.thinking.remove(); view.thinking = null; }
+}
+
+/** A line under an answer: why it ended early or failed. */
+function addNote(view, text, className = "error-text") {
+  const note = document.createElement("p");
+  note.className = className;
+  note.textContent = text;
+  view.message.append(note);
 }
 
 function fileList(files) {
@@ -299,7 +367,8 @@ async function send() {
     input.value = ""; autosize();
     state.pending = []; renderPending();
     const question = addUserMessage(text, files);
-    const view = addModelMessage();
+    const view = addModelMessage(true);
+    scrollDown(true);
     setRunning(true);
     let response;
     try {
@@ -346,15 +415,12 @@ async function readEvents(response, view) {
       handleEvent(view, name, payload);
     }
   }
-  if (!finished) {
-    const note = document.createElement("p");
-    note.className = "error-text";
-    note.textContent = "The connection was lost before the answer finished; it was not saved.";
-    view.message.append(note);
-  }
+  stopThinking(view);
+  if (!finished) addNote(view, "The connection was lost before the answer finished; it was not saved.");
 }
 
 function handleEvent(view, name, data) {
+  if (name !== "fallback") stopThinking(view);   // after a fallback the other model is still thinking
   switch (name) {
     case "text":
       if (window.__hybridFirstPaintEpoch === undefined) {   // read by the browser test: when text first reached the screen
@@ -377,14 +443,13 @@ function handleEvent(view, name, data) {
     }
     case "artifact": addFile(view, data.file); scrollDown(); break;
     case "usage": break;
-    case "done": addBadge(view, data); scrollDown(); break;
-    case "error": {
-      const note = document.createElement("p");
-      note.className = "error-text";
-      note.textContent = data.kind === "cancelled" ? "Stopped." : data.message;
-      view.message.append(note);
-      break;
+    case "done": {
+      const cutOff = { maxTokens: "The answer was cut off: it reached the length limit.",
+                       contextWindowFull: "The answer was cut off: the conversation filled the model's context window." };
+      if (cutOff[data.finishReason]) addNote(view, cutOff[data.finishReason], "cut-off");
+      addBadge(view, data); scrollDown(); break;
     }
+    case "error": addNote(view, data.kind === "cancelled" ? "Stopped." : data.message); break;
   }
 }
 
@@ -442,13 +507,21 @@ async function refreshSessions() {
   const list = $("session-list");
   list.replaceChildren();
   for (const session of state.sessions) {
+    // Conversations nothing was said in (a tab closed after attaching a file) are not listed.
+    if (session.entryCount === 0 && session.id !== state.sessionID) continue;
     const item = document.createElement("li");
     item.dataset.id = session.id;
     if (session.id === state.sessionID) item.className = "active";
-    const name = document.createElement("span");
-    name.className = "name"; name.textContent = session.title || "Untitled";
-    const rename = document.createElement("button"); rename.type = "button"; rename.textContent = "✎"; rename.title = "Rename";
-    const remove = document.createElement("button"); remove.type = "button"; remove.textContent = "✕"; remove.title = "Delete";
+    const name = document.createElement("button");
+    name.type = "button"; name.className = "name"; name.textContent = session.title || "Untitled";
+    name.onclick = () => openSession(session.id);
+    const action = (text, title) => {
+      const button = document.createElement("button");
+      button.type = "button"; button.className = "action"; button.textContent = text; button.title = title;
+      button.setAttribute("aria-label", `${title} “${session.title || "Untitled"}”`);
+      return button;
+    };
+    const rename = action("✎", "Rename"), remove = action("✕", "Delete");
     rename.onclick = async (event) => {
       event.stopPropagation();
       const title = prompt("New title", session.title || "");
@@ -462,7 +535,6 @@ async function refreshSessions() {
       refreshSessions();
     };
     item.append(name, rename, remove);
-    item.onclick = () => openSession(session.id);
     list.append(item);
     if (session.id === state.sessionID) $("session-title").textContent = session.title || "Untitled";
   }
@@ -474,7 +546,10 @@ async function openSession(id) {
   try { detail = await json("GET", `/sessions/${id}`); }
   catch (error) { notify(error.status === 404 ? "That conversation no longer exists (deleted elsewhere)." : error.message); refreshSessions(); return; }
   notify("");
-  if (state.sessionID !== id) { state.pending = []; renderPending(); }   // stored in the other conversation
+  if (state.sessionID !== id) {
+    leaveEmptySession();
+    state.pending = []; renderPending();   // stored in the other conversation
+  }
   state.sessionID = id;
   history.replaceState(null, "", `#${id}`);
   $("session-title").textContent = detail.session.title || "Untitled";
@@ -483,7 +558,7 @@ async function openSession(id) {
   let view = null;
   for (const entry of detail.entries) {
     if (entry.role === "user") { addUserMessage(entry.text, entry.files); view = null; continue; }
-    if (!view) view = addModelMessage();
+    if (!view) view = addModelMessage(false);
     if (entry.role === "model") {
       view.markdown.append(entry.text);
       for (const file of entry.files) addFile(view, file);
@@ -513,7 +588,21 @@ async function newSession(quiet) {
   await refreshSessions();
 }
 
+/**
+ * Deletes the open conversation when nothing was said in it (it was made for a file attached and
+ * then left), so empty "Untitled" conversations do not pile up.
+ */
+function leaveEmptySession() {
+  const id = state.sessionID;
+  const saved = state.sessions.find((session) => session.id === id);
+  if (!id || state.running || !saved || saved.entryCount !== 0 || $("messages").children.length) return;
+  state.sessions = state.sessions.filter((session) => session.id !== id);
+  document.querySelector(`#session-list li[data-id="${id}"]`)?.remove();
+  call("DELETE", `/sessions/${id}`).catch(() => {});
+}
+
 function startFresh() {
+  leaveEmptySession();
   state.sessionID = null;
   state.pending = []; renderPending();   // files are stored in the conversation they were attached to
   history.replaceState(null, "", location.pathname);
@@ -526,7 +615,8 @@ function startFresh() {
 function autosize() {
   const input = $("input");
   input.style.height = "auto";
-  input.style.height = Math.min(input.scrollHeight, 200) + "px";
+  const borders = input.offsetHeight - input.clientHeight;   // the height is the border box's
+  input.style.height = Math.min(input.scrollHeight + borders, 200) + "px";
 }
 
 async function start() {
@@ -541,6 +631,7 @@ async function start() {
     $("app").classList.remove("show-sidebar");
   };
   $("toggle-sidebar").onclick = () => $("app").classList.toggle("show-sidebar");
+  $("attach").onclick = () => $("file-input").click();
   $("file-input").onchange = (event) => { attach(event.target.files); event.target.value = ""; };
   const composer = $("composer");
   composer.addEventListener("dragover", (event) => { event.preventDefault(); composer.classList.add("dragging"); });

@@ -46,6 +46,7 @@ def make_driver():
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                  "--window-size=1200,900", "--autoplay-policy=no-user-gesture-required"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})   # failed loads (a missing icon) show there
     service = Service(executable_path=shutil.which("chromedriver") or "/usr/bin/chromedriver")
     return webdriver.Chrome(options=options, service=service)
 
@@ -75,6 +76,26 @@ def wait_for_answer(count):
     wait.until(lambda d: len(model_messages()) >= count and
                model_messages()[count - 1].find_elements(By.CSS_SELECTOR, ".badge, .error-text"))
     return model_messages()[count - 1]
+
+
+# WCAG's contrast ratio between an element's text and its background (both opaque here).
+CONTRAST = """
+const luminance = (color) => {
+  const [r, g, b] = color.match(/[\\d.]+/g).slice(0, 3).map((v) => {
+    v = Number(v) / 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const style = getComputedStyle(document.getElementById(arguments[0]));
+const [a, b] = [luminance(style.color), luminance(style.backgroundColor)];
+return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+"""
+
+
+def check_button_contrast(scheme):
+    for button in ("send", "stop"):
+        ratio = driver.execute_script(CONTRAST, button)
+        results[f"{button}Contrast-{scheme}"] = round(ratio, 2)
+        check(ratio >= 4.5, f"the {button} button's text is readable in {scheme} mode (contrast {ratio:.2f}, want 4.5)")
 
 
 def ready():
@@ -160,6 +181,9 @@ try:
     driver.find_element(By.ID, "input").send_keys(Keys.ENTER)
     notice = driver.find_element(By.ID, "notice")
     check(notice.is_displayed() and "message" in notice.text.lower(), "an empty message is refused with a notice")
+    # The attach button is reached from the message box with the keyboard.
+    driver.find_element(By.ID, "input").send_keys(Keys.SHIFT, Keys.TAB)
+    check(driver.execute_script("return document.activeElement.id") == "attach", "Shift+Tab from the message box reaches +")
 
     # 1. Markdown answer, streamed; Shift+Enter makes a new line instead of sending.
     box = driver.find_element(By.ID, "input")
@@ -169,7 +193,17 @@ try:
     check("\n" in box.get_attribute("value"), "Shift+Enter adds a new line")
     box.send_keys(Keys.ENTER)
     answer = wait_for_answer(1)
-    check(len(answer.find_elements(By.CSS_SELECTOR, ".body ul li")) == 2, "a Markdown list is a list")
+    check(len(answer.find_elements(By.CSS_SELECTOR, ".body > ul > li")) == 2, "a Markdown list is a list")
+    headings = answer.find_elements(By.CSS_SELECTOR, ".body h4")
+    check(headings and headings[0].text == "Steps", "a heading with its text right under it is a heading")
+    following = driver.execute_script("const h = arguments[0]; return h.nextElementSibling && h.nextElementSibling.textContent", headings[0])
+    check(following == "Follow these:", f"and its text a paragraph after it: {following!r}")
+    starts = driver.execute_script("return [...arguments[0].querySelectorAll('.body ol')].map((l) => l.start)", answer)
+    check(starts == [1, 2], f"a numbered list whose items are apart goes on counting (starts {starts})")
+    nested = [li.text for li in answer.find_elements(By.CSS_SELECTOR, ".body ol > li > ul > li")]
+    check(nested == ["part a", "part b"], f"an indented list is inside its item: {nested}")
+    items = driver.execute_script("return [...arguments[0].querySelectorAll('.body ol')].at(-1).children.length", answer)
+    check(items == 2, f"the item after the inner list is in the outer list ({items} items)")
     check(answer.find_elements(By.CSS_SELECTOR, ".body pre code"), "a code block is a code block")
     links = answer.find_elements(By.CSS_SELECTOR, ".body a")
     check(links and links[0].get_attribute("href") == "https://example.com/", "a link is a link")
@@ -177,6 +211,8 @@ try:
     check("page-model-1" in badge and "on-device" in badge and "tokens" in badge, f"the badge names the model: {badge}")
     results["firstPaintEpochMs"] = driver.execute_script("return window.__hybridFirstPaintEpoch || null")
     shot("02-markdown")
+    failures = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    check(not failures, f"the page loads without errors (an icon included): {failures}")
 
     # 2. A tool that makes audio and an image: progress bar, playable audio, decoded image.
     send("paint and speak")
@@ -201,7 +237,12 @@ try:
 
     # 4. Stop: the answer ends within a second and is not saved.
     send("slow")
-    wait.until(lambda d: len(model_messages()) >= 4 and model_messages()[3].find_element(By.CSS_SELECTOR, ".body").text)
+    wait.until(lambda d: len(model_messages()) >= 4)
+    # The model thinks 1.5 s before its first word: the answer shows it is on its way.
+    check(model_messages()[3].find_elements(By.CSS_SELECTOR, ".thinking"), "a thinking indicator before the first word")
+    shot("03b-thinking")
+    wait.until(lambda d: model_messages()[3].find_element(By.CSS_SELECTOR, ".body").text)
+    check(not model_messages()[3].find_elements(By.CSS_SELECTOR, ".thinking"), "the indicator goes when the answer comes")
     stop = driver.find_element(By.ID, "stop")
     check(stop.is_displayed(), "the stop button shows while answering")
     clicked = time.monotonic()
@@ -249,6 +290,8 @@ try:
     results["longAnswerSeconds"] = time.monotonic() - started
     results["longAnswerWords"] = len(answer.find_element(By.CSS_SELECTOR, ".body").text.split())
     check(results["longAnswerWords"] >= 2000, f"the whole long answer is shown ({results['longAnswerWords']} words)")
+    cut = answer.find_elements(By.CSS_SELECTOR, ".cut-off")
+    check(cut and "length limit" in cut[0].text, "an answer ended by the length limit says it was cut off")
 
     # 8. Reload restores the session (the stopped answer was not saved).
     before = len(model_messages())
@@ -271,8 +314,26 @@ try:
         "const n = document.querySelector('#session-list li.active .name'); return n && n.textContent") == "Renamed by the test")
     check(driver.find_element(By.ID, "session-title").text == "Renamed by the test", "the header follows the new title")
 
-    # 9. The session deleted in another tab: sending says so.
+    # 8c. A conversation made for an attached file and left with nothing said is not kept.
     session_id = driver.execute_script("return location.hash.slice(1)")
+    driver.find_element(By.ID, "new-session").click()
+    driver.find_element(By.ID, "file-input").send_keys(args.photo)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pending-files img"))
+    empty_id = driver.execute_script("return location.hash.slice(1)")
+    check(empty_id and empty_id != session_id, "attaching made a conversation for the file")
+    driver.find_element(By.ID, "new-session").click()
+
+    def listed_sessions():
+        with urllib.request.urlopen(f"{args.url}/v1/chat/sessions") as reply:
+            return json.load(reply)["sessions"]
+    wait.until(lambda d: empty_id not in [s["id"] for s in listed_sessions()])
+    check(not any(s["entryCount"] == 0 for s in listed_sessions()), "no empty conversation is left on the server")
+
+    # 8d. Keyboard: a conversation in the sidebar opens with Enter.
+    driver.find_element(By.CSS_SELECTOR, f"#session-list li[data-id='{session_id}'] .name").send_keys(Keys.ENTER)
+    wait.until(lambda d: d.execute_script("return location.hash.slice(1)") == session_id and model_messages())
+
+    # 9. The session deleted in another tab: sending says so.
     request = urllib.request.Request(f"{args.url}/v1/chat/sessions/{session_id}", method="DELETE")
     urllib.request.urlopen(request).read()
     send("are you there?")
@@ -297,12 +358,19 @@ try:
     wait_for_answer(1)
     results["phoneScrollWidth"] = driver.execute_script("return document.documentElement.scrollWidth")
     check(results["phoneScrollWidth"] <= 400, f"no sideways scrolling at phone width ({results['phoneScrollWidth']} px)")
+    box = driver.find_element(By.ID, "input")
+    for text in ("one line", "three\nshort\nlines", ""):
+        driver.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", box, text)
+        overflow = driver.execute_script("return arguments[0].scrollHeight - arguments[0].clientHeight", box)
+        check(overflow <= 0, f"the message box fits {text!r} without a scroll bar ({overflow} px over)")
+    check_button_contrast("light")
     shot("06-phone")
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     driver.set_window_size(1200, 900)
     shot("07-dark")
     background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
     check(background != "rgb(255, 255, 255)", f"dark mode darkens the page ({background})")
+    check_button_contrast("dark")
 
     # 11. Delete from the sidebar (the browser's confirm): the list is empty and says so.
     driver.find_element(By.CSS_SELECTOR, "#session-list li.active button[title='Delete']").click()
