@@ -29,7 +29,7 @@ public struct ModelOptions: ParsableArguments, Sendable {
     }
     if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024, got \(threads)") }
     // A path given by hand that is not there is a typo, not a model "not downloaded yet".
-    if let model, !FileManager.default.fileExists(atPath: model) { throw ValidationError("--model: no file at \(model)") }
+    if let model { try FileArgument.requireReadableFile(model, label: "--model") }
   }
 
   /// The on-device model these options describe.

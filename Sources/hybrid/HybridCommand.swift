@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HybridAIOnDevice
 
 /// `hybrid` — HybridAI's command-line tool.
@@ -16,8 +17,10 @@ struct HybridCommand: AsyncParsableCommand {
   /// driver has gone, and the process aborts.
   static func main() async {
     var failure: (any Error)?
+    var running: (any ParsableCommand.Type)?
     do {
       var command = try parseAsRoot()
+      running = type(of: command)
       if var asyncCommand = command as? any AsyncParsableCommand {
         try await asyncCommand.run()
       } else {
@@ -27,6 +30,18 @@ struct HybridCommand: AsyncParsableCommand {
       failure = error
     }
     await OnDeviceRuntime.shutDown()
+    if let failure, let running, let mistake = failure as? ValidationError {
+      exitForMistake(mistake, in: running)
+    }
     if let failure { exit(withError: failure) }
+  }
+
+  /// A mistake found while a command runs (no admin token, a key file that is a folder): said with
+  /// that command's usage line, where ArgumentParser would print the root's (`hybrid <subcommand>`).
+  private static func exitForMistake(_ mistake: ValidationError, in command: any ParsableCommand.Type) -> Never {
+    let usage = usageString(for: command)
+    let name = usage.prefix { $0 != "<" && $0 != "[" }.trimmingCharacters(in: .whitespaces)
+    FileHandle.standardError.write(Data("Error: \(mistake.message)\nUsage: \(usage)\n  See '\(name) --help' for more information.\n".utf8))
+    Foundation.exit(ExitCode.validationFailure.rawValue)
   }
 }

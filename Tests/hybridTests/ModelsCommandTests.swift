@@ -102,11 +102,29 @@ struct ModelsCommandTests {
     defer { registry.remove() }
     let server = ["--server", registry.server.baseURL.absoluteString]
     let missing = try await cli.run(["models", "list"] + server, environment: ["HYBRIDAI_ADMIN_TOKEN": ""])
-    #expect(missing.status != 0)
+    #expect(missing.status == 64)
     #expect(missing.stderr.contains("--token"), "\(missing.stderr)")
+    // The usage line is the command's own, not the root's "hybrid <subcommand>".
+    #expect(missing.stderr.contains("Usage: hybrid models list") && !missing.stderr.contains("<subcommand>"), "\(missing.stderr)")
     let wrong = try await cli.run(["models", "list", "--token", "nope"] + server)
     #expect(wrong.status != 0)
     #expect(wrong.stderr.lowercased().contains("token"), "\(wrong.stderr)")
+  }
+
+  @Test("deploy of a folder or of a file that is not there is refused before the server is asked: no empty model")
+  func deployChecksTheFileFirst() async throws {
+    let registry = try await startRegistry()
+    defer { registry.remove() }
+    let env = registry.environment
+    let folder = registry.scratch.appendingPathComponent("a-folder")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for (path, reason) in [(folder.path, "is a folder, not a file"), (folder.appendingPathComponent("missing.tflite").path, "no file at")] {
+      let deploy = try await cli.run(["models", "deploy", "ghost", path], environment: env)
+      #expect(deploy.status == 64 && deploy.stderr.contains(reason), "\(deploy.stderr)")
+      #expect(deploy.stderr.contains("Usage: hybrid models deploy"), "\(deploy.stderr)")
+    }
+    let listed = try await cli.run(["models", "list"], environment: env)
+    #expect(listed.status == 0 && !listed.stdout.contains("ghost"), "no model was created: \(listed.stdout)")
   }
 
   @Test("a file-size limit in the child (RLIMIT_FSIZE) is a typed notEnoughSpace (exit 3); the old version stays")

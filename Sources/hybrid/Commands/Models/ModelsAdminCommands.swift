@@ -16,9 +16,13 @@ struct ModelsDeployCommand: AsyncParsableCommand {
   @Flag(name: .long, help: "Print the new version as JSON.") var json = false
   @OptionGroup var admin: AdminConnectionOptions
 
+  func validate() throws {
+    // Before anything reaches the server: a model is not created for a file that cannot be uploaded.
+    try FileArgument.requireReadableFile(file, label: "the model file")
+  }
+
   func run() async throws {
     let registry = try admin.connect()
-    guard FileManager.default.isReadableFile(atPath: file) else { throw ValidationError("cannot read \(file)") }
     if try await registry.modelIfExists(named: name) == nil {
       _ = try await registry.createModel(name: name, description: description ?? "", tags: tag)
       Terminal.status("created model \(name)")
