@@ -41,6 +41,26 @@ struct ChatTemplateTests {
     #expect(!answer.content.isEmpty)
   }
 
+  @Test("an answer the caller began (a transcript ending with a response) is continued; instructions alone are answered")
+  func begunAnswerAndInstructionsAlone() async throws {
+    let model = try TestModel.requireModel()
+    let question: [Transcript.Entry] = [.instructions(.init(text: "Answer briefly.")), .prompt(.init(text: "What is the capital of France?"))]
+    let fresh = try await model.promptText(for: Self.request(question))
+    let begun = try await model.promptText(for: Self.request(question + [.response(.init(text: "The capital of France is"))]))
+    // The conversation before it as for a new answer, then the begun text, its turn left open.
+    #expect(begun == fresh + "The capital of France is", "\(begun)")
+    let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 6)
+    let continued = try await Answer.collect(model.generate(GenerationRequest(
+      transcript: Transcript(entries: question + [.response(.init(text: "The capital of France is"))]), options: options)))
+    #expect(!continued.text.isEmpty && !continued.text.hasPrefix("The capital"), "the continuation only: \(continued.text)")
+
+    let alone = try await model.promptText(for: Self.request([.instructions(.init(text: "Write a haiku about rain."))]))
+    #expect(alone.hasSuffix("<|im_start|>system\nWrite a haiku about rain.<|im_end|>\n<|im_start|>assistant\n"), "\(alone)")
+    let answered = try await Answer.collect(model.generate(GenerationRequest(
+      transcript: Transcript(entries: [.instructions(.init(text: "Write a haiku about rain."))]), options: options)))
+    #expect(!answered.text.isEmpty)
+  }
+
   @Test("a model without a template falls back to ChatML, says so, and answers")
   func modelWithoutTemplate() async throws {
     _ = try TestModel.requireModel()

@@ -172,7 +172,11 @@ struct OpenAIServerTests {
       (["model": model, "messages": Self.hello, "n": 2], "n", "n = 1"),
       (["model": model, "messages": [["role": "tool", "tool_call_id": "nope", "content": "x"]]], "messages", "tool call"),
       (["model": model, "messages": [["role": "wizard", "content": "x"]]], "messages", "wizard"),
-      (["model": model, "messages": [["role": "assistant", "content": "Hi"]]], "messages", "last message"),
+      (["model": model, "messages": [
+        ["role": "user", "content": "Hi"],
+        ["role": "assistant", "tool_calls": [["id": "c1", "type": "function", "function": ["name": "f", "arguments": "{}"]]]]]],
+       "messages", "tool calls"),
+      (["model": model, "messages": [[String: Any]]()], "messages", "empty"),
       (["model": model, "messages": [
         ["role": "user", "content": "Hi"],
         ["role": "assistant", "tool_calls": [["id": "c1", "type": "function", "function": ["name": "f", "arguments": "{not json"]]]],

@@ -30,6 +30,31 @@ struct OpenAIServingTests {
     #expect(server.model.generations.allSatisfy { $0.completed })
   }
 
+  @Test("an assistant message last is continued (prefill, as llama-server does); system messages alone are answered")
+  func prefillAndSystemOnly() async throws {
+    let server = try await RunningTestServer.start(maxConcurrentSequences: 1)
+    defer { Task { await server.stop() } }
+    let url = URL(string: "\(server.baseURL.absoluteString)/v1beta/openai/chat/completions")!
+    let begun = "The capital of France is"
+    let prefill = try await TestHTTP.send(.POST, url, json: [
+      "model": RunningTestServer.modelName, "max_tokens": 6, "temperature": 0,
+      "messages": [["role": "user", "content": "What is the capital of France?"], ["role": "assistant", "content": begun]]])
+    #expect(prefill.status == 200, "\(prefill.text)")
+    let continuation = try Self.content(prefill)
+    #expect(!continuation.isEmpty && !continuation.hasPrefix(begun), "the continuation alone: \(continuation)")
+
+    let systemOnly = try await TestHTTP.send(.POST, url, json: [
+      "model": RunningTestServer.modelName, "max_tokens": 6, "temperature": 0,
+      "messages": [["role": "system", "content": "Write a haiku about rain."]]])
+    #expect(systemOnly.status == 200, "\(systemOnly.text)")
+    #expect(!(try Self.content(systemOnly)).isEmpty)
+  }
+
+  static func content(_ reply: TestHTTP.Reply) throws -> String {
+    let choices = try #require(try reply.json["choices"] as? [[String: Any]])
+    return try #require((choices.first?["message"] as? [String: Any])?["content"] as? String, "\(reply.text)")
+  }
+
   @Test("a response_format schema the grammar cannot express exactly is a 400 naming the keyword, unary and streamed")
   func inexpressibleSchema() async throws {
     let server = try await RunningTestServer.start(maxConcurrentSequences: 1)

@@ -31,11 +31,27 @@ enum ResolvedChatTemplate {
 
   /// The prompt tokens of `request` and, when its tools are in the model's own format, the
   /// rendering that reads the answer's calls back.
+  ///
+  /// A transcript that ends with a response is an answer the caller began (OpenAI's assistant
+  /// prefill): the model continues it. The conversation before it is rendered as for a new answer
+  /// and the begun text follows the generation prompt, as llama-server does.
   func render(_ request: GenerationRequest, weights: LlamaModelWeights) throws(OnDeviceModelError) -> RenderedPrompt {
+    guard case .response(let begun)? = request.transcript.last else {
+      let (text, rendering) = try promptText(request)
+      return RenderedPrompt(tokens: try weights.tokenize(text), nativeToolCalls: rendering)
+    }
+    var before = request
+    before.transcript = Transcript(entries: Array(request.transcript.dropLast()))
+    let (text, rendering) = try promptText(before)
+    return RenderedPrompt(tokens: try weights.tokenize(text + begun.segments.text), nativeToolCalls: rendering)
+  }
+
+  /// The prompt's text, ending with the generation prompt, and the native tool-call rendering.
+  private func promptText(_ request: GenerationRequest) throws(OnDeviceModelError) -> (String, ChatRendering?) {
     switch self {
     case .builtIn(let template):
       let messages = TranscriptRendering.messages(for: request, style: .documented)
-      return RenderedPrompt(tokens: try weights.tokenize(template.renderBuiltIn(messages)), nativeToolCalls: nil)
+      return (try template.renderBuiltIn(messages), nil)
     case .jinja(let template, _):
       let native = template.supportsToolCalls && request.responseFormat == nil
         && (!request.tools.isEmpty || request.transcript.contains { if case .toolCalls = $0 { true } else { false } })
@@ -47,7 +63,7 @@ enum ResolvedChatTemplate {
         chat.prompt_only = true
       }
       let rendering = try template.render(chat)
-      return RenderedPrompt(tokens: try weights.tokenize(rendering.prompt), nativeToolCalls: native ? rendering : nil)
+      return (rendering.prompt, native ? rendering : nil)
     }
   }
 

@@ -11,6 +11,8 @@ extension ChatCompletionRequest {
   /// - `assistant` messages become responses; their `tool_calls` a tool-calls entry (after a
   ///   response with the text, when there is any), keeping the calls' ids.
   /// - `tool` messages become tool outputs answering the call with their `tool_call_id`.
+  /// - A conversation may end with an assistant message (the model continues its text, as
+  ///   llama-server does) or hold system messages alone (the model answers them).
   /// - `temperature`, `top_p`, `seed`, `max_completion_tokens` (or `max_tokens`),
   ///   `frequency_penalty`, `presence_penalty` and `stop` become ``GenerationOptions``: temperature 0 is greedy; `top_p` or a `seed` samples
   ///   (nucleus, repeatable with the seed).
@@ -28,8 +30,10 @@ extension ChatCompletionRequest {
     }
     let transcript = try transcript(options: options)
     switch transcript.last {
-    case .prompt?, .toolOutput?: break
-    default: throw .invalidMessage("the last message must be a user or tool message")
+    case .prompt?, .toolOutput?, .response?, .instructions?: break
+    case .toolCalls?:
+      throw .invalidMessage("the last message holds tool calls: add a tool message with each call's result")
+    case nil: throw .invalidMessage("messages is empty: give at least one message")
     }
     return GenerationRequest(transcript: transcript, options: options, tools: tools, responseFormat: hybridResponseFormat())
   }
