@@ -44,7 +44,15 @@ struct RoutingOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: "Cloud API key (default: $GEMINI_API_KEY or $OPENAI_API_KEY).")
   var apiKey: String?
 
+  @Option(name: .long, help: ArgumentHelp(
+    "Seconds the cloud may stay silent — before its answer begins, or between two pieces of it — before the request fails (default 300).",
+    discussion: "A server that accepts the connection and then never answers is an error after this long (not a fallback: only an unreachable cloud falls back). Connecting has its own 10 s limit."))
+  var cloudTimeout: Double?
+
   func validate() throws {
+    if let cloudTimeout, !(cloudTimeout > 0 && cloudTimeout <= 86_400) {
+      throw ValidationError("--cloud-timeout must be between 0 and 86400 seconds, got \(cloudTimeout)")
+    }
     if let cloudURL {
       guard let url = URL(string: cloudURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
         throw ValidationError("--cloud-url must be an http(s) URL, e.g. http://127.0.0.1:8080")
@@ -93,16 +101,21 @@ struct RoutingOptions: ParsableArguments, Sendable {
     let api = effectiveCloudAPI
     let key = apiKey ?? environment[api.keyVariable]
     let url = cloudURL.flatMap(URL.init(string:))
+    let readTimeout = cloudTimeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
     switch api {
     case .gemini:
-      let named = { (name: String) in GeminiModel(name: name, apiKey: key, baseURL: url) }
+      var configuration = GeminiModel.Configuration()
+      if let readTimeout { configuration.readTimeout = readTimeout }
+      let named = { (name: String) in GeminiModel(name: name, apiKey: key, baseURL: url, configuration: configuration) }
       if let name = cloudModelName { return named(name) }
       let fallback = "gemini-3.1-flash-lite"
       guard cloudBaseURL != nil else { return named(fallback) }
       let first = try? await named(fallback).listModels(pageSize: 1).models.first?.name
       return named(first.map { $0.hasPrefix("models/") ? String($0.dropFirst(7)) : $0 } ?? fallback)
     case .openai:
-      let named = { (name: String) in OpenAIModel(name: name, apiKey: key, baseURL: url) }
+      var configuration = OpenAIModel.Configuration()
+      if let readTimeout { configuration.readTimeout = readTimeout }
+      let named = { (name: String) in OpenAIModel(name: name, apiKey: key, baseURL: url, configuration: configuration) }
       if let name = cloudModelName { return named(name) }
       return named((try? await named("").client.listModels().data.first?.id) ?? "")
     }
