@@ -6,7 +6,7 @@ extension SystemLanguageModel {
   /// missing, undelivered or corrupt file.
   public var contextSize: Int {
     get async throws {
-      Self.cappedContextSize(configuration.contextSize, trainingContextLength: try fileShape().trainingContextLength)
+      Self.cappedContextSize(configuration.contextSize, trainingContextLength: try trainingContextLength())
     }
   }
 

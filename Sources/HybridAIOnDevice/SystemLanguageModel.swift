@@ -143,6 +143,7 @@ public struct SystemLanguageModel: LanguageModel {
     }
     switch GGUFFileCheck.check(modelPath) {
     case nil:
+      if weightsKeptAfterTheFileWent != nil { return (.available, nil) }   // answering from memory
       return unavailable(.modelNotReady, "no model file at \(modelPath)")
     case .invalid(let reason):
       return unavailable(.invalidModelFile, "\(modelPath): \(reason)")
@@ -183,7 +184,23 @@ public struct SystemLanguageModel: LanguageModel {
   /// Throws ``OffloadError`` when the configuration asks for what this machine lacks, and
   /// ``OnDeviceModelError`` when the file is missing or not a GGUF model.
   public func placement() throws -> ModelPlacement {
-    try placement(of: modelPath, shape: fileShape())
+    if let kept = weightsKeptAfterTheFileWent { return kept.placement }
+    return try placement(of: modelPath, shape: fileShape())
+  }
+
+  /// The weights loaded earlier from ``modelPath`` when the file has since been moved or deleted:
+  /// they go on answering from memory (a server stays ready). A file replaced at the same path is
+  /// not this case: it is loaded anew.
+  var weightsKeptAfterTheFileWent: LlamaModelWeights? {
+    guard !modelPath.isEmpty, !FileManager.default.fileExists(atPath: modelPath) else { return nil }
+    return LlamaWeightsCache.shared.keptWeights(at: modelPath)
+  }
+
+  /// The context the model was trained with: from the file's header, or from the weights kept in
+  /// memory when the file has gone.
+  func trainingContextLength() throws -> Int {
+    if let kept = weightsKeptAfterTheFileWent { return kept.trainingContextLength }
+    return try fileShape().trainingContextLength
   }
 
   /// The model file's header (cached per file): what its weights look like, without loading them.
@@ -292,6 +309,7 @@ public struct SystemLanguageModel: LanguageModel {
       source.prepareFile()
       throw OnDeviceModelError.modelNotDownloaded(name: source.name)
     }
+    if let kept = weightsKeptAfterTheFileWent { return kept }
     return try await LlamaWeightsCache.shared.weights(at: modelPath, placement: placement())
   }
 

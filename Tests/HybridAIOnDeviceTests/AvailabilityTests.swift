@@ -46,6 +46,31 @@ struct AvailabilityTests {
     #expect(SystemLanguageModel(modelPath: dangling).availability == .unavailable(.modelNotReady))
   }
 
+  @Test("weights loaded before their file was moved away answer on from memory: available, a new session answers, the batched model too; a model never loaded from that path is modelNotReady")
+  func fileMovedAfterLoading() async throws {
+    _ = try TestModel.requireModel()
+    let directory = try TestModel.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("served.gguf").path
+    try FileManager.default.copyItem(atPath: TestModel.path, toPath: path)
+    let model = SystemLanguageModel(modelPath: path, configuration: .init(contextSize: 512))
+    let batched = BatchedLanguageModel(modelPath: path, configuration: .init(maxConcurrentSequences: 1, contextSizePerSequence: 512))
+    _ = try await GenerativeModelSession(model: model).respond(to: "Say hello.", options: TestModel.greedy)
+    _ = try await GenerativeModelSession(model: batched).respond(to: "Say hello.", options: TestModel.greedy)
+
+    try FileManager.default.moveItem(atPath: path, toPath: path + ".moved")   // an operator tidying up
+    #expect(model.availability == .available, "\(model.availabilityDetail ?? "")")
+    #expect(batched.availability == .available, "\(batched.availabilityDetail ?? "")")
+    #expect(try await model.contextSize == 512)
+    let again = try await GenerativeModelSession(model: model).respond(to: "Say hello.", options: TestModel.greedy)
+    #expect(again.usage.outputTokens > 0)
+    let batchedAgain = try await GenerativeModelSession(model: batched).respond(to: "Say hello.", options: TestModel.greedy)
+    #expect(batchedAgain.usage.outputTokens > 0)
+
+    let neverLoaded = directory.appendingPathComponent("never.gguf").path
+    #expect(SystemLanguageModel(modelPath: neverLoaded).availability == .unavailable(.modelNotReady))
+  }
+
   @Test("HYBRIDAI_ON_DEVICE=off and the app's switch both make it disabled")
   func disabled() throws {
     _ = try TestModel.requireModel()

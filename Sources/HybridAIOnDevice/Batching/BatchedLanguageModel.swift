@@ -164,7 +164,7 @@ public final class BatchedLanguageModel: LanguageModel {
   public var contextSize: Int {
     get async throws {
       SystemLanguageModel.cappedContextSize(configuration.contextSizePerSequence,
-                                            trainingContextLength: try singleSession.fileShape().trainingContextLength)
+                                            trainingContextLength: try singleSession.trainingContextLength())
     }
   }
 

@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Entries are keyed by the file's identity (path, size, modification time), so a replaced file
 /// is loaded again. A file that failed to load is remembered, so availability checks can report
-/// it without trying again.
+/// it without trying again. Weights loaded from a path are kept for it: when the file is moved or
+/// deleted afterwards, they go on answering from memory (``keptWeights(at:)``).
 final class LlamaWeightsCache: Sendable {
   static let shared = LlamaWeightsCache()
 
@@ -19,12 +20,16 @@ final class LlamaWeightsCache: Sendable {
 
   private let loads = Mutex<[Key: Task<LlamaModelWeights, any Error>]>([:])
   private let failures = Mutex<[FileIdentity: OnDeviceModelError]>([:])
+  private let loadedByPath = Mutex<[String: LlamaModelWeights]>([:])
   private let logger = Logger(label: "HybridAI.llama.weights")
 
   /// The weights of the model at `path` placed as `placement` says, loading them on first use
   /// (off the cooperative pool).
   func weights(at path: String, placement: ModelPlacement) async throws -> LlamaModelWeights {
-    guard let identity = FileIdentity(path: path) else { throw OnDeviceModelError.modelFileMissing(path: path) }
+    guard let identity = FileIdentity(path: path) else {
+      if let kept = keptWeights(at: path) { return kept }
+      throw OnDeviceModelError.modelFileMissing(path: path)
+    }
     let key = Key(file: identity, gpuLayers: placement.gpuLayers, device: placement.usesGPU ? placement.device.name : "")
     let load = loads.withLock { loads in
       if let existing = loads[key] { return existing }
@@ -48,7 +53,9 @@ final class LlamaWeightsCache: Sendable {
       return task
     }
     do {
-      return try await load.value
+      let weights = try await load.value
+      loadedByPath.withLock { $0[path] = weights }
+      return weights
     } catch let error as OnDeviceModelError {
       failures.withLock { $0[identity] = error }
       throw error
@@ -63,6 +70,7 @@ final class LlamaWeightsCache: Sendable {
   /// Frees every loaded model's weights and forgets them (the end of the process). Loads still
   /// running are awaited first.
   func releaseAll() async {
+    loadedByPath.withLock { $0.removeAll() }
     let all = loads.withLock { loads in
       defer { loads.removeAll() }
       return Array(loads.values)
@@ -72,6 +80,11 @@ final class LlamaWeightsCache: Sendable {
       weights.release()
       logger.debug("freed model weights", metadata: ["path": "\(weights.path)"])
     }
+  }
+
+  /// The weights last loaded from `path`, if any: still in memory whether or not the file is.
+  func keptWeights(at path: String) -> LlamaModelWeights? {
+    loadedByPath.withLock { $0[path] }
   }
 
   /// The error of an earlier failed load of this exact file, if any.
