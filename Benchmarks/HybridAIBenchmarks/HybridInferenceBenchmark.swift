@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
+import HybridAIProcess
 import HybridAIServer
 import HybridAIServing
 import NIOCore
@@ -47,9 +48,9 @@ public struct HybridInferenceBenchmark: Sendable {
   // MARK: - Fallback latency
 
   private func measureFallback(into report: inout BenchmarkReport) async throws {
-    let (refusingPort, descriptor) = try Self.refusingLoopbackPort()
-    defer { close(descriptor) }
-    let offlineCloud = GeminiModel(name: "unreachable", apiKey: nil, baseURL: URL(string: "http://127.0.0.1:\(refusingPort)")!)
+    let refusing = try LoopbackSocket(listening: false)   // bound, not listening: connections are refused
+    defer { refusing.close() }
+    let offlineCloud = GeminiModel(name: "unreachable", apiKey: nil, baseURL: URL(string: "http://127.0.0.1:\(refusing.port)")!)
     let options = GenerationOptions(sampling: .greedy, maximumResponseTokens: 4)
     let prompt = "Say hello to the benchmark."
     var direct: [Double] = [], fallback: [Double] = []
@@ -76,25 +77,6 @@ public struct HybridInferenceBenchmark: Sendable {
     let response = try await stream.collect()
     guard response.rawResponse.source == .onDevice, let first else { throw BenchmarkError.noTimings }
     return first.seconds
-  }
-
-  /// A loopback port that refuses connections: bound but not listening, held until the returned
-  /// descriptor is closed.
-  private static func refusingLoopbackPort() throws -> (port: Int, descriptor: Int32) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    guard bound else {
-      close(fd)
-      throw BenchmarkError.referenceFailed("could not reserve a loopback port")
-    }
-    return (Int(UInt16(bigEndian: address.sin_port)), fd)
   }
 
   // MARK: - Server scaling

@@ -340,7 +340,7 @@ struct HybridCommandTests {
   @Test("--cloud-timeout: a cloud that accepts and never answers is an error after that long (both APIs); a bad value exits 64",
         arguments: [["--cloud-model", "m"], ["--cloud-api", "openai", "--cloud-model", "m"]])
   func cloudTimeout(_ api: [String]) async throws {
-    let silent = try SilentListener()
+    let silent = try LoopbackSocket(listening: true)   // accepts, never answers
     defer { silent.close() }
     // With the default (300 s) this would wait five minutes: the read timeout's own message shows the flag took.
     let result = try await run(["generate", "--prompt", "Hi", "--mode", "cloud", "--cloud-url", "http://127.0.0.1:\(silent.port)",
@@ -397,34 +397,4 @@ struct RepetitionMeasureTests {
     tally.record("Swift is a language for apps.")
     #expect(tally.summary == "2 answers · 28.6% of word trigrams repeated · worst answer 40.0%")
   }
-}
-
-/// A TCP socket on 127.0.0.1 that listens and never answers: connections wait in its backlog, so a
-/// client's request is sent and no response ever comes.
-final class SilentListener: Sendable {
-  let descriptor: Int32
-  let port: Int
-
-  init() throws {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-        bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 16) == 0
-          && getsockname(descriptor, socketAddress, &length) == 0
-      }
-    }
-    guard descriptor >= 0, bound else {
-      _ = Glibc.close(descriptor)
-      throw POSIXError(.EADDRNOTAVAIL)
-    }
-    self.descriptor = descriptor
-    port = Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  func close() { _ = Glibc.close(descriptor) }
 }
