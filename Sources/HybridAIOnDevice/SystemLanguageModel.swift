@@ -309,7 +309,6 @@ public struct SystemLanguageModel: LanguageModel {
       source.prepareFile()
       throw OnDeviceModelError.modelNotDownloaded(name: source.name)
     }
-    if let kept = weightsKeptAfterTheFileWent { return kept }
     return try await LlamaWeightsCache.shared.weights(at: modelPath, placement: placement())
   }
 
