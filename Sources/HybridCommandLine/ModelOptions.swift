@@ -30,16 +30,21 @@ public struct ModelOptions: ParsableArguments, Sendable {
     if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024, got \(threads)") }
     // A path given by hand that is not there is a typo, not a model "not downloaded yet".
     if let model { try FileArgument.requireReadableFile(model, label: "--model") }
+    if let chatTemplate {
+      do {
+        _ = try ChatTemplateArgument.template(chatTemplate)
+      } catch {
+        throw ValidationError("--chat-template: \(error)")
+      }
+    }
   }
 
   /// The on-device model these options describe.
   public func makeModel() -> SystemLanguageModel {
     var configuration = SystemLanguageModel.Configuration(contextSize: contextSize)
     if let threads { configuration.threads = threads }
-    configuration.chatTemplate = chatTemplate.map { value in
-      FileManager.default.fileExists(atPath: value)
-        ? (try? ChatTemplate(contentsOf: URL(fileURLWithPath: value))) ?? .named(value) : .named(value)
-    }
+    // validate() has checked it.
+    configuration.chatTemplate = chatTemplate.flatMap { try? ChatTemplateArgument.template($0) }
     configuration.gpuLayers = offload.gpuLayers
     configuration.device = offload.device
     return SystemLanguageModel(modelPath: model ?? ModelLocator.defaultModelPath(), configuration: configuration)

@@ -107,6 +107,17 @@ struct HybridCommandTests {
     #expect(working.status == 0, "\(working.stderr)")
   }
 
+  @Test("--chat-template typos are usage errors before any model loads: an unknown name lists the built-in ones, a missing file is named")
+  func chatTemplateTypos() async throws {
+    let unknown = try await run(["generate", "--prompt", "Hi", "--chat-template", "chatmll"])
+    #expect(unknown.status == 64 && unknown.stderr.contains("--chat-template: chatmll is neither a file nor a template name")
+      && unknown.stderr.contains("llama3"), "\(unknown.stderr)")
+    let missing = try await run(["chat", "--chat-template", "templates/mine.jinja"], input: "Hi\n")
+    #expect(missing.status == 64 && missing.stderr.contains("--chat-template: no file at templates/mine.jinja"), "\(missing.stderr)")
+    let builtIn = try await run(["generate", "--prompt", "Hi", "--greedy", "--max-tokens", "2", "--chat-template", "llama3"])
+    #expect(builtIn.status == 0, "a built-in name still works: \(builtIn.stderr)")
+  }
+
   @Test("--attach with prefer-on-device: the cloud answers with the reason, the photo's exact bytes go both ways, --json lists the files")
   func attachGoesToTheCloud() async throws {
     // The server plays an image-editing model: it answers with the picture it was sent.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIOnDevice
 import HybridAIProcess
 import HybridAITestSupport
 @testable import hybrid
@@ -123,6 +124,81 @@ struct ServeConfigurationTests {
     await #expect(throws: (any Error).self, "a flag is checked as it is parsed") {
       try await settings(["--batch-contexts", "9", "--max-concurrent-requests", "8"])
     }
+  }
+
+  @Test("chat-template: MODEL=TEMPLATE for one model, TEMPLATE for every model (MODEL= wins); files, chatml and built-in names; typos refused with the reason")
+  func chatTemplates() async throws {
+    let directory = try TemporaryDirectory("serve-templates")
+    defer { directory.remove() }
+    let jinja = try write("{% for message in messages %}{{ message.content }}{% endfor %}", to: "mine.jinja", in: directory)
+    let models = ["--model", "a=/models/a.gguf", "--model", "b=/models/b.gguf", "--model", "c=/models/c.gguf"]
+    #expect(try await settings(models).1.chatTemplates.isEmpty, "each model's own template by default")
+    let (_, both) = try await settings(models + ["--chat-template", "chatml", "--chat-template", "b=\(jinja)"])
+    #expect(both.chatTemplates["a"]?.template == .named("chatml") && both.chatTemplates["c"]?.argument == "chatml")
+    #expect(both.chatTemplates["b"]?.template == .jinja("{% for message in messages %}{{ message.content }}{% endfor %}"))
+    #expect(both.chatTemplates["b"]?.argument == jinja)
+    let file = try write("model: [\"a=/models/a.gguf\"]\nchat-template: [\"a=llama3\"]\n", to: "serve.yaml", in: directory)
+    #expect(try await settings(["--config", file]).1.chatTemplates["a"]?.template == .named("llama3"))
+    let fromEnvironment = try await settings(models, environment: ["HYBRIDAI_SERVE_CHAT_TEMPLATE": "c=gemma"]).1
+    #expect(fromEnvironment.chatTemplates.keys.sorted() == ["c"])
+
+    func refusal(_ arguments: [String]) async -> String {
+      do {
+        _ = try await settings(arguments)
+        return "no error"
+      } catch {
+        return "\(error)"
+      }
+    }
+    let unknownModel = await refusal(models + ["--chat-template", "d=chatml"])
+    #expect(unknownModel.contains("no served model is named d (served: a, b, c"), "\(unknownModel)")
+    let unknownName = await refusal(models + ["--chat-template", "chatmll"])
+    #expect(unknownName.contains("chatmll is neither a file nor a template name") && unknownName.contains("llama3"), "\(unknownName)")
+    let missingFile = await refusal(models + ["--chat-template", "a=\(directory.url.path)/missing.jinja"])
+    #expect(missingFile.contains("no file at \(directory.url.path)/missing.jinja"), "\(missingFile)")
+    let folder = await refusal(models + ["--chat-template", directory.url.path])
+    #expect(folder.contains("is a folder, not a .jinja file"), "\(folder)")
+    let twice = await refusal(models + ["--chat-template", "a=chatml", "--chat-template", "a=gemma"])
+    #expect(twice.contains("model a already has a chat template"), "\(twice)")
+    let registryOnly = await refusal(["--registry-only", "--chat-template", "chatml"])
+    #expect(registryOnly.contains("loads no model"), "\(registryOnly)")
+  }
+
+  @Test("chat-template end to end: the served model renders with its configured template (its own preamble counted in countTokens), the other model and an alias as configured, the start line names it")
+  func chatTemplateServed() async throws {
+    let directory = try TemporaryDirectory("serve-template-run")
+    defer { directory.remove() }
+    let preamble = String(repeating: "Preamble line. ", count: 60)
+    let template = try write(preamble + """
+      {% for message in messages %}<|im_start|>{{ message.role }}
+      {{ message.content }}<|im_end|>
+      {% endfor %}<|im_start|>assistant
+
+      """, to: "preamble.jinja", in: directory)
+    let server = try await ServeLifecycleTests.Server(executable: HybridCommandTests.executable, arguments: [
+      "--data", directory.appending("registry").path, "--no-chat", "--max-concurrent-requests", "1", "--context-size", "1024",
+      "--model", "own=\(ModelLocatorPath.path)", "--model", "templated=\(ModelLocatorPath.path)",
+      "--alias", "other-name=templated", "--chat-template", "templated=\(template)",
+    ])
+    let base = URL(string: "http://127.0.0.1:\(server.port)")!
+    func promptTokens(_ model: String) async throws -> Int {
+      let counted = try await TestHTTP.send(.POST, base.appending(path: "v1beta/models/\(model):countTokens"),
+                                            json: ["contents": [["role": "user", "parts": [["text": "Hello there"]]]]])
+      #expect(counted.status == 200, "\(counted.text)")
+      return try #require((try JSONSerialization.jsonObject(with: counted.body) as? [String: Any])?["totalTokens"] as? Int)
+    }
+    let own = try await promptTokens("own"), templated = try await promptTokens("templated")
+    #expect(templated - own > 100, "60 preamble lines are counted for the templated model only: \(own) vs \(templated)")
+    #expect(try await promptTokens("other-name") == templated, "an alias runs its model's template")
+    let answered = try await TestHTTP.send(.POST, base.appending(path: "v1beta/models/templated:generateContent"), json: [
+      "contents": [["role": "user", "parts": [["text": "Say hi"]]]], "generationConfig": ["maxOutputTokens": 4, "temperature": 0],
+    ])
+    #expect(answered.status == 200, "\(answered.text)")
+    let (status, stderr) = await server.stop()
+    #expect(status == 0, "\(stderr.suffix(1500))")
+    let startLines = stderr.split(separator: "\n").filter { $0.contains("hybrid serve: model ") }
+    #expect(startLines.count == 2 && startLines.filter { $0.contains(", chat template \(template),") }.count == 1
+      && startLines.contains { $0.contains("model templated on ") && $0.contains("chat template") }, "\(startLines)")
   }
 
   @Test("secrets from files (one value; a list one a line); --print-config masks them and names every source")

@@ -54,6 +54,12 @@ struct ServeCommand: AsyncParsableCommand {
     discussion: "Apps written for a Gemini model name then run unchanged against this server; answers report the served model's name as modelVersion."))
   var alias: [String] = []
 
+  @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
+    "A served model's chat template, as MODEL=TEMPLATE, or TEMPLATE for every model: a .jinja file, chatml, or a llama.cpp built-in name. Repeatable.",
+    discussion: "Default: each model's own template from its GGUF file. A MODEL= one wins over one for every model.",
+    valueName: "[model=]file|name"))
+  var chatTemplate: [String] = []
+
   @Option(name: .long, parsing: .singleValue,
           help: "An API key clients must send (x-goog-api-key header, ?key= or Authorization: Bearer). Repeatable. Default: $HYBRIDAI_SERVER_API_KEY, else none required.")
   var apiKey: [String] = []
@@ -173,6 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.port, port)
     set(.model, model)
     set(.alias, alias)
+    set(.chatTemplate, chatTemplate)
     set(.apiKey, apiKey)
     set(ServeSetting(ServeSetting.apiKey.fileName, .string), apiKeyFile)
     set(.keysFile, keysFile)
@@ -250,6 +257,7 @@ struct ServeCommand: AsyncParsableCommand {
       if let threads = settings.threads { configuration.threads = threads }
       configuration.gpuLayers = settings.gpuLayers
       configuration.device = settings.device
+      configuration.chatTemplate = settings.chatTemplates[name]?.template
       let batched = BatchedLanguageModel(modelPath: path, configuration: configuration)
       guard batched.isAvailable, let placement = try? batched.placement() else {
         Self.status.fail("model \(name) (\(path)) is \(batched.availability): \(batched.availabilityDetail ?? "")")
@@ -275,7 +283,8 @@ struct ServeCommand: AsyncParsableCommand {
         Self.status.warn("model \(name) runs on the CPU, where \(batched.contexts) contexts only add passes "
           + "over the weights (a step there is done when llama.cpp returns); --batch-contexts pays on a GPU, if at all")
       }
-      Self.status.say("model \(name) on \(placement)\(contexts), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
+      let template = settings.chatTemplates[name].map { ", chat template \($0.argument)" } ?? ""
+      Self.status.say("model \(name) on \(placement)\(contexts)\(template), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
       models.append(ServedModel(name: name, batched: batched).metered(by: metrics))
       health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
       metrics.addRefresher {

@@ -14,6 +14,9 @@ struct ServeSettings: Sendable {
   var models: [(name: String, path: String)]
   /// `(alias, model)` pairs.
   var aliases: [(alias: String, model: String)]
+  /// The chat template configured for each served model (by name), and the value that named it;
+  /// a model without one runs its GGUF's own.
+  var chatTemplates: [String: (template: ChatTemplate, argument: String)]
   var apiKeys: Set<String>
   var keysFile: String?
   var requestsPerMinute: Int?
@@ -79,6 +82,11 @@ struct ServeSettings: Sendable {
     }
     models = registryOnly ? [] : try Self.models(modelSpecs, origin: configuration.origin(.model))
     aliases = try Self.aliases(configuration.list(.alias), servedNames: models.map(\.name), origin: configuration.origin(.alias))
+    let templateSpecs = configuration.list(.chatTemplate)
+    if registryOnly, !templateSpecs.isEmpty {
+      throw invalid(.chatTemplate, "names a chat template, but registry-only (\(configuration.origin(.registryOnly))) loads no model: drop one of them")
+    }
+    chatTemplates = try Self.chatTemplates(templateSpecs, servedNames: models.map(\.name), origin: configuration.origin(.chatTemplate))
     apiKeys = Set(configuration.list(.apiKey).filter { !$0.isEmpty })
     keysFile = configuration.string(.keysFile)
     requestsPerMinute = try positive(.requestsPerMinute)
@@ -201,6 +209,48 @@ struct ServeSettings: Sendable {
       guard taken.insert(name).inserted else { throw .invalidValue(origin, reason: "\(spec): \(name) is already a served name") }
       result.append((name, parts[1]))
     }
+    return result
+  }
+
+  /// The template for each served model from `[MODEL=]TEMPLATE` specs: `MODEL=` for one model,
+  /// none for every model (a `MODEL=` one wins). A path that exists is a file even with a `=` in it.
+  static func chatTemplates(_ specs: [String], servedNames: [String], origin: String) throws(ServeConfigurationError)
+    -> [String: (template: ChatTemplate, argument: String)] {
+    var forEveryModel: (template: ChatTemplate, argument: String)?
+    var forOne: [String: (template: ChatTemplate, argument: String)] = [:]
+    for spec in specs {
+      var target: String?
+      var argument = spec
+      if let equals = spec.firstIndex(of: "="), !FileManager.default.fileExists(atPath: spec) {
+        let name = String(spec[..<equals])
+        if isValidName(name) {
+          guard servedNames.contains(name) else {
+            let served = servedNames.isEmpty ? "none" : servedNames.joined(separator: ", ")
+            throw .invalidValue(origin, reason: "\(spec): no served model is named \(name) (served: \(served); an alias takes its model's template)")
+          }
+          target = name
+          argument = String(spec[spec.index(after: equals)...])
+        }
+      }
+      let template: ChatTemplate
+      do {
+        template = try ChatTemplateArgument.template(argument)
+      } catch {
+        throw .invalidValue(origin, reason: "\(spec): \(error.description)")
+      }
+      if let target {
+        guard forOne.updateValue((template, argument), forKey: target) == nil else {
+          throw .invalidValue(origin, reason: "\(spec): model \(target) already has a chat template")
+        }
+      } else {
+        guard forEveryModel == nil else {
+          throw .invalidValue(origin, reason: "\(spec): a template for every model is already given (name the model: MODEL=TEMPLATE)")
+        }
+        forEveryModel = (template, argument)
+      }
+    }
+    var result = forOne
+    if let forEveryModel { for name in servedNames where result[name] == nil { result[name] = forEveryModel } }
     return result
   }
 
