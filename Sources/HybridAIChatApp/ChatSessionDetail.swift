@@ -13,6 +13,8 @@ public struct ChatSessionDetail: Sendable, Codable {
     public var files: [ChatFile]
     /// The model that wrote a `model` entry.
     public var modelVersion: String?
+    /// Why a `model` entry's answer ended (`stop`, `maxTokens`, `contextWindowFull`), when recorded.
+    public var finishReason: String?
     /// A `tool` entry's tool, or the tools a `toolCalls` entry calls.
     public var toolName: String?
     /// Whether a `tool` entry is a failure.
@@ -42,7 +44,7 @@ public struct ChatSessionDetail: Sendable, Codable {
         Entry(role: "user", text: prompt.segments.text, files: files(prompt.segments.storedAttachments.map(\.reference)))
       case .response(let response):
         Entry(role: "model", text: response.segments.text, files: files(response.segments.storedAttachments.map(\.reference)),
-              modelVersion: response.modelVersion)
+              modelVersion: response.modelVersion, finishReason: response.finishReason?.description)
       case .toolCalls(let calls):
         Entry(role: "toolCalls", text: calls.calls.map { "\($0.toolName)(\($0.arguments.jsonString))" }.joined(separator: "\n"),
               files: [], toolName: calls.calls.map(\.toolName).joined(separator: ", "))

@@ -109,9 +109,9 @@ final class PageTestModel: LanguageModel, Sendable {
   var slowAnswerWasCancelled: Bool { state.withLock { $0.cancelled } }
 
   /// A list, code, a link; a heading with its text right under it, a numbered list whose items are
-  /// apart (it goes on at 2) with a list inside item 2.
+  /// apart (it goes on at 2) with a list inside item 2, and item 4's list after a blank line.
   static let markdown = "Here is a list:\n\n- one\n- two\n\n```swift\nlet x = 1\n```\n\nSee [the docs](https://example.com/).\n\n"
-    + "## Steps\nFollow these:\n1. first\n\n2. second\n   - part a\n   - part b\n3. third"
+    + "## Steps\nFollow these:\n1. first\n\n2. second\n   - part a\n   - part b\n3. third\n\n4. fourth\n\n   - after a blank\n   - still inside"
 
   func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
 

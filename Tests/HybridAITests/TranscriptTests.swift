@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAITestSupport
 import Testing
 
 @Suite("Transcript")
@@ -29,6 +30,33 @@ struct TranscriptTests {
     let entries = object?["entries"] as? [[String: Any]]
     #expect(entries?.map { $0["type"] as? String } == ["instructions", "prompt", "response"])
     #expect(entries?[2]["modelVersion"] as? String == "m-1")
+  }
+
+  @Test("a session records why each answer ended; it round-trips, and a transcript saved before the field existed reads as unknown")
+  func finishReasonRecorded() async throws {
+    let model = ScriptedLanguageModel { _, index in
+      [.textDelta("Answer \(index)"), .completed(RawResponse(modelVersion: "m-1", source: .onDevice,
+                                                            usage: Usage(promptTokens: 3, outputTokens: 2),
+                                                            finishReason: index == 0 ? .maxTokens : .stop))]
+    }
+    let session = GenerativeModelSession(model: model)
+    try await session.respond(to: "One")
+    try await session.respond(to: "Two")
+    let reasons = session.transcript.compactMap { entry -> FinishReason? in
+      if case .response(let response) = entry { response.finishReason } else { nil }
+    }
+    #expect(reasons == [.maxTokens, .stop])
+    let data = try session.transcript.jsonData()
+    #expect(try Transcript(jsonData: data) == session.transcript)
+    let entries = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["entries"] as? [[String: Any]]
+    #expect(entries?.compactMap { $0["finishReason"] as? String } == ["maxTokens", "stop"])
+
+    let older = Data(#"{"version": 2, "entries": [{"type": "response", "id": "r", "segments": [], "modelVersion": "m"}]}"#.utf8)
+    guard case .response(let response)? = try Transcript(jsonData: older).entries.first else {
+      Issue.record("no response entry")
+      return
+    }
+    #expect(response.finishReason == nil && response.modelVersion == "m")
   }
 
   @Test("a transcript from a newer format version is rejected with a clear error")

@@ -86,7 +86,8 @@ extension GenerativeModelSession {
         var raw = round.completion
         raw.usage = totalUsage
         entries.append(.response(Transcript.Response(
-          segments: madeByModel + round.segments, modelVersion: raw.modelVersion, providerContent: raw.providerContent)))
+          segments: madeByModel + round.segments, modelVersion: raw.modelVersion, providerContent: raw.providerContent,
+          finishReason: raw.finishReason)))
         logger.debug("answered", metadata: [
           "modelVersion": "\(raw.modelVersion)", "source": "\(raw.source)",
           "promptTokens": "\(totalUsage.promptTokens)", "cachedPromptTokens": "\(totalUsage.cachedPromptTokens)",

@@ -136,19 +136,23 @@ extension Transcript {
     /// The cloud model's answer in its wire form, sent back as it came when the conversation
     /// continues on that kind of model (keeps thoughts and thought signatures).
     public var providerContent: ProviderContent?
+    /// Why the answer ended (``RawResponse/finishReason``), when a session recorded it: a saved
+    /// conversation still shows which answers were cut off (``FinishReason/maxTokens``).
+    public var finishReason: FinishReason?
 
     public init(id: String = UUID().uuidString, segments: [Segment], modelVersion: String? = nil,
-                providerContent: ProviderContent? = nil) {
+                providerContent: ProviderContent? = nil, finishReason: FinishReason? = nil) {
       self.id = id
       self.segments = segments
       self.modelVersion = modelVersion
       self.providerContent = providerContent
+      self.finishReason = finishReason
     }
 
     public init(id: String = UUID().uuidString, text: String, modelVersion: String? = nil,
-                providerContent: ProviderContent? = nil) {
+                providerContent: ProviderContent? = nil, finishReason: FinishReason? = nil) {
       self.init(id: id, segments: [.text(TextSegment(content: text))], modelVersion: modelVersion,
-                providerContent: providerContent)
+                providerContent: providerContent, finishReason: finishReason)
     }
   }
 

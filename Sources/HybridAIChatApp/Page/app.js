@@ -105,6 +105,7 @@ function link(href, label) {
 
 const headingLine = /^(#{1,6})\s+(.*)$/;
 const listLine = /^(\s*)([-*+]|(\d{1,9})[.)])\s+(.*)$/;
+const indented = /^\s+\S/;
 
 /** One Markdown block (no blank lines inside, or a fenced code block) as an element. */
 function renderBlock(block) {
@@ -128,7 +129,8 @@ function renderBlock(block) {
       parts.push(h); i++;
     } else if (listLine.test(lines[i])) {
       let end = i + 1;   // items, and their indented continuation lines
-      while (end < lines.length && (listLine.test(lines[end]) || /^\s+\S/.test(lines[end]))) end++;
+      while (end < lines.length && (listLine.test(lines[end]) || indented.test(lines[end])
+        || (!lines[end].trim() && indentedAfterBlanks(lines, end)))) end++;
       parts.push(renderList(lines.slice(i, end))); i = end;
     } else {
       let end = i + 1;   // a paragraph ends where a heading or a list starting at 1 (or a bullet) begins
@@ -142,6 +144,12 @@ function renderBlock(block) {
   const group = document.createElement("div");
   group.append(...parts);
   return group;
+}
+
+/** Whether the first line from `lines[i]` on that is not blank is indented (it goes on a list item). */
+function indentedAfterBlanks(lines, i) {
+  while (i < lines.length && !lines[i].trim()) i++;
+  return i < lines.length && indented.test(lines[i]);
 }
 
 /** Whether `line` begins a list inside a paragraph: a bullet, or a number 1 (not "2024. was…"). */
@@ -158,6 +166,7 @@ function renderList(lines) {
   const levels = [];   // { indent, list, item }: the lists open from the outermost in
   let root = null;
   for (const line of lines) {
+    if (!line.trim()) continue;   // a blank line inside a list (before an indented line)
     const match = listLine.exec(line);
     const top = levels[levels.length - 1];
     if (!match) {   // a continuation of the item before
@@ -192,16 +201,16 @@ class MarkdownStream {
   append(delta) {
     this.text += delta;
     for (;;) {
+      while (this.text[this.done] === "\n") this.done++;   // blank lines between blocks (also ones arriving later)
       const rest = this.text.slice(this.done);
       const end = blockEnd(rest);
       if (end < 0) break;
       const block = rest.slice(0, end).replace(/\n+$/, "");
       if (block.trim()) this.place(renderBlock(block), true);
       this.done += end;
-      while (this.text[this.done] === "\n") this.done++;
     }
     const tail = this.text.slice(this.done);
-    if (tail.trim()) this.place(renderBlock(tail), false);
+    if (tail.trim()) this.place(renderBlock(tail.replace(/\n+$/, "")), false);
     else if (this.live) { this.live.remove(); this.live = null; }
   }
 
@@ -220,9 +229,20 @@ function blockEnd(text) {
     return lineEnd < 0 ? -1 : lineEnd + 1;
   }
   const fence = text.indexOf("\n```");
-  const blank = text.indexOf("\n\n");
-  if (fence >= 0 && (blank < 0 || fence < blank)) return fence + 1;
-  return blank < 0 ? -1 : blank + 2;
+  for (let from = 0; ;) {
+    const blank = text.indexOf("\n\n", from);
+    if (fence >= 0 && (blank < 0 || fence < blank)) return fence + 1;
+    if (blank < 0) return -1;
+    // A list goes on past a blank line when an indented line follows (a nested list, an item's
+    // next paragraph); until that line has begun, the block is not finished.
+    if (!text.slice(0, blank).split("\n").some((line) => listLine.test(line))) return blank + 2;
+    let next = blank + 2;
+    while (text[next] === "\n") next++;
+    const following = text.slice(next);
+    if (/^[ \t]*$/.test(following)) return -1;
+    if (!indented.test(following)) return blank + 2;
+    from = next;
+  }
 }
 
 // ---- Messages ---------------------------------------------------------------------------------
@@ -269,6 +289,13 @@ function addModelMessage(waiting) {
 
 function stopThinking(view) {
   if (view.thinking) { view.thinking.remove(); view.thinking = null; }
+}
+
+/** The line under an answer that a limit cut off (`finishReason` maxTokens or contextWindowFull). */
+function addCutOffNote(view, finishReason) {
+  const cutOff = { maxTokens: "The answer was cut off: it reached the length limit.",
+                   contextWindowFull: "The answer was cut off: the conversation filled the model's context window." };
+  if (cutOff[finishReason]) addNote(view, cutOff[finishReason], "cut-off");
 }
 
 /** A line under an answer: why it ended early or failed. */
@@ -443,12 +470,7 @@ function handleEvent(view, name, data) {
     }
     case "artifact": addFile(view, data.file); scrollDown(); break;
     case "usage": break;
-    case "done": {
-      const cutOff = { maxTokens: "The answer was cut off: it reached the length limit.",
-                       contextWindowFull: "The answer was cut off: the conversation filled the model's context window." };
-      if (cutOff[data.finishReason]) addNote(view, cutOff[data.finishReason], "cut-off");
-      addBadge(view, data); scrollDown(); break;
-    }
+    case "done": addCutOffNote(view, data.finishReason); addBadge(view, data); scrollDown(); break;
     case "error": addNote(view, data.kind === "cancelled" ? "Stopped." : data.message); break;
   }
 }
@@ -562,6 +584,7 @@ async function openSession(id) {
     if (entry.role === "model") {
       view.markdown.append(entry.text);
       for (const file of entry.files) addFile(view, file);
+      addCutOffNote(view, entry.finishReason);
       const badge = document.createElement("div");
       badge.className = "badge";
       const s = document.createElement("span"); s.textContent = entry.modelVersion || "model"; badge.append(s);
@@ -625,6 +648,12 @@ async function start() {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); send(); }
   });
   $("input").addEventListener("input", autosize);
+  // At phone width the keyboard hint would wrap (and a phone's keyboard has no Shift+Enter).
+  const phone = matchMedia("(max-width: 700px)");
+  const hint = $("input").placeholder;
+  const fitPlaceholder = () => { $("input").placeholder = phone.matches ? "Message" : hint; autosize(); };
+  phone.addEventListener("change", fitPlaceholder);
+  fitPlaceholder();
   $("stop").onclick = stop;
   $("new-session").onclick = () => {
     if (!state.running) startFresh();

@@ -199,12 +199,17 @@ try:
     following = driver.execute_script("const h = arguments[0]; return h.nextElementSibling && h.nextElementSibling.textContent", headings[0])
     check(following == "Follow these:", f"and its text a paragraph after it: {following!r}")
     starts = driver.execute_script("return [...arguments[0].querySelectorAll('.body ol')].map((l) => l.start)", answer)
-    check(starts == [1, 2], f"a numbered list whose items are apart goes on counting (starts {starts})")
+    check(starts == [1, 2, 4], f"a numbered list whose items are apart goes on counting (starts {starts})")
     nested = [li.text for li in answer.find_elements(By.CSS_SELECTOR, ".body ol > li > ul > li")]
-    check(nested == ["part a", "part b"], f"an indented list is inside its item: {nested}")
-    items = driver.execute_script("return [...arguments[0].querySelectorAll('.body ol')].at(-1).children.length", answer)
+    check(nested == ["part a", "part b", "after a blank", "still inside"], f"an indented list is inside its item: {nested}")
+    after_blank = [li.text for li in answer.find_elements(By.CSS_SELECTOR, ".body ol[start='4'] > li > ul > li")]
+    check(after_blank == ["after a blank", "still inside"], f"also after a blank line: {after_blank}")
+    items = driver.execute_script("return [...arguments[0].querySelectorAll('.body ol')][1].children.length", answer)
     check(items == 2, f"the item after the inner list is in the outer list ({items} items)")
     check(answer.find_elements(By.CSS_SELECTOR, ".body pre code"), "a code block is a code block")
+    leading = driver.execute_script(
+        "return [...arguments[0].querySelectorAll('.body p')].filter((p) => p.firstChild?.nodeName === 'BR').length", answer)
+    check(leading == 0, f"no paragraph starts with an empty line (the blank line after a code block arrived late): {leading}")
     links = answer.find_elements(By.CSS_SELECTOR, ".body a")
     check(links and links[0].get_attribute("href") == "https://example.com/", "a link is a link")
     badge = answer.find_element(By.CSS_SELECTOR, ".badge").text
@@ -301,6 +306,10 @@ try:
     results["messagesAfterReload"] = len(model_messages())
     results["userMessagesAfterReload"] = len(driver.find_elements(By.CSS_SELECTOR, ".message.user"))
     check(driver.find_elements(By.CSS_SELECTOR, ".message.user img"), "the attached photo is in the restored transcript")
+    restored_cuts = [note.text for note in driver.find_elements(By.CSS_SELECTOR, "#messages .cut-off")]
+    check(len(restored_cuts) == 1 and "length limit" in restored_cuts[0]
+          and model_messages()[-1].find_elements(By.CSS_SELECTOR, ".cut-off"),
+          f"the restored long answer (only it) still says it was cut off: {restored_cuts}")
     check(driver.find_elements(By.CSS_SELECTOR, "#session-list li.active"), "the sidebar marks the open session")
     shot("05-restored")
 
@@ -363,6 +372,13 @@ try:
         driver.execute_script("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", box, text)
         overflow = driver.execute_script("return arguments[0].scrollHeight - arguments[0].clientHeight", box)
         check(overflow <= 0, f"the message box fits {text!r} without a scroll bar ({overflow} px over)")
+    fits = driver.execute_script("""
+        const box = arguments[0], style = getComputedStyle(box);
+        const context = document.createElement("canvas").getContext("2d");
+        context.font = style.font;
+        return [context.measureText(box.placeholder).width,
+                box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)];""", box)
+    check(fits[0] <= fits[1], f"the placeholder fits on one line at phone width ({fits[0]:.0f} px of text, {fits[1]:.0f} px of room)")
     check_button_contrast("light")
     shot("06-phone")
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
