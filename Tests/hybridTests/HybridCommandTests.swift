@@ -348,16 +348,24 @@ struct HybridCommandTests {
     #expect(aliases?.first?.alias == "gemini-2.5-flash" && aliases?.first?.model == "smollm2")
   }
 
-  @Test("--cloud-timeout: a cloud that accepts and never answers is an error after that long (both APIs); a bad value exits 64",
+  @Test("--cloud-timeout: a cloud that accepts and never answers is offline (noResponse) after that long (both APIs): only-cloud fails, prefer-cloud answers on device; a bad value exits 64",
         arguments: [["--cloud-model", "m"], ["--cloud-api", "openai", "--cloud-model", "m"]])
   func cloudTimeout(_ api: [String]) async throws {
     let silent = try LoopbackSocket(listening: true)   // accepts, never answers
     defer { silent.close() }
+    let cloud = ["--cloud-url", "http://127.0.0.1:\(silent.port)", "--cloud-timeout", "0.5", "--json"] + api
     // With the default (300 s) this would wait five minutes: the read timeout's own message shows the flag took.
-    let result = try await run(["generate", "--prompt", "Hi", "--mode", "cloud", "--cloud-url", "http://127.0.0.1:\(silent.port)",
-                                "--cloud-timeout", "0.5", "--json"] + api)
+    let result = try await run(["generate", "--prompt", "Hi", "--mode", "cloud"] + cloud)
     #expect(result.status == 1, "\(result.stderr)")
-    #expect(result.stdout.contains("transportFailure") && result.stdout.contains("read timeout"), "\(result.stdout)")
+    let error = try #require(try json(result.stdout)["error"] as? [String: Any])
+    let prefix = api.contains("openai") ? "openai" : "gemini"
+    #expect(error["kind"] as? String == "\(prefix).offline.noResponse" && (error["message"] as? String)?.contains("read timeout") == true,
+            "\(result.stdout)")
+    let fellBack = try await run(["generate", "--prompt", "Hi", "--mode", "prefer-cloud", "--greedy", "--max-tokens", "3"] + cloud)
+    #expect(fellBack.status == 0, "\(fellBack.stderr)")
+    let answer = try json(fellBack.stdout)
+    #expect(answer["source"] as? String == "on-device" && (answer["fallbackReason"] as? String)?.contains("no response") == true,
+            "\(fellBack.stdout)")
     for bad in ["0", "-3", "nan", "100000"] {
       let refused = try await run(["generate", "--prompt", "Hi", "--cloud-timeout", bad])
       #expect(refused.status == 64 && refused.stderr.contains("--cloud-timeout"), "\(bad): \(refused.stderr)")

@@ -11,6 +11,9 @@ public enum OfflineReason: Sendable, Hashable, Codable, CustomStringConvertible 
   case connectTimeout
   /// No route to the host or network.
   case networkUnreachable
+  /// The connection was made and the request sent, but no response began within the read timeout
+  /// (a hung server or proxy): nothing was received, so the other model may answer instead.
+  case noResponse
 
   public var description: String {
     switch self {
@@ -19,6 +22,7 @@ public enum OfflineReason: Sendable, Hashable, Codable, CustomStringConvertible 
     case .connectionReset: "connection reset before a response"
     case .connectTimeout: "connect timeout"
     case .networkUnreachable: "network unreachable"
+    case .noResponse: "no response within the read timeout"
     }
   }
 }

@@ -124,15 +124,15 @@ public struct CloudHTTPTransport<Failure: CloudServiceError>: Sendable {
   /// The error for a failure before any response head arrived.
   public func transportError(_ error: any Error, host: String, logger: Logger) -> any Error {
     if Self.isCancellation(error) { return CancellationError() }
-    if let reason = OfflineClassification.offlineReason(for: error, host: host) {
+    // A read timeout before the response head: the server took the request and never answered.
+    // Nothing arrived, so (like a refused connection) the other model of a hybrid may answer.
+    let reason = (error as? HTTPClientError) == .readTimeout ? .noResponse : OfflineClassification.offlineReason(for: error, host: host)
+    if let reason {
       logger.info("\(serviceName) is unreachable", metadata: ["reason": "\(reason)", "error": "\(error)"])
       return Failure.offline(reason, detail: OfflineClassification.detail(of: error))
     }
     logger.debug("\(serviceName) request failed before a response", metadata: ["error": "\(error)"])
-    if let error = error as? HTTPClientError {
-      if error == .readTimeout { return Failure.transportFailure("no response within the read timeout") }
-      if error == .deadlineExceeded { return Failure.transportFailure("the request timed out") }
-    }
+    if (error as? HTTPClientError) == .deadlineExceeded { return Failure.transportFailure("the request timed out") }
     return Failure.transportFailure(String(describing: error))
   }
 

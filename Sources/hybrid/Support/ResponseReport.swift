@@ -180,6 +180,7 @@ struct ErrorReport: Encodable {
     case .connectionReset: "offline.connectionReset"
     case .connectTimeout: "offline.connectTimeout"
     case .networkUnreachable: "offline.networkUnreachable"
+    case .noResponse: "offline.noResponse"
     }
   }
 
