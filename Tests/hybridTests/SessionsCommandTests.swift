@@ -28,6 +28,15 @@ struct SessionsCommandTests {
 
     let show = try await cli.run(["sessions", "show", "talk-1"] + store)
     #expect(show.stdout.hasPrefix("you> Hello\nai> "), "\(show.stdout)")
+    // An answer cut off by --max-tokens says so when shown later; one that ended by itself does not.
+    #expect(try await cli.run(["chat", "--greedy", "--max-tokens", "2", "--session", "cut"] + store,
+                              input: "Write a long story.\n").status == 0)
+    let cut = try await cli.run(["sessions", "show", "cut"] + store)
+    #expect(cut.stdout.hasSuffix("\n  [finish: maxTokens]\n"), "\(cut.stdout)")
+    #expect(try await cli.run(["chat", "--greedy", "--max-tokens", "64", "--session", "whole"] + store, input: "Say hi.\n").status == 0)
+    let whole = try await cli.run(["sessions", "show", "whole"] + store)
+    #expect(whole.stdout.hasPrefix("you> Say hi.\nai> ") && !whole.stdout.contains("[finish:"), "\(whole.stdout)")
+    for id in ["cut", "whole"] { #expect(try await cli.run(["sessions", "rm", id] + store).status == 0) }
 
     // A new process continues the conversation: the saved transcript grows by one turn.
     #expect(try await chat("And again\n", ["--session", "talk-1"] + store).status == 0)

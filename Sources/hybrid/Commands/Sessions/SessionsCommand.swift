@@ -126,7 +126,10 @@ struct SessionsShowCommand: AsyncParsableCommand {
       switch entry {
       case .instructions: continue
       case .prompt: Terminal.write("you> \(entry.text)\n")
-      case .response: Terminal.write("ai> \(entry.text)\n")
+      case .response(let response):
+        Terminal.write("ai> \(entry.text)\n")
+        // As `chat` says it after a live answer: an answer a limit cut off.
+        if let reason = response.finishReason, reason != .stop { Terminal.write("  [finish: \(reason)]\n") }
       case .toolCalls(let calls):
         for call in calls.calls { Terminal.write("  [tool call] \(call.toolName)(\(call.arguments.jsonString))\n") }
       case .toolOutput:
