@@ -37,7 +37,7 @@ struct AdminAuthorizationMiddleware<Context: RequestContext>: RouterMiddleware {
       context.logger.notice("admin request with a wrong token refused", metadata: ["path": "\(request.uri.path)"])
       throw GoogleAPIError.unauthenticated("The admin token is not valid.")
     }
-    let key = try keys.authenticate(presented, for: .registryAdmin)
+    let key = try await keys.authenticate(presented, for: .registryAdmin)
     var context = context
     context.logger[metadataKey: "apiKey"] = "\(key?.id ?? "-")"
     return try await next(request, context)

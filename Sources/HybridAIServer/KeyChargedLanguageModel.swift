@@ -25,7 +25,7 @@ struct KeyChargedLanguageModel: ForwardingLanguageModel {
           for try await event in events {
             switch event {
             case .completed(let raw):
-              key.charge(tokens: raw.usage.promptTokens + raw.usage.outputTokens)
+              await key.charge(tokens: raw.usage.promptTokens + raw.usage.outputTokens)
               charged = true
             case .textDelta:
               deltas += 1
@@ -41,7 +41,7 @@ struct KeyChargedLanguageModel: ForwardingLanguageModel {
         if !charged, Task.isCancelled {
           // Counted in a task of its own: this one is cancelled, and counting must not be.
           let prompt = await Task { (try? await countPrompt(request)) ?? 0 }.value
-          key.charge(tokens: prompt + deltas)
+          await key.charge(tokens: prompt + deltas)
         }
       }
       continuation.onTermination = { _ in task.cancel() }

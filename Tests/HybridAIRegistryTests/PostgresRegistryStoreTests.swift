@@ -33,17 +33,20 @@ struct PostgresRegistryStoreTests {
         VALUES ('old', 1, \(Self.sha), 42, 'gguf', 'published', \(Self.now))
         """, logger: Self.logger)
     }
-    // Today's build: nothing to add to version 1.
+    // Today's build adds what came after version 1 (the shared rate limits), keeping the data.
     let today = try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
     #expect(try await today.model(named: "old")?.versions.map(\.number) == [1])
+    #expect(try await today.take(0, from: "fresh", perMinute: 5, ifAtLeast: nil) == 5, "the rate-limit table is there")
     await today.shutdown()
+    let newest = PostgresRegistrySchema.migrations.count
+    #expect(newest == 2)
 
-    // A later build with a migration 2 upgrades it in place, keeping the data.
-    let version2 = PostgresMigration(version: 2, name: "model notes", statements: [
+    // A later build with one more migration upgrades it in place, keeping the data.
+    let later = PostgresMigration(version: newest + 1, name: "model notes", statements: [
       "ALTER TABLE model ADD COLUMN note text NOT NULL DEFAULT ''",
     ])
     let upgraded = try await PostgresRegistryStore(
-      configuration: configuration, migrations: PostgresRegistrySchema.migrations + [version2], logger: Self.logger)
+      configuration: configuration, migrations: PostgresRegistrySchema.migrations + [later], logger: Self.logger)
     let old = try #require(try await upgraded.model(named: "old"))
     #expect(old.description == "from v1" && old.tags == ["a"] && old.createTime == Self.now)
     #expect(old.versions == [.init(number: 1, sha256: Self.sha, sizeBytes: 42, format: .gguf, state: .published, createTime: Self.now)])
@@ -52,10 +55,10 @@ struct PostgresRegistryStoreTests {
     let applied = try await PostgresRegistryStore.withConnection(configuration, logger: Self.logger) { connection in
       try await PostgresRegistrySchema.appliedVersions(connection, logger: Self.logger)
     }
-    #expect(applied == [1, 2])
+    #expect(applied == Array(1...newest + 1))
 
-    // The version-1 build refuses the upgraded database instead of misreading it.
-    await #expect(throws: RegistryStoreError.unsupportedSchemaVersion(found: 2, newestKnown: 1)) {
+    // Today's build refuses the later build's database instead of misreading it.
+    await #expect(throws: RegistryStoreError.unsupportedSchemaVersion(found: newest + 1, newestKnown: newest)) {
       _ = try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
     }
   }
@@ -230,6 +233,45 @@ struct PostgresRegistryStoreTests {
     }
     // How long it took is printed, not asserted: a loaded machine must not fail the suite.
     print("unreachable PostgreSQL refused after \(clock.now - started)")
+  }
+
+  @Test("API key limits in the database: two stores (two instances) share each bucket; 40 requests at once against 5 a minute admit exactly 5; a charge made through one is a debt the other sees")
+  func sharedRateLimits() async throws {
+    let postgres = try await TemporaryPostgres.shared()
+    let configuration = postgres.configuration(database: try await postgres.createDatabase("limits"))
+    let first = try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
+    let second = try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
+
+    // One unit comes back every 12 s: far longer than these requests take, however loaded the machine.
+    let outcomes = await withTaskGroup(of: String.self) { group in
+      for index in 0..<40 {
+        let store = index.isMultiple(of: 2) ? first : second
+        group.addTask {
+          do {
+            return try await store.admit("requests:k", perMinute: 5) == nil ? "admitted" : "refused"
+          } catch {
+            return "\(error)"
+          }
+        }
+      }
+      return await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+    }
+    #expect(outcomes == ["admitted": 5, "refused": 35], "\(outcomes)")
+    let wait = try #require(try await first.admit("requests:k", perMinute: 5))
+    #expect(wait > .zero && wait <= .seconds(12), "\(wait)")
+    #expect(try await second.admit("requests:other", perMinute: 5) == nil, "each bucket is its own")
+
+    // Tokens: 60 a minute, 90 charged through one → the other sees 30 in debt (half a minute).
+    #expect(try await second.waitUntilPositive("tokens:k", perMinute: 60) == nil)
+    try await first.charge("tokens:k", perMinute: 60, amount: 90)
+    let debt = try #require(try await second.waitUntilPositive("tokens:k", perMinute: 60))
+    #expect(debt > .seconds(25) && debt <= .seconds(30), "\(debt)")
+
+    await second.shutdown()
+    await #expect(throws: RegistryStoreError.self, "a closed store throws; the key authority then counts by itself") {
+      _ = try await second.admit("requests:k", perMinute: 5)
+    }
+    await first.shutdown()
   }
 
   @Test("registries sharing one database see each other's changes at once; a closed store answers 503")

@@ -134,7 +134,7 @@ struct APIKeyScopeTests {
   }
 
   @Test("a key file the server cannot read keeps the keys read before, and says so through keyFileProblem (/readyz)")
-  func unreadableKeyFile() throws {
+  func unreadableKeyFile() async throws {
     let directory = try TemporaryDirectory("hybrid-keyproblem")
     let file = APIKeyFile(url: directory.url.appending(path: "api-keys.json"))
     let (_, key) = try file.create(name: "app", scopes: [.generate])
@@ -143,7 +143,7 @@ struct APIKeyScopeTests {
     let good = try Data(contentsOf: file.url)
     try Data("{ half a file".utf8).write(to: file.url)
     #expect(keys.keyFileProblem?.contains("the keys read before stay in force") == true, "\(keys.keyFileProblem ?? "nil")")
-    #expect(try keys.authenticate(key, for: .generate) != nil)
+    #expect(try await keys.authenticate(key, for: .generate) != nil)
     try good.write(to: file.url)
     #expect(keys.keyFileProblem == nil, "a good version clears it")
   }

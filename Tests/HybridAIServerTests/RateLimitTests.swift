@@ -48,36 +48,81 @@ struct RateLimitTests {
   }
 
   @Test("the token bucket refills evenly over a minute; charged tokens may take it below zero until it refills")
-  func bucketRefills() {
+  func bucketRefills() async throws {
     let start = ContinuousClock.now
     let clock = Mutex(start)
     let limiter = RateLimiter { clock.withLock { $0 } }
-    #expect(limiter.admit("k", perMinute: 2) == nil && limiter.admit("k", perMinute: 2) == nil)
-    let wait = limiter.admit("k", perMinute: 2)
+    #expect(try await limiter.admit("k", perMinute: 2) == nil)
+    #expect(try await limiter.admit("k", perMinute: 2) == nil)
+    let wait = try await limiter.admit("k", perMinute: 2)
     #expect(wait.map { $0 > .seconds(29) && $0 <= .seconds(30) } == true, "\(String(describing: wait))")
     clock.withLock { $0 = start + .seconds(30) }
-    #expect(limiter.admit("k", perMinute: 2) == nil, "one request back after half a minute")
-    #expect(limiter.admit("k", perMinute: 2) != nil)
-    #expect(limiter.admit("other", perMinute: 2) == nil)
+    #expect(try await limiter.admit("k", perMinute: 2) == nil, "one request back after half a minute")
+    #expect(try await limiter.admit("k", perMinute: 2) != nil)
+    #expect(try await limiter.admit("other", perMinute: 2) == nil)
 
     // Tokens: 60 a minute, 90 spent → 30 in debt: half a minute until any allowance is back.
-    #expect(limiter.waitUntilPositive("t", perMinute: 60) == nil)
-    limiter.charge("t", perMinute: 60, amount: 90)
-    let debt = limiter.waitUntilPositive("t", perMinute: 60)
+    #expect(try await limiter.waitUntilPositive("t", perMinute: 60) == nil)
+    try await limiter.charge("t", perMinute: 60, amount: 90)
+    let debt = try await limiter.waitUntilPositive("t", perMinute: 60)
     #expect(debt.map { $0 > .seconds(29) && $0 <= .seconds(30) } == true, "\(String(describing: debt))")
     clock.withLock { $0 = start + .seconds(61) }
-    #expect(limiter.waitUntilPositive("t", perMinute: 60) == nil)
+    #expect(try await limiter.waitUntilPositive("t", perMinute: 60) == nil)
+  }
+
+  /// A shared ledger that can be made to fail, counting the calls that reach it.
+  final class SwitchableLedger: RateLimitLedger {
+    let failing = Mutex(false)
+    let calls = Mutex(0)
+    let buckets = RateLimiter()
+    struct Unreachable: Error {}
+
+    func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
+      calls.withLock { $0 += 1 }
+      if failing.withLock({ $0 }) { throw Unreachable() }
+      return buckets.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+    }
+  }
+
+  @Test("with a shared ledger, a key's limit is counted there; while it fails each instance counts by itself, asks it again only after the retry interval, and no request is refused for it")
+  func sharedLedgerFallsBack() async throws {
+    let shared = SwitchableLedger()
+    let first = APIKeyAuthority(keys: ["k"], requestsPerMinute: 3, sharedLimits: shared)
+    let second = APIKeyAuthority(keys: ["k"], requestsPerMinute: 3, sharedLimits: shared)
+    #expect(try await first.authenticate("k", for: .generate) != nil)
+    #expect(try await second.authenticate("k", for: .generate) != nil)
+    #expect(try await first.authenticate("k", for: .generate) != nil)
+    await #expect(throws: GoogleAPIError.self, "three in all, from either: the fourth is over the shared limit") {
+      _ = try await second.authenticate("k", for: .generate)
+    }
+
+    shared.failing.withLock { $0 = true }
+    let callsBefore = shared.calls.withLock { $0 }
+    for _ in 0..<3 { #expect(try await second.authenticate("k", for: .generate) != nil, "counted in the instance") }
+    await #expect(throws: GoogleAPIError.self, "the instance's own limit still holds") {
+      _ = try await second.authenticate("k", for: .generate)
+    }
+    #expect(shared.calls.withLock { $0 } == callsBefore + 1, "after one failure the shared ledger is left alone for a while")
+
+    let ledger = FallbackRateLimitLedger(shared: shared, local: RateLimiter(), retryInterval: .milliseconds(100),
+                                         logger: TestLogging.logger("keys"))
+    _ = try await ledger.take(1, from: "b", perMinute: 10, ifAtLeast: 1)
+    #expect(ledger.isFallingBack)
+    shared.failing.withLock { $0 = false }
+    try await Task.sleep(for: .milliseconds(150))
+    #expect(try await ledger.take(1, from: "b", perMinute: 10, ifAtLeast: 1) == 10, "back to the shared bucket, untouched so far")
+    #expect(!ledger.isFallingBack)
   }
 
   @Test("keys match only exactly: a prefix, a longer string (even 256 bytes longer) and a near miss are refused")
-  func constantTimeMatch() throws {
+  func constantTimeMatch() async throws {
     let authority = APIKeyAuthority(keys: ["secret-key", "another"])
-    #expect(try authority.authenticate("secret-key", for: .generate) != nil)
-    #expect(try authority.authenticate("another", for: .generate) != nil)
+    #expect(try await authority.authenticate("secret-key", for: .generate) != nil)
+    #expect(try await authority.authenticate("another", for: .generate) != nil)
     for guess in ["secret-ke", "secret-keyX", "secret-key" + String(repeating: "x", count: 256), "secret-kez", "ANOTHER"] {
-      #expect(throws: GoogleAPIError.self, "\(guess.prefix(20))") { try authority.authenticate(guess, for: .generate) }
+      await #expect(throws: GoogleAPIError.self, "\(guess.prefix(20))") { try await authority.authenticate(guess, for: .generate) }
     }
-    #expect { try authority.authenticate("", for: .generate) } throws: { ($0 as? GoogleAPIError)?.reason == "API_KEY_MISSING" }
-    #expect(try APIKeyAuthority().authenticate(nil, for: .generate) == nil, "no keys: anyone")
+    await #expect { try await authority.authenticate("", for: .generate) } throws: { ($0 as? GoogleAPIError)?.reason == "API_KEY_MISSING" }
+    #expect(try await APIKeyAuthority().authenticate(nil, for: .generate) == nil, "no keys: anyone")
   }
 }

@@ -188,10 +188,12 @@ struct TwoInstanceTests {
     defer { deployment.tearDown() }
     let (first, second, nginx) = (deployment.first, deployment.second, deployment.nginx)
     // A third instance also generates: it stays ready while the database is away.
+    // Its key's limits are kept in the database: while it is away they are counted in the
+    // instance, and no request is refused for it.
     let generating = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
       "--model", "smollm2=\(ModelLocatorPath.path)", "--data", deployment.data.url.path,
       "--registry-database", postgres.url(database: name) + "&operation_timeout=2&connect_timeout=1",
-      "--admin-token", Self.adminToken, "--shutdown-timeout", "1",
+      "--admin-token", Self.adminToken, "--shutdown-timeout", "1", "--api-key", "app-key", "--requests-per-minute", "100",
     ])
     defer { generating.terminate() }
     #expect(try await TestHTTP.send(.POST, Self.url(nginx.baseURL, "/v1/admin/models"), headers: Self.admin, json: ["name": "kept"]).status == 201)
@@ -209,7 +211,8 @@ struct TwoInstanceTests {
     let degraded = try await TestHTTP.send(.GET, Self.url(generating.baseURL, "/readyz"))
     let degradedParts = try degraded.json["degraded"] as? [String: String]
     #expect(degraded.status == 200 && degradedParts?["registry"] != nil, "\(degraded.text)")
-    let answer = try await TestHTTP.send(.POST, Self.url(generating.baseURL, "/v1beta/models/smollm2:generateContent"), json: [
+    let answer = try await TestHTTP.send(.POST, Self.url(generating.baseURL, "/v1beta/models/smollm2:generateContent"),
+                                         headers: ["x-goog-api-key": "app-key"], json: [
       "contents": [["role": "user", "parts": [["text": "Hi"]]]], "generationConfig": ["maxOutputTokens": 3, "temperature": 0],
     ])
     #expect(answer.status == 200, "generation works without the registry: \(answer.text)")
@@ -226,6 +229,47 @@ struct TwoInstanceTests {
     #expect(try await Self.upload(Self.randomBytes(1000, seed: 4), to: "kept", through: second.baseURL) == 2)
     let stopped = [await first.stop().status, await second.stop().status, await generating.stop().status]
     #expect(stopped == [0, 0, 0])
+  }
+
+  @Test("an API key's limits hold across two instances on one database: requests and tokens counted by one are refused by the other")
+  func sharedKeyLimits() async throws {
+    let postgres = try await TemporaryPostgres.shared()
+    let database = postgres.url(database: try await postgres.createDatabase("limits"))
+    let data = try TemporaryDirectory("two-instances-limits")
+    defer { data.remove() }
+    let arguments = [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data.url.path, "--registry-database", database, "--no-chat",
+      "--api-key", "requests-key", "--api-key", "tokens-key", "--requests-per-minute", "4", "--tokens-per-minute", "30",
+      "--shutdown-timeout", "1",
+    ]
+    let first = try await ServerProcess(executable: HybridCommandTests.executable, arguments: arguments)
+    defer { first.terminate() }
+    let second = try await ServerProcess(executable: HybridCommandTests.executable, arguments: arguments)
+    defer { second.terminate() }
+
+    // 4 requests a minute (one back every 15 s), alternating between the instances: the fifth and
+    // sixth are over the key's limit on either (counted per instance, each would let 4 in).
+    var statuses: [Int] = []
+    for index in 0..<6 {
+      let base = index.isMultiple(of: 2) ? first.baseURL : second.baseURL
+      statuses.append(try await TestHTTP.send(.GET, Self.url(base, "/v1beta/models"), headers: ["x-goog-api-key": "requests-key"]).status)
+    }
+    #expect(statuses == [200, 200, 200, 200, 429, 429], "\(statuses)")
+
+    // 30 tokens a minute: an answer through the first instance spends more than that (its prompt
+    // alone), so the second refuses the key's next request until the debt is paid.
+    let prompt = "Tell me, in one short sentence, why the sky over the sea looks blue on a clear summer afternoon, please."
+    let answer = try await TestHTTP.send(.POST, Self.url(first.baseURL, "/v1beta/models/smollm2:generateContent"),
+                                         headers: ["x-goog-api-key": "tokens-key"], json: [
+      "contents": [["role": "user", "parts": [["text": prompt]]]], "generationConfig": ["maxOutputTokens": 4, "temperature": 0],
+    ])
+    #expect(answer.status == 200, "\(answer.text)")
+    let spent = (try answer.json["usageMetadata"] as? [String: Any])?["totalTokenCount"] as? Int ?? 0
+    #expect(spent > 30, "the answer costs more than the minute's allowance: \(spent)")
+    let refused = try await TestHTTP.send(.GET, Self.url(second.baseURL, "/v1beta/models"), headers: ["x-goog-api-key": "tokens-key"])
+    #expect(refused.status == 429 && refused.errorMessage?.contains("30 tokens per minute") == true, "\(refused.text)")
+    #expect(refused.header("retry-after").flatMap(Int.init).map { $0 >= 1 } == true, "\(refused.headers)")
+    #expect([await first.stop().status, await second.stop().status] == [0, 0])
   }
 
   @Test("an unreachable PostgreSQL at start: a clear error naming host:port and exit 1; with --registry-database-wait, retries with backoff first")

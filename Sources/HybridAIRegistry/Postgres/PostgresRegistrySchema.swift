@@ -19,7 +19,7 @@ struct PostgresMigration: Sendable {
 /// start, under an advisory lock, so instances that start together do not race.
 enum PostgresRegistrySchema {
   /// Every migration, oldest first.
-  static let migrations: [PostgresMigration] = [version1]
+  static let migrations: [PostgresMigration] = [version1, version2]
 
   /// The schema of ``SQLiteRegistryStore``'s migration "v1", in PostgreSQL's types.
   static let version1 = PostgresMigration(version: 1, name: "models, versions, roll-out splits", statements: [
@@ -56,6 +56,19 @@ enum PostgresRegistrySchema {
     )
     """,
     "CREATE INDEX rollout_split_by_version ON rollout_split (model_name, version_number)",
+  ])
+
+  /// The API keys' rate-limit buckets, shared by the instances on this database
+  /// (``PostgresRegistryStore/take(_:from:perMinute:ifAtLeast:)``).
+  static let version2 = PostgresMigration(version: 2, name: "shared API key rate limits", statements: [
+    """
+    CREATE TABLE api_key_rate_limit (
+      bucket text PRIMARY KEY,
+      units double precision NOT NULL,
+      units_before_take double precision NOT NULL,
+      update_time timestamptz NOT NULL
+    )
+    """,
   ])
 
   /// The advisory lock taken while migrating ("HybridAI" in ASCII).

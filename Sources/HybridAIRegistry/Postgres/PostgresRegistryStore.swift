@@ -325,23 +325,25 @@ public final class PostgresRegistryStore: RegistryStore {
 
   // MARK: - Connections, deadlines and errors
 
-  /// Runs `body` on a pooled connection within ``Configuration/operationTimeout``, mapping
-  /// connection failures to ``RegistryStoreError/unavailable(_:)``.
-  private func perform<T: Sendable>(
-    _ what: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+  /// Runs `body` on a pooled connection within `timeout` (``Configuration/operationTimeout`` when
+  /// `nil`), mapping connection failures to ``RegistryStoreError/unavailable(_:)``.
+  func perform<T: Sendable>(
+    _ what: String, within timeout: Duration? = nil,
+    _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
   ) async throws -> T {
-    try await performWithRetry(what, transaction: false, body)
+    try await performWithRetry(what, transaction: false, within: timeout ?? configuration.operationTimeout, body)
   }
 
   /// As ``perform(_:_:)``, inside a transaction (`BEGIN` … `COMMIT`; `ROLLBACK` when `body` throws).
   private func performTransaction<T: Sendable>(
     _ what: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
   ) async throws -> T {
-    try await performWithRetry(what, transaction: true, body)
+    try await performWithRetry(what, transaction: true, within: configuration.operationTimeout, body)
   }
 
   private func performWithRetry<T: Sendable>(
-    _ what: String, transaction: Bool, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+    _ what: String, transaction: Bool, within timeout: Duration,
+    _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
   ) async throws -> T {
     guard !isClosed.load(ordering: .sequentiallyConsistent) else {
       throw RegistryStoreError.unavailable("the registry store for \(configuration.endpoint) has been shut down")
@@ -349,22 +351,22 @@ public final class PostgresRegistryStore: RegistryStore {
     var attempt = 1
     while true {
       do {
-        return try await attemptOnce(transaction: transaction, body)
+        return try await attemptOnce(transaction: transaction, within: timeout, body)
       } catch let error as PSQLError where Self.isRetryable(error) && attempt < 3 {
         attempt += 1   // a serialization failure or deadlock: the transaction was rolled back, run it again
         logger.debug("retrying a registry transaction", metadata: ["operation": "\(what)", "error": "\(Self.describe(error))"])
       } catch {
-        throw classify(error, while: what)
+        throw classify(error, while: what, timeout: timeout)
       }
     }
   }
 
   private func attemptOnce<T: Sendable>(
-    transaction: Bool, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+    transaction: Bool, within timeout: Duration, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
   ) async throws -> T {
     let client = client
     let logger = logger
-    return try await Deadline.run(within: configuration.operationTimeout) {
+    return try await Deadline.run(within: timeout) {
       var leased = false
       do {
         return try await client.withConnection { connection in
@@ -392,7 +394,7 @@ public final class PostgresRegistryStore: RegistryStore {
   }
 
   /// `error` as the store reports it: connection trouble as `unavailable`, the rest unchanged.
-  private func classify(_ error: any Error, while what: String) -> any Error {
+  private func classify(_ error: any Error, while what: String, timeout: Duration) -> any Error {
     let reason: String
     switch error {
     case is RegistryStoreError, is CancellationError, is CorruptRegistryRecord:
@@ -400,7 +402,7 @@ public final class PostgresRegistryStore: RegistryStore {
     case let error as LeaseFailure:
       reason = "no connection to PostgreSQL at \(configuration.endpoint): \(Self.describe(error.underlying))"
     case is Deadline.Expired:
-      reason = "PostgreSQL at \(configuration.endpoint) did not answer within \(configuration.operationTimeout)"
+      reason = "PostgreSQL at \(configuration.endpoint) did not answer within \(timeout)"
     case let error as PSQLError where Self.isConnectionFailure(error):
       reason = "lost the connection to PostgreSQL at \(configuration.endpoint): \(Self.describe(error))"
     case is IOError, is ChannelError:

@@ -17,6 +17,10 @@ import Glibc
 ///
 /// Keys are required when any `--api-key` is given or the key file exists (once seen, it stays
 /// required: deleting the file refuses every file key rather than opening the server).
+///
+/// The limits' buckets are kept in this process, or in a ``RateLimitLedger`` that several
+/// instances share (`sharedLimits`: the registry's PostgreSQL database), so that a key's limit holds
+/// across them; while the shared ledger fails, each instance counts by itself (and says so in its log).
 public final class APIKeyAuthority: Sendable {
   /// The key file, if the server has one.
   public let keyFile: APIKeyFile?
@@ -26,8 +30,7 @@ public final class APIKeyAuthority: Sendable {
   public let defaultTokensPerMinute: Int?
   private let flagKeys: [Entry]
   private let state = Mutex(FileState())
-  private let requests: RateLimiter
-  private let tokens: RateLimiter
+  private let limits: any RateLimitLedger
   private let logger: Logger
 
   struct Entry: Sendable {
@@ -48,9 +51,11 @@ public final class APIKeyAuthority: Sendable {
     var device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int, modifiedNanoseconds: Int
   }
 
-  /// An authority for `keys` (all with ``APIKeyScope/clientScopes``) and the keys in `keyFile`.
+  /// An authority for `keys` (all with ``APIKeyScope/clientScopes``) and the keys in `keyFile`,
+  /// counting the limits in `sharedLimits` when given (else in this process, on the clock `now`).
   public init(keys: Set<String> = [], keyFile: APIKeyFile? = nil, requestsPerMinute: Int? = nil,
-              tokensPerMinute: Int? = nil, now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
+              tokensPerMinute: Int? = nil, sharedLimits: (any RateLimitLedger)? = nil,
+              now: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
               logger: Logger = Logger(label: "HybridAI.server.keys")) {
     precondition(requestsPerMinute.map { $0 > 0 } ?? true && tokensPerMinute.map { $0 > 0 } ?? true,
                  "limits must be positive")
@@ -62,8 +67,8 @@ public final class APIKeyAuthority: Sendable {
                                  sha256: "", created: Date(timeIntervalSince1970: 0)),
             digest: Array(SHA256.hash(data: Data(key.utf8))))
     }
-    requests = RateLimiter(now: now)
-    tokens = RateLimiter(now: now)
+    let local = RateLimiter(now: now)
+    limits = sharedLimits.map { FallbackRateLimitLedger(shared: $0, local: local, logger: logger) } ?? local
     self.logger = logger
     refreshIfChanged()
   }
@@ -91,7 +96,7 @@ public final class APIKeyAuthority: Sendable {
 
   /// The key `presented` if it is known, not revoked, has `scope` and is within its limits;
   /// else the ``GoogleAPIError`` to answer with.
-  public func authenticate(_ presented: String?, for scope: APIKeyScope) throws(GoogleAPIError) -> AuthenticatedKey? {
+  public func authenticate(_ presented: String?, for scope: APIKeyScope) async throws(GoogleAPIError) -> AuthenticatedKey? {
     refreshIfChanged()
     let fileEntries = state.withLock { $0.seen ? $0.entries : nil }
     guard !flagKeys.isEmpty || fileEntries != nil else { return nil }
@@ -113,18 +118,29 @@ public final class APIKeyAuthority: Sendable {
                            message: "This API key (\(record.name)) does not have the \(scope.rawValue) scope.",
                            reason: "API_KEY_SCOPE_MISSING")
     }
-    if let perMinute = record.requestsPerMinute ?? defaultRequestsPerMinute, let wait = requests.admit(record.id, perMinute: perMinute) {
+    // A ledger that fails has stood in for itself already (FallbackRateLimitLedger); what is left
+    // is cancellation, which lets the request in rather than refuse it for nothing it did.
+    let limits = self.limits, bucket = Self.bucketName(entry)
+    if let perMinute = record.requestsPerMinute ?? defaultRequestsPerMinute,
+       let wait = (try? await limits.admit("requests:\(bucket)", perMinute: perMinute)) ?? nil {
       throw GoogleAPIError.rateLimited("Quota exceeded: \(perMinute) requests per minute for this API key.", retryAfter: wait)
     }
-    var charging: (@Sendable (Int) -> Void)?
+    var charging: (@Sendable (Int) async -> Void)?
     if let perMinute = record.tokensPerMinute ?? defaultTokensPerMinute {
-      if let wait = tokens.waitUntilPositive(record.id, perMinute: perMinute) {
+      if let wait = (try? await limits.waitUntilPositive("tokens:\(bucket)", perMinute: perMinute)) ?? nil {
         throw GoogleAPIError.rateLimited("Quota exceeded: \(perMinute) tokens per minute for this API key.", retryAfter: wait)
       }
-      let tokens = self.tokens, id = record.id
-      charging = { tokens.charge(id, perMinute: perMinute, amount: $0) }
+      charging = { try? await limits.charge("tokens:\(bucket)", perMinute: perMinute, amount: $0) }
     }
     return AuthenticatedKey(id: record.id, name: record.name, scopes: record.scopes, charging: charging)
+  }
+
+  /// What names a key's buckets: the first 8 bytes of its SHA-256, in hex: the same in every
+  /// instance that knows the key whatever else it knows (an `--api-key`'s `flag-N` id depends on
+  /// the other flags), and not enough to look for the key.
+  static func bucketName(_ entry: Entry) -> String {
+    guard entry.digest.count == 32 else { return entry.record.id }
+    return String(entry.digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, radix: 16)
   }
 
   /// The entry whose digest is `digest`, comparing with every entry, every byte, whatever matches.

@@ -24,7 +24,7 @@ public struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
   public func handle(_ request: Request, context: Context,
                      next: (Request, Context) async throws -> Response) async throws -> Response {
     let presented = request.headers[Self.headerName] ?? request.uri.queryParameters.get("key") ?? Self.bearerToken(request)
-    guard let key = try authority.authenticate(presented, for: scope) else { return try await next(request, context) }
+    guard let key = try await authority.authenticate(presented, for: scope) else { return try await next(request, context) }
     var context = context
     context.logger[metadataKey: "apiKey"] = "\(key.id)"
     var response = try await AuthenticatedKey.$current.withValue(key) { try await next(request, context) }

@@ -7,9 +7,9 @@ public struct AuthenticatedKey: Sendable {
   public let name: String
   /// What it may do.
   public let scopes: Set<APIKeyScope>
-  private let charging: (@Sendable (Int) -> Void)?
+  private let charging: (@Sendable (Int) async -> Void)?
 
-  init(id: String, name: String, scopes: Set<APIKeyScope>, charging: (@Sendable (Int) -> Void)?) {
+  init(id: String, name: String, scopes: Set<APIKeyScope>, charging: (@Sendable (Int) async -> Void)?) {
     self.id = id
     self.name = name
     self.scopes = scopes
@@ -17,8 +17,10 @@ public struct AuthenticatedKey: Sendable {
   }
 
   /// Counts `tokens` (prompt and output) against the key's tokens-per-minute limit, if it has one.
-  public func charge(tokens: Int) {
-    charging?(tokens)
+  /// The count is made even when the caller is cancelled (a client that goes away still pays).
+  public func charge(tokens: Int) async {
+    guard let charging else { return }
+    await Task { await charging(tokens) }.value
   }
 
   /// Whether ``charge(tokens:)`` counts anything (the key has a token limit).

@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
 
   @Option(name: .long, help: ArgumentHelp(
     "Requests per minute each API key may send (429 RESOURCE_EXHAUSTED with Retry-After above it).",
-    discussion: "Each key may burst up to the limit; its allowance refills evenly over a minute. A key's own limit (hybrid keys create --requests-per-minute) wins."))
+    discussion: "Each key may burst up to the limit; its allowance refills evenly over a minute. A key's own limit (hybrid keys create --requests-per-minute) wins. With a PostgreSQL --registry-database, the instances on it share each key's allowance."))
   var requestsPerMinute: Int?
 
   @Option(name: .long, help: ArgumentHelp(
@@ -299,8 +299,16 @@ struct ServeCommand: AsyncParsableCommand {
     }
     let adminToken = settings.adminToken
     let dataDirectory = settings.data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? Self.defaultDataDirectory(environment)
-    let keys = try Self.makeKeyAuthority(settings, dataDirectory: dataDirectory, environment: environment)
     let store = try await Self.openRegistryStore(settings, dataDirectory: dataDirectory)
+    let keys: APIKeyAuthority
+    do {
+      // A database several instances share keeps the keys' limits for all of them.
+      keys = try Self.makeKeyAuthority(settings, dataDirectory: dataDirectory, environment: environment,
+                                       sharedLimits: store as? any RateLimitLedger)
+    } catch {
+      await store.shutdown()
+      throw error
+    }
     let registry: ModelRegistry
     do {
       registry = try ModelRegistry(configuration: RegistryConfiguration(
@@ -401,9 +409,10 @@ struct ServeCommand: AsyncParsableCommand {
     Self.status.say("stopped")
   }
 
-  /// The `api-key`s and the key file, with the per-key limits; a key file that cannot be read
-  /// stops the server here, with the reason.
-  static func makeKeyAuthority(_ settings: ServeSettings, dataDirectory: URL, environment: [String: String]) throws -> APIKeyAuthority {
+  /// The `api-key`s and the key file, with the per-key limits (counted in `sharedLimits` when
+  /// given); a key file that cannot be read stops the server here, with the reason.
+  static func makeKeyAuthority(_ settings: ServeSettings, dataDirectory: URL, environment: [String: String],
+                               sharedLimits: (any RateLimitLedger)?) throws -> APIKeyAuthority {
     let file = APIKeyFile(url: KeyFileOptions.location(keysFile: settings.keysFile, data: dataDirectory.path, environment: environment))
     do {
       let records = try file.records()
@@ -416,9 +425,11 @@ struct ServeCommand: AsyncParsableCommand {
       throw ExitCode.failure
     }
     let keys = APIKeyAuthority(keys: settings.apiKeys, keyFile: file, requestsPerMinute: settings.requestsPerMinute,
-                               tokensPerMinute: settings.tokensPerMinute)
+                               tokensPerMinute: settings.tokensPerMinute, sharedLimits: sharedLimits)
     if settings.requestsPerMinute != nil || settings.tokensPerMinute != nil, !keys.isRequired {
       Self.status.say("requests-per-minute and tokens-per-minute limit each API key; no key is required, so nothing is limited")
+    } else if keys.isRequired, sharedLimits != nil {
+      Self.status.say("API key limits are counted in the registry database, shared by every instance on it")
     }
     return keys
   }

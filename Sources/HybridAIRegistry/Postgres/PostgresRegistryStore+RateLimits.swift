@@ -1,0 +1,36 @@
+import HybridAIServing
+import PostgresNIO
+
+/// The API keys' rate-limit buckets in the registry's database, shared by every instance on it
+/// (`hybrid serve` hands the store to its ``APIKeyAuthority``): a key's limit holds across the
+/// instances behind a load balancer instead of multiplying by their number.
+///
+/// Each call is one statement (an upsert on `api_key_rate_limit`), so concurrent requests from
+/// any number of instances are counted one after another; time is the database's (`now()`), so
+/// the instances' clocks need not agree. A call waits at most ``rateLimitTimeout``; one that fails
+/// throws, and the authority counts in the instance meanwhile (``FallbackRateLimitLedger``).
+extension PostgresRegistryStore: RateLimitLedger {
+  /// How long a request may wait on the database for its limits: the operation timeout, at most 1 s.
+  public var rateLimitTimeout: Duration { min(configuration.operationTimeout, .seconds(1)) }
+
+  public func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
+    precondition(perMinute > 0, "a limit must be positive")
+    let capacity = Double(perMinute)
+    // No minimum: every level qualifies, however deep in debt.
+    let threshold = minimum ?? -Double.greatestFiniteMagnitude
+    return try await perform("count an API key's use", within: rateLimitTimeout) { connection, logger in
+      // `level`: the bucket refilled up to now (full for a new one), kept as units_before_take.
+      let rows = try await connection.query("""
+        INSERT INTO api_key_rate_limit AS b (bucket, units, units_before_take, update_time)
+        VALUES (\(bucket), \(capacity) - CASE WHEN \(capacity) >= \(threshold) THEN \(amount) ELSE 0 END, \(capacity), now())
+        ON CONFLICT (bucket) DO UPDATE SET (units_before_take, units, update_time) = (
+          SELECT level, level - CASE WHEN level >= \(threshold) THEN \(amount) ELSE 0 END, now()
+          FROM (SELECT least(\(capacity), b.units + extract(epoch FROM now() - b.update_time)::float8 * \(capacity) / 60) AS level) AS refill
+        )
+        RETURNING units_before_take
+        """, logger: logger)
+      for try await level in rows.decode(Double.self) { return level }
+      throw RegistryStoreError.unavailable("PostgreSQL returned no row for a rate-limit bucket")
+    }
+  }
+}

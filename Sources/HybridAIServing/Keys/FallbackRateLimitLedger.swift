@@ -1,0 +1,57 @@
+import Logging
+import Synchronization
+
+/// A shared ledger (the registry's database) with this process's own ``RateLimiter`` standing in
+/// while the shared one fails: the limits then hold per instance, as if the instance ran alone,
+/// and no request is refused for a database that is away. After a failure the shared ledger is
+/// asked again only `retryInterval` later, so requests meanwhile do not wait on it.
+final class FallbackRateLimitLedger: RateLimitLedger {
+  let shared: any RateLimitLedger
+  let local: RateLimiter
+  let retryInterval: Duration
+  private let outage = Mutex<Outage?>(nil)
+  private let logger: Logger
+
+  /// Since when the shared ledger fails, and when it last did.
+  struct Outage {
+    var since: ContinuousClock.Instant
+    var lastFailure: ContinuousClock.Instant
+  }
+
+  init(shared: any RateLimitLedger, local: RateLimiter, retryInterval: Duration = .seconds(5), logger: Logger) {
+    self.shared = shared
+    self.local = local
+    self.retryInterval = retryInterval
+    self.logger = logger
+  }
+
+  /// Whether the shared ledger failed the last time it was asked (the limits are per instance now).
+  var isFallingBack: Bool { outage.withLock { $0 != nil } }
+
+  func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
+    if let outage = outage.withLock({ $0 }), ContinuousClock.now - outage.lastFailure < retryInterval {
+      return local.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+    }
+    do {
+      let level = try await shared.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+      if let ended = outage.withLock({ outage in defer { outage = nil }; return outage }) {
+        logger.notice("shared API key limits are back: each key's limit holds across instances again",
+                      metadata: ["outageSeconds": "\((ContinuousClock.now - ended.since).components.seconds)"])
+      }
+      return level
+    } catch is CancellationError {
+      throw CancellationError()
+    } catch {
+      let now = ContinuousClock.now
+      let began = outage.withLock { outage in
+        defer { outage = Outage(since: outage?.since ?? now, lastFailure: now) }
+        return outage == nil
+      }
+      if began {
+        logger.warning("shared API key limits are unavailable: each instance limits keys by itself until they are back",
+                       metadata: ["error": "\(error)", "retryInSeconds": "\(retryInterval.components.seconds)"])
+      }
+      return local.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/// Where the token buckets behind API keys' limits are kept: each bucket holds up to `perMinute`
+/// units, refilled evenly over a minute. ``RateLimiter`` keeps them in this process; a registry
+/// database that several instances share keeps them for all of them (`PostgresRegistryStore`), so
+/// a key's limit holds across the instances behind a load balancer.
+///
+/// One primitive, ``take(_:from:perMinute:ifAtLeast:)``, done atomically; requests, token debts and
+/// charges are built on it (``admit(_:perMinute:)``, ``waitUntilPositive(_:perMinute:)``,
+/// ``charge(_:perMinute:amount:)``).
+public protocol RateLimitLedger: Sendable {
+  /// Refills `bucket` up to now, then takes `amount` units from it if it holds at least `minimum`
+  /// (always when `minimum` is `nil`, which may take it below zero); returns the units it held
+  /// before taking. A bucket not seen before starts full.
+  func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double
+}
+
+extension RateLimitLedger {
+  /// Takes one unit of `bucket`'s allowance: `nil` when there was one, else how long until there is.
+  public func admit(_ bucket: String, perMinute: Int) async throws -> Duration? {
+    let level = try await take(1, from: bucket, perMinute: perMinute, ifAtLeast: 1)
+    return level >= 1 ? nil : .seconds((1 - level) * 60 / Double(perMinute))
+  }
+
+  /// `nil` while `bucket` has any allowance left, else how long until it has.
+  public func waitUntilPositive(_ bucket: String, perMinute: Int) async throws -> Duration? {
+    let level = try await take(0, from: bucket, perMinute: perMinute, ifAtLeast: nil)
+    return level > 0 ? nil : .seconds(max(1e-3, -level) * 60 / Double(perMinute))
+  }
+
+  /// Spends `amount` units of `bucket`'s allowance, going below zero if need be.
+  public func charge(_ bucket: String, perMinute: Int, amount: Int) async throws {
+    guard amount > 0 else { return }
+    _ = try await take(Double(amount), from: bucket, perMinute: perMinute, ifAtLeast: nil)
+  }
+}
