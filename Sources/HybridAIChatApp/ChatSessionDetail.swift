@@ -15,6 +15,12 @@ public struct ChatSessionDetail: Sendable, Codable {
     public var modelVersion: String?
     /// Why a `model` entry's answer ended (`stop`, `maxTokens`, `contextWindowFull`), when recorded.
     public var finishReason: String?
+    /// Whether the on-device model (`on-device`) or the cloud (`cloud`) wrote a `model` entry, when recorded.
+    public var source: String?
+    /// A `model` entry's tokens, when recorded.
+    public var usage: Usage?
+    /// Why the preferred model did not write a `model` entry, when it did not.
+    public var fallbackReason: String?
     /// A `tool` entry's tool, or the tools a `toolCalls` entry calls.
     public var toolName: String?
     /// Whether a `tool` entry is a failure.
@@ -44,7 +50,8 @@ public struct ChatSessionDetail: Sendable, Codable {
         Entry(role: "user", text: prompt.segments.text, files: files(prompt.segments.storedAttachments.map(\.reference)))
       case .response(let response):
         Entry(role: "model", text: response.segments.text, files: files(response.segments.storedAttachments.map(\.reference)),
-              modelVersion: response.modelVersion, finishReason: response.finishReason?.description)
+              modelVersion: response.modelVersion, finishReason: response.finishReason?.description,
+              source: response.source?.rawValue, usage: response.usage, fallbackReason: response.fallback?.reason.description)
       case .toolCalls(let calls):
         Entry(role: "toolCalls", text: calls.calls.map { "\($0.toolName)(\($0.arguments.jsonString))" }.joined(separator: "\n"),
               files: [], toolName: calls.calls.map(\.toolName).joined(separator: ", "))

@@ -36,6 +36,9 @@ struct ChatSessionsAPITests {
     #expect(entries.map { $0["role"] as? String } == ["user", "model"])
     #expect(entries[0]["text"] as? String == "Say hello.\nPlease.")
     #expect(entries[1]["text"] as? String == "Hello there!" && entries[1]["modelVersion"] as? String == "device-1")
+    #expect(entries[1]["source"] as? String == "on-device", "a reopened answer says where it was made, as `done` did")
+    let usage = try #require(entries[1]["usage"] as? [String: Any])
+    #expect(usage["outputTokens"] as? Int == answer.events.first("usage")?.data["outputTokens"] as? Int, "and its tokens: \(usage)")
     let session = try #require(try detail.json["session"] as? [String: Any])
     #expect(session["title"] as? String == "Say hello.", "the first line of the first message")
 

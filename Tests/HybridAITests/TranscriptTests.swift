@@ -32,7 +32,7 @@ struct TranscriptTests {
     #expect(entries?[2]["modelVersion"] as? String == "m-1")
   }
 
-  @Test("a session records why each answer ended; it round-trips, and a transcript saved before the field existed reads as unknown")
+  @Test("a session records why each answer ended, which model kind answered and its tokens; they round-trip, and a transcript saved before the fields existed reads them as unknown")
   func finishReasonRecorded() async throws {
     let model = ScriptedLanguageModel { _, index in
       [.textDelta("Answer \(index)"), .completed(RawResponse(modelVersion: "m-1", source: .onDevice,
@@ -46,6 +46,11 @@ struct TranscriptTests {
       if case .response(let response) = entry { response.finishReason } else { nil }
     }
     #expect(reasons == [.maxTokens, .stop])
+    let recorded = session.transcript.compactMap { entry -> String? in
+      guard case .response(let response) = entry else { return nil }
+      return "\(response.source?.rawValue ?? "-") \(response.usage?.promptTokens ?? -1)+\(response.usage?.outputTokens ?? -1)"
+    }
+    #expect(recorded == ["on-device 3+2", "on-device 3+2"])
     let data = try session.transcript.jsonData()
     #expect(try Transcript(jsonData: data) == session.transcript)
     let entries = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["entries"] as? [[String: Any]]
@@ -56,7 +61,8 @@ struct TranscriptTests {
       Issue.record("no response entry")
       return
     }
-    #expect(response.finishReason == nil && response.modelVersion == "m")
+    #expect(response.finishReason == nil && response.source == nil && response.usage == nil && response.fallback == nil
+            && response.modelVersion == "m")
   }
 
   @Test("a transcript from a newer format version is rejected with a clear error")

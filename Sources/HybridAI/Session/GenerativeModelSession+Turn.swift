@@ -87,7 +87,7 @@ extension GenerativeModelSession {
         raw.usage = totalUsage
         entries.append(.response(Transcript.Response(
           segments: madeByModel + round.segments, modelVersion: raw.modelVersion, providerContent: raw.providerContent,
-          finishReason: raw.finishReason)))
+          finishReason: raw.finishReason, source: raw.source, usage: totalUsage, fallback: raw.fallback)))
         logger.debug("answered", metadata: [
           "modelVersion": "\(raw.modelVersion)", "source": "\(raw.source)",
           "promptTokens": "\(totalUsage.promptTokens)", "cachedPromptTokens": "\(totalUsage.cachedPromptTokens)",

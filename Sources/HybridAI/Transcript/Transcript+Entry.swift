@@ -139,20 +139,31 @@ extension Transcript {
     /// Why the answer ended (``RawResponse/finishReason``), when a session recorded it: a saved
     /// conversation still shows which answers were cut off (``FinishReason/maxTokens``).
     public var finishReason: FinishReason?
+    /// Whether the on-device or the cloud model answered (``RawResponse/source``), when recorded.
+    public var source: ModelSource?
+    /// The turn's tokens, tool rounds included (``RawResponse/usage``), when recorded.
+    public var usage: Usage?
+    /// Set when a ``HybridModel`` answered with its secondary model (``RawResponse/fallback``).
+    public var fallback: Fallback?
 
     public init(id: String = UUID().uuidString, segments: [Segment], modelVersion: String? = nil,
-                providerContent: ProviderContent? = nil, finishReason: FinishReason? = nil) {
+                providerContent: ProviderContent? = nil, finishReason: FinishReason? = nil,
+                source: ModelSource? = nil, usage: Usage? = nil, fallback: Fallback? = nil) {
       self.id = id
       self.segments = segments
       self.modelVersion = modelVersion
       self.providerContent = providerContent
       self.finishReason = finishReason
+      self.source = source
+      self.usage = usage
+      self.fallback = fallback
     }
 
     public init(id: String = UUID().uuidString, text: String, modelVersion: String? = nil,
-                providerContent: ProviderContent? = nil, finishReason: FinishReason? = nil) {
+                providerContent: ProviderContent? = nil, finishReason: FinishReason? = nil,
+                source: ModelSource? = nil, usage: Usage? = nil, fallback: Fallback? = nil) {
       self.init(id: id, segments: [.text(TextSegment(content: text))], modelVersion: modelVersion,
-                providerContent: providerContent, finishReason: finishReason)
+                providerContent: providerContent, finishReason: finishReason, source: source, usage: usage, fallback: fallback)
     }
   }
 

@@ -355,8 +355,9 @@ function addBadge(view, summary) {
   const badge = document.createElement("div");
   badge.className = "badge";
   const part = (text, cls) => { const s = document.createElement("span"); s.textContent = text; if (cls) s.className = cls; badge.append(s); };
-  part(summary.source === "cloud" ? "☁ cloud" : "⌂ on-device");
-  part(summary.modelVersion);
+  // A conversation saved before sources were recorded names only the model.
+  if (summary.source) part(summary.source === "cloud" ? "☁ cloud" : "⌂ on-device");
+  part(summary.modelVersion || "model");
   if (summary.fallbackReason) part(`fallback: ${summary.fallbackReason}`, "fallback");
   if (summary.usage) part(`${summary.usage.promptTokens} in · ${summary.usage.outputTokens} out tokens`);
   view.message.append(badge);
@@ -585,10 +586,7 @@ async function openSession(id) {
       view.markdown.append(entry.text);
       for (const file of entry.files) addFile(view, file);
       addCutOffNote(view, entry.finishReason);
-      const badge = document.createElement("div");
-      badge.className = "badge";
-      const s = document.createElement("span"); s.textContent = entry.modelVersion || "model"; badge.append(s);
-      view.message.append(badge);
+      addBadge(view, entry);
       view = null;
     } else if (entry.role === "tool") {
       const tool = toolBox(view, entry.toolName + Math.random(), entry.toolName);

@@ -310,6 +310,11 @@ try:
     check(len(restored_cuts) == 1 and "length limit" in restored_cuts[0]
           and model_messages()[-1].find_elements(By.CSS_SELECTOR, ".cut-off"),
           f"the restored long answer (only it) still says it was cut off: {restored_cuts}")
+    restored_badges = [b.text for b in driver.find_elements(By.CSS_SELECTOR, "#messages .badge")]
+    check(restored_badges and all("tokens" in b and ("on-device" in b or "cloud" in b) for b in restored_badges),
+          f"restored answers say where they were made and their tokens, as live ones do: {restored_badges}")
+    check(any("cloud" in b and "page-cloud-1" in b and "image/png" in b for b in restored_badges),
+          f"the restored cloud answer still says why the cloud answered: {restored_badges}")
     check(driver.find_elements(By.CSS_SELECTOR, "#session-list li.active"), "the sidebar marks the open session")
     shot("05-restored")
 
