@@ -238,7 +238,10 @@ struct PostgresRegistryStoreTests {
   @Test("API key limits in the database: two stores (two instances) share each bucket; 40 requests at once against 5 a minute admit exactly 5; a charge made through one is a debt the other sees")
   func sharedRateLimits() async throws {
     let postgres = try await TemporaryPostgres.shared()
-    let configuration = postgres.configuration(database: try await postgres.createDatabase("limits"))
+    var configuration = postgres.configuration(database: try await postgres.createDatabase("limits"))
+    // A loaded machine may take seconds to open the pools' first connections: the 1 s default is
+    // for requests that must not wait, not this test's subject.
+    configuration.rateLimitTimeout = .seconds(60)
     let first = try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
     let second = try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
 

@@ -20,12 +20,14 @@ struct RegistryDatabaseTests {
     #expect(short.database == "reader", "the database defaults to the user's name, as in libpq")
     #expect(short.password == nil)
     #expect(short.tls == .prefer)
-    #expect(short.operationTimeout == .seconds(10) && short.connectTimeout == .seconds(5))
+    #expect(short.operationTimeout == .seconds(10) && short.connectTimeout == .seconds(5) && short.rateLimitTimeout == .seconds(1))
 
-    guard case .postgres(let timed) = try RegistryDatabase(url: "postgres://u@h/d?connect_timeout=2&operation_timeout=1.5") else {
+    guard case .postgres(let timed) = try RegistryDatabase(
+      url: "postgres://u@h/d?connect_timeout=2&operation_timeout=1.5&rate_limit_timeout=0.25") else {
       Issue.record("not PostgreSQL"); return
     }
     #expect(timed.connectTimeout == .seconds(2) && timed.operationTimeout == .milliseconds(1500))
+    #expect(timed.rateLimitTimeout == .milliseconds(250))
     #expect(short.endpoint == "10.0.0.5:5432")
 
     guard case .postgres(let v6) = try RegistryDatabase(url: "postgres://u@[::1]:5433/d?sslmode=verify-full") else {
@@ -70,6 +72,7 @@ struct RegistryDatabaseTests {
       try RegistryDatabase(url: "postgres://u@h/d?application_name=x")
     }
     #expect(throws: RegistryDatabaseURLError.self) { try RegistryDatabase(url: "postgres://u@h/d?operation_timeout=0") }
+    #expect(throws: RegistryDatabaseURLError.self) { try RegistryDatabase(url: "postgres://u@h/d?rate_limit_timeout=soon") }
     #expect(throws: RegistryDatabaseURLError.self) { try RegistryDatabase(url: "postgres://u@h/d?connect_timeout=soon") }
     #expect(throws: RegistryDatabaseURLError.malformed(url: "sqlite:", reason: "sqlite: needs a file path (sqlite:PATH)")) {
       try RegistryDatabase(url: "sqlite:")

@@ -23,6 +23,9 @@ extension PostgresRegistryStore {
     public var operationTimeout: Duration
     /// How long opening one connection may take.
     public var connectTimeout: Duration
+    /// How long a request may wait on the database for its API key's limits before the instance
+    /// counts them by itself (``PostgresRegistryStore/take(_:from:perMinute:ifAtLeast:)``).
+    public var rateLimitTimeout: Duration
     /// The most connections the store keeps open at once.
     public var maximumConnections: Int
 
@@ -41,7 +44,7 @@ extension PostgresRegistryStore {
     /// A configuration; `database` defaults to `username`, as libpq's does.
     public init(host: String, port: Int = 5432, username: String, password: String? = nil, database: String? = nil,
                 tls: TLSMode = .prefer, operationTimeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(5),
-                maximumConnections: Int = 10) {
+                rateLimitTimeout: Duration = .seconds(1), maximumConnections: Int = 10) {
       self.host = host
       self.port = port
       self.username = username
@@ -50,11 +53,12 @@ extension PostgresRegistryStore {
       self.tls = tls
       self.operationTimeout = operationTimeout
       self.connectTimeout = connectTimeout
+      self.rateLimitTimeout = rateLimitTimeout
       self.maximumConnections = maximumConnections
     }
 
     /// Parses `postgres://USER:PASSWORD@HOST:PORT/DATABASE?sslmode=MODE` (or `postgresql://`), with
-    /// optional `connect_timeout` and `operation_timeout` in seconds.
+    /// optional `connect_timeout`, `operation_timeout` and `rate_limit_timeout` in seconds.
     public init(url: String) throws(RegistryDatabaseURLError) {
       let scheme = url.split(separator: ":", maxSplits: 1).first.map(String.init) ?? url
       guard scheme == "postgres" || scheme == "postgresql" else {
@@ -76,19 +80,24 @@ extension PostgresRegistryStore {
       if path.hasPrefix("/") { path.removeFirst() }
       guard !path.contains("/") else { throw .malformed(url: shown, reason: "the path must be one database name") }
       var tls = TLSMode.prefer
-      var connectTimeout = Duration.seconds(5), operationTimeout = Duration.seconds(10)
+      var connectTimeout = Duration.seconds(5), operationTimeout = Duration.seconds(10), rateLimitTimeout = Duration.seconds(1)
       for item in components.queryItems ?? [] {
         switch item.name {
         case "sslmode":
           guard let mode = TLSMode(rawValue: item.value ?? "") else { throw .unsupportedSSLMode(item.value ?? "") }
           tls = mode
-        case "connect_timeout", "operation_timeout":
-          // libpq's connect_timeout, and ours: how long one registry call may wait for its answer.
+        case "connect_timeout", "operation_timeout", "rate_limit_timeout":
+          // libpq's connect_timeout, and ours: how long one registry call, or one request's
+          // limits check, may wait for its answer.
           guard let seconds = item.value.flatMap(Double.init), seconds > 0, seconds <= 3600 else {
             throw .malformed(url: shown, reason: "\(item.name) must be a number of seconds above 0")
           }
-          if item.name == "connect_timeout" { connectTimeout = .milliseconds(Int(seconds * 1000)) }
-          else { operationTimeout = .milliseconds(Int(seconds * 1000)) }
+          let timeout = Duration.milliseconds(Int(seconds * 1000))
+          switch item.name {
+          case "connect_timeout": connectTimeout = timeout
+          case "operation_timeout": operationTimeout = timeout
+          default: rateLimitTimeout = timeout
+          }
         default:
           throw .unsupportedParameter(item.name)
         }
@@ -97,7 +106,8 @@ extension PostgresRegistryStore {
         throw .malformed(url: shown, reason: "port \(port) is out of range")
       }
       self.init(host: host, port: components.port ?? 5432, username: username, password: components.password,
-                database: path.isEmpty ? nil : path, tls: tls, operationTimeout: operationTimeout, connectTimeout: connectTimeout)
+                database: path.isEmpty ? nil : path, tls: tls, operationTimeout: operationTimeout, connectTimeout: connectTimeout,
+                rateLimitTimeout: rateLimitTimeout)
     }
 
     /// `HOST:PORT` (`[HOST]:PORT` for IPv6), for messages.

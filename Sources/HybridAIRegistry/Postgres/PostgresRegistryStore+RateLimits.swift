@@ -7,18 +7,16 @@ import PostgresNIO
 ///
 /// Each call is one statement (an upsert on `api_key_rate_limit`), so concurrent requests from
 /// any number of instances are counted one after another; time is the database's (`now()`), so
-/// the instances' clocks need not agree. A call waits at most ``rateLimitTimeout``; one that fails
-/// throws, and the authority counts in the instance meanwhile (``FallbackRateLimitLedger``).
+/// the instances' clocks need not agree. A call waits at most ``Configuration/rateLimitTimeout``
+/// (1 s unless the URL's `rate_limit_timeout` says otherwise); one that fails throws, and the
+/// authority counts in the instance meanwhile.
 extension PostgresRegistryStore: RateLimitLedger {
-  /// How long a request may wait on the database for its limits: the operation timeout, at most 1 s.
-  public var rateLimitTimeout: Duration { min(configuration.operationTimeout, .seconds(1)) }
-
   public func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
     precondition(perMinute > 0, "a limit must be positive")
     let capacity = Double(perMinute)
     // No minimum: every level qualifies, however deep in debt.
     let threshold = minimum ?? -Double.greatestFiniteMagnitude
-    return try await perform("count an API key's use", within: rateLimitTimeout) { connection, logger in
+    return try await perform("count an API key's use", within: configuration.rateLimitTimeout) { connection, logger in
       // `level`: the bucket refilled up to now (full for a new one), kept as units_before_take.
       let rows = try await connection.query("""
         INSERT INTO api_key_rate_limit AS b (bucket, units, units_before_take, update_time)
