@@ -266,6 +266,7 @@ struct PostgresRegistryStoreTests {
 
     // Tokens: 60 a minute, 90 charged through one → the other sees 30 in debt (half a minute).
     #expect(try await second.waitUntilPositive("tokens:k", perMinute: 60) == nil)
+    #expect(try await second.level(of: "tokens:k", perMinute: 60) == 60, "a bucket never charged is full (reading made no row)")
     try await first.charge("tokens:k", perMinute: 60, amount: 90)
     let debt = try #require(try await second.waitUntilPositive("tokens:k", perMinute: 60))
     #expect(debt > .seconds(25) && debt <= .seconds(30), "\(debt)")

@@ -82,6 +82,12 @@ struct RateLimitTests {
       if failing.withLock({ $0 }) { throw Unreachable() }
       return buckets.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
     }
+
+    func level(of bucket: String, perMinute: Int) async throws -> Double {
+      calls.withLock { $0 += 1 }
+      if failing.withLock({ $0 }) { throw Unreachable() }
+      return buckets.level(of: bucket, perMinute: perMinute)
+    }
   }
 
   @Test("with a shared ledger, a key's limit is counted there; while it fails each instance counts by itself, asks it again only after the retry interval, and no request is refused for it")

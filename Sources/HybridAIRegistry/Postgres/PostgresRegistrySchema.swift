@@ -59,10 +59,11 @@ enum PostgresRegistrySchema {
   ])
 
   /// The API keys' rate-limit buckets, shared by the instances on this database
-  /// (``PostgresRegistryStore/take(_:from:perMinute:ifAtLeast:)``).
+  /// (``PostgresRegistryStore/take(_:from:perMinute:ifAtLeast:)``). Unlogged: counts that change
+  /// on every request need no write-ahead log, and losing them in a crash only refills the buckets.
   static let version2 = PostgresMigration(version: 2, name: "shared API key rate limits", statements: [
     """
-    CREATE TABLE api_key_rate_limit (
+    CREATE UNLOGGED TABLE api_key_rate_limit (
       bucket text PRIMARY KEY,
       units double precision NOT NULL,
       units_before_take double precision NOT NULL,

@@ -5,9 +5,10 @@ import PostgresNIO
 /// (`hybrid serve` hands the store to its ``APIKeyAuthority``): a key's limit holds across the
 /// instances behind a load balancer instead of multiplying by their number.
 ///
-/// Each call is one statement (an upsert on `api_key_rate_limit`), so concurrent requests from
-/// any number of instances are counted one after another; time is the database's (`now()`), so
-/// the instances' clocks need not agree. A call waits at most ``Configuration/rateLimitTimeout``
+/// Each change is one statement (an upsert on `api_key_rate_limit`), so concurrent requests from
+/// any number of instances are counted one after another; a token check only reads. Time is the
+/// database's (`now()`), so the instances' clocks need not agree. The table is `UNLOGGED`: no
+/// write-ahead log to wait for on each request; after a database crash the buckets start full. A call waits at most ``Configuration/rateLimitTimeout``
 /// (1 s unless the URL's `rate_limit_timeout` says otherwise); one that fails throws, and the
 /// authority counts in the instance meanwhile.
 extension PostgresRegistryStore: RateLimitLedger {
@@ -29,6 +30,20 @@ extension PostgresRegistryStore: RateLimitLedger {
         """, logger: logger)
       for try await level in rows.decode(Double.self) { return level }
       throw RegistryStoreError.unavailable("PostgreSQL returned no row for a rate-limit bucket")
+    }
+  }
+
+  public func level(of bucket: String, perMinute: Int) async throws -> Double {
+    precondition(perMinute > 0, "a limit must be positive")
+    let capacity = Double(perMinute)
+    // A read: no row lock, so checking a key's tokens does not queue behind its other requests.
+    return try await perform("read an API key's allowance", within: configuration.rateLimitTimeout) { connection, logger in
+      let rows = try await connection.query("""
+        SELECT least(\(capacity), units + extract(epoch FROM now() - update_time)::float8 * \(capacity) / 60)
+        FROM api_key_rate_limit WHERE bucket = \(bucket)
+        """, logger: logger)
+      for try await level in rows.decode(Double.self) { return level }
+      return capacity
     }
   }
 }

@@ -29,11 +29,25 @@ final class FallbackRateLimitLedger: RateLimitLedger {
   var isFallingBack: Bool { outage.withLock { $0 != nil } }
 
   func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
+    try await withFallback {
+      try await $0.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+    } local: {
+      $0.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+    }
+  }
+
+  func level(of bucket: String, perMinute: Int) async throws -> Double {
+    try await withFallback { try await $0.level(of: bucket, perMinute: perMinute) } local: { $0.level(of: bucket, perMinute: perMinute) }
+  }
+
+  /// `shared`'s answer from the shared ledger, or `local`'s from this process's while it fails.
+  private func withFallback(_ shared: (any RateLimitLedger) async throws -> Double,
+                            local: (RateLimiter) -> Double) async throws -> Double {
     if let outage = outage.withLock({ $0 }), ContinuousClock.now - outage.lastFailure < retryInterval {
-      return local.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+      return local(self.local)
     }
     do {
-      let level = try await shared.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+      let level = try await shared(self.shared)
       if let ended = outage.withLock({ outage in defer { outage = nil }; return outage }) {
         logger.notice("shared API key limits are back: each key's limit holds across instances again",
                       metadata: ["outageSeconds": "\((ContinuousClock.now - ended.since).components.seconds)"])
@@ -51,7 +65,7 @@ final class FallbackRateLimitLedger: RateLimitLedger {
         logger.warning("shared API key limits are unavailable: each instance limits keys by itself until they are back",
                        metadata: ["error": "\(error)", "retryInSeconds": "\(retryInterval.components.seconds)"])
       }
-      return local.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+      return local(self.local)
     }
   }
 }

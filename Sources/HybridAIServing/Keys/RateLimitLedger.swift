@@ -3,14 +3,18 @@
 /// database that several instances share keeps them for all of them (`PostgresRegistryStore`), so
 /// a key's limit holds across the instances behind a load balancer.
 ///
-/// One primitive, ``take(_:from:perMinute:ifAtLeast:)``, done atomically; requests, token debts and
-/// charges are built on it (``admit(_:perMinute:)``, ``waitUntilPositive(_:perMinute:)``,
-/// ``charge(_:perMinute:amount:)``).
+/// Two primitives: ``take(_:from:perMinute:ifAtLeast:)``, done atomically, and
+/// ``level(of:perMinute:)``, which only reads; requests, token debts and charges are built on them
+/// (``admit(_:perMinute:)``, ``waitUntilPositive(_:perMinute:)``, ``charge(_:perMinute:amount:)``).
 public protocol RateLimitLedger: Sendable {
   /// Refills `bucket` up to now, then takes `amount` units from it if it holds at least `minimum`
   /// (always when `minimum` is `nil`, which may take it below zero); returns the units it held
   /// before taking. A bucket not seen before starts full.
   func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double
+
+  /// The units `bucket` holds now, refilled up to now, changing nothing (`perMinute` for a bucket
+  /// not seen before).
+  func level(of bucket: String, perMinute: Int) async throws -> Double
 }
 
 extension RateLimitLedger {
@@ -22,7 +26,7 @@ extension RateLimitLedger {
 
   /// `nil` while `bucket` has any allowance left, else how long until it has.
   public func waitUntilPositive(_ bucket: String, perMinute: Int) async throws -> Duration? {
-    let level = try await take(0, from: bucket, perMinute: perMinute, ifAtLeast: nil)
+    let level = try await level(of: bucket, perMinute: perMinute)
     return level > 0 ? nil : .seconds(max(1e-3, -level) * 60 / Double(perMinute))
   }
 

@@ -19,18 +19,26 @@ public final class RateLimiter: RateLimitLedger {
   }
 
   public func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) -> Double {
-    precondition(perMinute > 0, "a limit must be positive")
-    let capacity = Double(perMinute)
     let now = self.now()
     return buckets.withLock { buckets in
-      var state = buckets[bucket] ?? Bucket(units: capacity, updated: now)
-      let elapsed = now - state.updated
-      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-      let level = min(capacity, state.units + seconds * capacity / 60)
-      state.units = level - (minimum.map { level >= $0 } ?? true ? amount : 0)
-      state.updated = now
-      buckets[bucket] = state
+      let level = Self.level(buckets[bucket], perMinute: perMinute, at: now)
+      buckets[bucket] = Bucket(units: level - (minimum.map { level >= $0 } ?? true ? amount : 0), updated: now)
       return level
     }
+  }
+
+  public func level(of bucket: String, perMinute: Int) -> Double {
+    let now = self.now()
+    return Self.level(buckets.withLock { $0[bucket] }, perMinute: perMinute, at: now)
+  }
+
+  /// What `bucket` holds at `now`: refilled since its last change, up to `perMinute`; full when new.
+  private static func level(_ bucket: Bucket?, perMinute: Int, at now: ContinuousClock.Instant) -> Double {
+    precondition(perMinute > 0, "a limit must be positive")
+    let capacity = Double(perMinute)
+    guard let bucket else { return capacity }
+    let elapsed = now - bucket.updated
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return min(capacity, bucket.units + seconds * capacity / 60)
   }
 }
