@@ -28,14 +28,19 @@ struct SessionsCommandTests {
 
     let show = try await cli.run(["sessions", "show", "talk-1"] + store)
     #expect(show.stdout.hasPrefix("you> Hello\nai> "), "\(show.stdout)")
-    // An answer cut off by --max-tokens says so when shown later; one that ended by itself does not.
-    #expect(try await cli.run(["chat", "--greedy", "--max-tokens", "2", "--session", "cut"] + store,
-                              input: "Write a long story.\n").status == 0)
+    // Shown later, each answer is followed by the line `chat` showed after it: the model and where
+    // it ran, the tokens, and why it ended (an answer cut off by --max-tokens says so).
+    let live = try await cli.run(["chat", "--greedy", "--max-tokens", "2", "--session", "cut"] + store,
+                                 input: "Write a long story.\n")
+    #expect(live.status == 0)
     let cut = try await cli.run(["sessions", "show", "cut"] + store)
-    #expect(cut.stdout.hasSuffix("\n  [finish: maxTokens]\n"), "\(cut.stdout)")
+    let cutLine = try #require(cut.stdout.split(separator: "\n").last.map(String.init))
+    #expect(cutLine.hasPrefix("  [SmolLM2") && cutLine.contains("(on-device) · prompt ") && cutLine.hasSuffix("· output 2 tokens · finish: maxTokens]"),
+            "\(cut.stdout)")
+    #expect(live.stderr.contains(cutLine.dropLast().dropFirst(3)), "the same as chat said live: \(live.stderr)")
     #expect(try await cli.run(["chat", "--greedy", "--max-tokens", "64", "--session", "whole"] + store, input: "Say hi.\n").status == 0)
     let whole = try await cli.run(["sessions", "show", "whole"] + store)
-    #expect(whole.stdout.hasPrefix("you> Say hi.\nai> ") && !whole.stdout.contains("[finish:"), "\(whole.stdout)")
+    #expect(whole.stdout.hasPrefix("you> Say hi.\nai> ") && whole.stdout.hasSuffix("· finish: stop]\n"), "\(whole.stdout)")
     for id in ["cut", "whole"] { #expect(try await cli.run(["sessions", "rm", id] + store).status == 0) }
 
     // A new process continues the conversation: the saved transcript grows by one turn.

@@ -122,18 +122,40 @@ struct ResponseReport: Encodable {
 
   /// One line for people: tokens and speed.
   static func summary<Content>(_ response: GenerativeModelSession.Response<Content>) -> String {
-    let usage = response.usage
-    var parts = ["\(response.rawResponse.modelVersion) (\(response.rawResponse.source))",
-                 "prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached)",
-                 "output \(usage.outputTokens) tokens" + (usage.reasoningTokens > 0 ? " (\(usage.reasoningTokens) reasoning)" : "")]
-    if usage.toolUsePromptTokens > 0 { parts.append("tool-use prompt \(usage.toolUsePromptTokens) tokens") }
-    parts.append("finish: \(response.finishReason)")
-    if let rate = response.rawResponse.timings?.generationTokensPerSecond {
+    let raw = response.rawResponse
+    var parts = summaryParts(modelVersion: raw.modelVersion, source: raw.source, usage: response.usage,
+                             finishReason: raw.finishReason)
+    if let rate = raw.timings?.generationTokensPerSecond {
       parts.append(String(format: "%.0f tok/s", rate))
     }
-    if let fallback = response.rawResponse.fallback { parts.append("fallback: \(fallback)") }
+    if let fallback = raw.fallback { parts.append("fallback: \(fallback)") }
     if let compaction = response.contextCompaction { parts.append("context: \(compaction)") }
     return parts.joined(separator: " · ")
+  }
+
+  /// The line `chat` shows after an answer, for an answer of a saved transcript (`sessions show`):
+  /// what was recorded of it, `nil` when nothing (a transcript saved before answers kept more
+  /// than their model, and the answer ended by itself).
+  static func summary(_ response: Transcript.Response) -> String? {
+    guard response.usage != nil || (response.finishReason.map { $0 != .stop } ?? false) else { return nil }
+    var parts = summaryParts(modelVersion: response.modelVersion, source: response.source, usage: response.usage,
+                             finishReason: response.finishReason)
+    if let fallback = response.fallback { parts.append("fallback: \(fallback)") }
+    return parts.joined(separator: " · ")
+  }
+
+  /// The model and where it ran, the tokens and why the answer ended: what is known of them.
+  private static func summaryParts(modelVersion: String?, source: ModelSource?, usage: Usage?,
+                                   finishReason: FinishReason?) -> [String] {
+    var parts: [String] = []
+    if let modelVersion, let usage {
+      parts.append(modelVersion + (source.map { " (\($0))" } ?? ""))
+      parts.append("prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached)")
+      parts.append("output \(usage.outputTokens) tokens" + (usage.reasoningTokens > 0 ? " (\(usage.reasoningTokens) reasoning)" : ""))
+      if usage.toolUsePromptTokens > 0 { parts.append("tool-use prompt \(usage.toolUsePromptTokens) tokens") }
+    }
+    if let finishReason { parts.append("finish: \(finishReason)") }
+    return parts
   }
 }
 

@@ -128,8 +128,8 @@ struct SessionsShowCommand: AsyncParsableCommand {
       case .prompt: Terminal.write("you> \(entry.text)\n")
       case .response(let response):
         Terminal.write("ai> \(entry.text)\n")
-        // As `chat` says it after a live answer: an answer a limit cut off.
-        if let reason = response.finishReason, reason != .stop { Terminal.write("  [finish: \(reason)]\n") }
+        // As `chat` says it after a live answer: the model, the tokens, why it ended.
+        if let summary = ResponseReport.summary(response) { Terminal.write("  [\(summary)]\n") }
       case .toolCalls(let calls):
         for call in calls.calls { Terminal.write("  [tool call] \(call.toolName)(\(call.arguments.jsonString))\n") }
       case .toolOutput:
