@@ -299,16 +299,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
     let adminToken = settings.adminToken
     let dataDirectory = settings.data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? Self.defaultDataDirectory(environment)
+    // The key file first: a broken one stops the start at once, not after waiting for the database.
+    let keyFile = try Self.readKeyFile(settings, dataDirectory: dataDirectory, environment: environment)
     let store = try await Self.openRegistryStore(settings, dataDirectory: dataDirectory)
-    let keys: APIKeyAuthority
-    do {
-      // A database several instances share keeps the keys' limits for all of them.
-      keys = try Self.makeKeyAuthority(settings, dataDirectory: dataDirectory, environment: environment,
-                                       sharedLimits: store as? any RateLimitLedger)
-    } catch {
-      await store.shutdown()
-      throw error
-    }
+    // A database several instances share keeps the keys' limits for all of them.
+    let keys = Self.makeKeyAuthority(settings, keyFile: keyFile, sharedLimits: store as? any RateLimitLedger)
     let registry: ModelRegistry
     do {
       registry = try ModelRegistry(configuration: RegistryConfiguration(
@@ -409,10 +404,9 @@ struct ServeCommand: AsyncParsableCommand {
     Self.status.say("stopped")
   }
 
-  /// The `api-key`s and the key file, with the per-key limits (counted in `sharedLimits` when
-  /// given); a key file that cannot be read stops the server here, with the reason.
-  static func makeKeyAuthority(_ settings: ServeSettings, dataDirectory: URL, environment: [String: String],
-                               sharedLimits: (any RateLimitLedger)?) throws -> APIKeyAuthority {
+  /// The API key file, read once to say how many keys it holds; one that cannot be read stops the
+  /// server here, with the reason.
+  static func readKeyFile(_ settings: ServeSettings, dataDirectory: URL, environment: [String: String]) throws -> APIKeyFile {
     let file = APIKeyFile(url: KeyFileOptions.location(keysFile: settings.keysFile, data: dataDirectory.path, environment: environment))
     do {
       let records = try file.records()
@@ -424,6 +418,12 @@ struct ServeCommand: AsyncParsableCommand {
       Self.status.fail("\(error)")
       throw ExitCode.failure
     }
+    return file
+  }
+
+  /// The `api-key`s and the key file, with the per-key limits (counted in `sharedLimits` when given).
+  static func makeKeyAuthority(_ settings: ServeSettings, keyFile file: APIKeyFile,
+                               sharedLimits: (any RateLimitLedger)?) -> APIKeyAuthority {
     let keys = APIKeyAuthority(keys: settings.apiKeys, keyFile: file, requestsPerMinute: settings.requestsPerMinute,
                                tokensPerMinute: settings.tokensPerMinute, sharedLimits: sharedLimits)
     if settings.requestsPerMinute != nil || settings.tokensPerMinute != nil, !keys.isRequired {
