@@ -271,6 +271,17 @@ struct PostgresRegistryStoreTests {
     let debt = try #require(try await second.waitUntilPositive("tokens:k", perMinute: 60))
     #expect(debt > .seconds(25) && debt <= .seconds(30), "\(debt)")
 
+    // A request and its token check in one statement: the unit is taken, the debt is seen, and a
+    // token bucket never charged reads full.
+    let both = try await second.admit("requests:both", perMinute: 2, whileTokensIn: "tokens:k", perMinute: 60)
+    #expect(both.request == nil)
+    let combinedDebt = try #require(both.tokens)
+    #expect(combinedDebt > .seconds(25) && combinedDebt <= .seconds(30), "\(combinedDebt)")
+    #expect(try await first.admit("requests:both", perMinute: 2, whileTokensIn: "tokens:new", perMinute: 60) == (nil, nil))
+    let third = try await second.admit("requests:both", perMinute: 2, whileTokensIn: "tokens:new", perMinute: 60)
+    #expect(third.request != nil && third.tokens == nil, "the third request of two a minute is refused by the request limit alone")
+    #expect(try await first.level(of: "tokens:new", perMinute: 60) == 60, "reading the token bucket made no row")
+
     await second.shutdown()
     await #expect(throws: RegistryStoreError.self, "a closed store throws; the key authority then counts by itself") {
       _ = try await second.admit("requests:k", perMinute: 5)

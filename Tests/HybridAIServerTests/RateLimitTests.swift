@@ -88,6 +88,38 @@ struct RateLimitTests {
       if failing.withLock({ $0 }) { throw Unreachable() }
       return buckets.level(of: bucket, perMinute: perMinute)
     }
+
+    func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
+              readingLevelOf other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
+      calls.withLock { $0 += 1 }
+      if failing.withLock({ $0 }) { throw Unreachable() }
+      return (buckets.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum), buckets.level(of: other, perMinute: otherPerMinute))
+    }
+  }
+
+  @Test("a key with both limits costs the shared ledger one call per request (its unit and its token check together); the fallback keeps both limits")
+  func bothLimitsInOneCall() async throws {
+    let shared = SwitchableLedger()
+    let authority = APIKeyAuthority(keys: ["k"], requestsPerMinute: 2, tokensPerMinute: 60, sharedLimits: shared)
+    let key = try #require(try await authority.authenticate("k", for: .generate))
+    #expect(shared.calls.withLock { $0 } == 1)
+    await key.charge(tokens: 90)
+    #expect(shared.calls.withLock { $0 } == 2)
+    await #expect { try await authority.authenticate("k", for: .generate) } throws: {
+      ($0 as? GoogleAPIError)?.message.contains("60 tokens per minute") == true
+    }
+    #expect(shared.calls.withLock { $0 } == 3)
+    await #expect { try await authority.authenticate("k", for: .generate) } throws: {
+      ($0 as? GoogleAPIError)?.message.contains("2 requests per minute") == true
+    }
+
+    shared.failing.withLock { $0 = true }
+    let fallback = APIKeyAuthority(keys: ["k"], requestsPerMinute: 2, tokensPerMinute: 60, sharedLimits: shared)
+    let local = try #require(try await fallback.authenticate("k", for: .generate), "counted in the instance")
+    await local.charge(tokens: 90)
+    await #expect { try await fallback.authenticate("k", for: .generate) } throws: {
+      ($0 as? GoogleAPIError)?.message.contains("60 tokens per minute") == true
+    }
   }
 
   @Test("with a shared ledger, a key's limit is counted there; while it fails each instance counts by itself, asks it again only after the retry interval, and no request is refused for it")

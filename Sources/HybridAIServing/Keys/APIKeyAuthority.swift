@@ -121,16 +121,30 @@ public final class APIKeyAuthority: Sendable {
     // A ledger that fails has stood in for itself already (FallbackRateLimitLedger); what is left
     // is cancellation, which lets the request in rather than refuse it for nothing it did.
     let limits = self.limits, bucket = Self.bucketName(entry)
-    if let perMinute = record.requestsPerMinute ?? defaultRequestsPerMinute,
-       let wait = (try? await limits.admit("requests:\(bucket)", perMinute: perMinute)) ?? nil {
-      throw GoogleAPIError.rateLimited("Quota exceeded: \(perMinute) requests per minute for this API key.", retryAfter: wait)
+    let requests = "requests:\(bucket)", tokens = "tokens:\(bucket)"
+    let requestsPerMinute = record.requestsPerMinute ?? defaultRequestsPerMinute
+    let tokensPerMinute = record.tokensPerMinute ?? defaultTokensPerMinute
+    let waits: (request: Duration?, tokens: Duration?)?
+    switch (requestsPerMinute, tokensPerMinute) {
+    case let (requestsPerMinute?, tokensPerMinute?):
+      // One call for both, so a shared ledger costs one round trip per request.
+      waits = try? await limits.admit(requests, perMinute: requestsPerMinute, whileTokensIn: tokens, perMinute: tokensPerMinute)
+    case let (requestsPerMinute?, nil):
+      waits = try? await (limits.admit(requests, perMinute: requestsPerMinute), nil)
+    case let (nil, tokensPerMinute?):
+      waits = try? await (nil, limits.waitUntilPositive(tokens, perMinute: tokensPerMinute))
+    case (nil, nil):
+      waits = nil
+    }
+    if let requestsPerMinute, let wait = waits?.request {
+      throw GoogleAPIError.rateLimited("Quota exceeded: \(requestsPerMinute) requests per minute for this API key.", retryAfter: wait)
+    }
+    if let tokensPerMinute, let wait = waits?.tokens {
+      throw GoogleAPIError.rateLimited("Quota exceeded: \(tokensPerMinute) tokens per minute for this API key.", retryAfter: wait)
     }
     var charging: (@Sendable (Int) async -> Void)?
-    if let perMinute = record.tokensPerMinute ?? defaultTokensPerMinute {
-      if let wait = (try? await limits.waitUntilPositive("tokens:\(bucket)", perMinute: perMinute)) ?? nil {
-        throw GoogleAPIError.rateLimited("Quota exceeded: \(perMinute) tokens per minute for this API key.", retryAfter: wait)
-      }
-      charging = { try? await limits.charge("tokens:\(bucket)", perMinute: perMinute, amount: $0) }
+    if let tokensPerMinute {
+      charging = { try? await limits.charge(tokens, perMinute: tokensPerMinute, amount: $0) }
     }
     return AuthenticatedKey(id: record.id, name: record.name, scopes: record.scopes, charging: charging)
   }

@@ -40,9 +40,18 @@ final class FallbackRateLimitLedger: RateLimitLedger {
     try await withFallback { try await $0.level(of: bucket, perMinute: perMinute) } local: { $0.level(of: bucket, perMinute: perMinute) }
   }
 
+  func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
+            readingLevelOf other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
+    try await withFallback {
+      try await $0.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum, readingLevelOf: other, perMinute: otherPerMinute)
+    } local: {
+      ($0.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum), $0.level(of: other, perMinute: otherPerMinute))
+    }
+  }
+
   /// `shared`'s answer from the shared ledger, or `local`'s from this process's while it fails.
-  private func withFallback(_ shared: (any RateLimitLedger) async throws -> Double,
-                            local: (RateLimiter) -> Double) async throws -> Double {
+  private func withFallback<Levels>(_ shared: (any RateLimitLedger) async throws -> Levels,
+                                    local: (RateLimiter) -> Levels) async throws -> Levels {
     if let outage = outage.withLock({ $0 }), ContinuousClock.now - outage.lastFailure < retryInterval {
       return local(self.local)
     }

@@ -15,24 +15,54 @@ public protocol RateLimitLedger: Sendable {
   /// The units `bucket` holds now, refilled up to now, changing nothing (`perMinute` for a bucket
   /// not seen before).
   func level(of bucket: String, perMinute: Int) async throws -> Double
+
+  /// ``take(_:from:perMinute:ifAtLeast:)`` on `bucket`, then ``level(of:perMinute:)`` of `other`,
+  /// in one call: a database answers both in one round trip. Returns the level `bucket` held
+  /// before taking and `other`'s level.
+  func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
+            readingLevelOf other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double)
 }
 
 extension RateLimitLedger {
+  /// The two calls one after the other; a ledger whose calls are cheap needs nothing better.
+  public func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
+                   readingLevelOf other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
+    let before = try await take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+    return (before, try await level(of: other, perMinute: otherPerMinute))
+  }
+
   /// Takes one unit of `bucket`'s allowance: `nil` when there was one, else how long until there is.
   public func admit(_ bucket: String, perMinute: Int) async throws -> Duration? {
-    let level = try await take(1, from: bucket, perMinute: perMinute, ifAtLeast: 1)
-    return level >= 1 ? nil : .seconds((1 - level) * 60 / Double(perMinute))
+    Self.admissionWait(levelBefore: try await take(1, from: bucket, perMinute: perMinute, ifAtLeast: 1), perMinute: perMinute)
   }
 
   /// `nil` while `bucket` has any allowance left, else how long until it has.
   public func waitUntilPositive(_ bucket: String, perMinute: Int) async throws -> Duration? {
-    let level = try await level(of: bucket, perMinute: perMinute)
-    return level > 0 ? nil : .seconds(max(1e-3, -level) * 60 / Double(perMinute))
+    Self.positiveWait(level: try await level(of: bucket, perMinute: perMinute), perMinute: perMinute)
+  }
+
+  /// ``admit(_:perMinute:)`` on `requests` and ``waitUntilPositive(_:perMinute:)`` on `tokens` in
+  /// one call (one round trip to a shared ledger): how long until each lets a request in, `nil`
+  /// where it does now. The request's unit is taken whatever `tokens` says.
+  public func admit(_ requests: String, perMinute: Int, whileTokensIn tokens: String,
+                    perMinute tokensPerMinute: Int) async throws -> (request: Duration?, tokens: Duration?) {
+    let levels = try await take(1, from: requests, perMinute: perMinute, ifAtLeast: 1,
+                                readingLevelOf: tokens, perMinute: tokensPerMinute)
+    return (Self.admissionWait(levelBefore: levels.before, perMinute: perMinute),
+            Self.positiveWait(level: levels.other, perMinute: tokensPerMinute))
   }
 
   /// Spends `amount` units of `bucket`'s allowance, going below zero if need be.
   public func charge(_ bucket: String, perMinute: Int, amount: Int) async throws {
     guard amount > 0 else { return }
     _ = try await take(Double(amount), from: bucket, perMinute: perMinute, ifAtLeast: nil)
+  }
+
+  private static func admissionWait(levelBefore level: Double, perMinute: Int) -> Duration? {
+    level >= 1 ? nil : .seconds((1 - level) * 60 / Double(perMinute))
+  }
+
+  private static func positiveWait(level: Double, perMinute: Int) -> Duration? {
+    level > 0 ? nil : .seconds(max(1e-3, -level) * 60 / Double(perMinute))
   }
 }
