@@ -41,7 +41,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
       report.logging.bootstrap()
-      var settings = OnDeviceBenchmark.Settings(model: modelOptions.makeModel(), llamaBenchPath: reference)
+      var settings = OnDeviceBenchmark.Settings(model: try modelOptions.makeModel(), llamaBenchPath: reference)
       settings.promptTokens = promptTokens
       settings.generatedTokens = generateTokens
       settings.repetitions = repetitions
@@ -70,7 +70,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
       report.logging.bootstrap()
-      var settings = HybridInferenceBenchmark.Settings(model: modelOptions.makeModel(), batchedBenchPath: reference)
+      var settings = HybridInferenceBenchmark.Settings(model: try modelOptions.makeModel(), batchedBenchPath: reference)
       settings.repetitions = repetitions
       settings.streamTokens = streamTokens
       try BenchCommand.publish(try await HybridInferenceBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
@@ -112,7 +112,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
       report.logging.bootstrap()
-      let model = modelOptions.makeModel()
+      let model = try modelOptions.makeModel()
       var settings = ServingBenchmark.Settings(
         modelPath: model.modelPath, threads: model.configuration.threads, hybridExecutable: Executables.sibling(named: "hybrid"),
         llamaServerPath: reference, batchedBenchPath: batchedReference)
@@ -140,7 +140,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
       report.logging.bootstrap()
-      var settings = GuidedDecodingBenchmark.Settings(model: modelOptions.makeModel())
+      var settings = GuidedDecodingBenchmark.Settings(model: try modelOptions.makeModel())
       settings.repetitions = repetitions
       try BenchCommand.publish(try await GuidedDecodingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }

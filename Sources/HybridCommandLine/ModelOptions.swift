@@ -30,21 +30,25 @@ public struct ModelOptions: ParsableArguments, Sendable {
     if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024, got \(threads)") }
     // A path given by hand that is not there is a typo, not a model "not downloaded yet".
     if let model { try FileArgument.requireReadableFile(model, label: "--model") }
-    if let chatTemplate {
-      do {
-        _ = try ChatTemplateArgument.template(chatTemplate)
-      } catch {
-        throw ValidationError("--chat-template: \(error)")
-      }
+    _ = try template()
+  }
+
+  /// The template `--chat-template` names, read now (`nil`: the model's own).
+  private func template() throws(ValidationError) -> ChatTemplate? {
+    guard let chatTemplate else { return nil }
+    do {
+      return try ChatTemplateArgument.template(chatTemplate)
+    } catch {
+      throw ValidationError("--chat-template: \(error)")
     }
   }
 
-  /// The on-device model these options describe.
-  public func makeModel() -> SystemLanguageModel {
+  /// The on-device model these options describe. Throws when the `--chat-template` file that
+  /// `validate()` read can no longer be read (rather than quietly using the model's own).
+  public func makeModel() throws -> SystemLanguageModel {
     var configuration = SystemLanguageModel.Configuration(contextSize: contextSize)
     if let threads { configuration.threads = threads }
-    // validate() has checked it.
-    configuration.chatTemplate = chatTemplate.flatMap { try? ChatTemplateArgument.template($0) }
+    configuration.chatTemplate = try template()
     configuration.gpuLayers = offload.gpuLayers
     configuration.device = offload.device
     return SystemLanguageModel(modelPath: model ?? ModelLocator.defaultModelPath(), configuration: configuration)

@@ -51,7 +51,7 @@ struct ChatCommand: AsyncParsableCommand {
 
   func run() async throws {
     conversation.logging.bootstrap()
-    let model = await conversation.makeSessionModel()
+    let model = try await conversation.makeSessionModel()
     if case .unavailable(let reason) = model.availability {
       Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure

@@ -27,7 +27,7 @@ struct DemoCommand: AsyncParsableCommand {
 
   func run() async throws {
     logging.bootstrap()
-    let model = modelOptions.makeModel()
+    let model = try modelOptions.makeModel()
     heading("1. The on-device model")
     Terminal.write("  file:         \(model.modelPath)\n")
     Terminal.write("  availability: \(model.availability)\(model.availabilityDetail.map { " — \($0)" } ?? "")\n")

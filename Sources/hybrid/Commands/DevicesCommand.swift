@@ -22,7 +22,7 @@ struct DevicesCommand: ParsableCommand {
 
   func run() throws {
     let devices = ComputeBackends.devices
-    let system = model.makeModel()
+    let system = try model.makeModel()
     let placement = Result { try system.placement() }
     if json {
       try printJSON(devices: devices, model: system, placement: placement)

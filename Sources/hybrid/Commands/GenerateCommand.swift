@@ -58,7 +58,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
 
   /// Makes the model and the session, and answers.
   private func loadAndAnswer() async throws {
-    let model = await conversation.makeSessionModel()
+    let model = try await conversation.makeSessionModel()
     try Task.checkCancellation()
     let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
                                          instructions: conversation.instructions, toolPolicy: tools.policy,

@@ -110,7 +110,7 @@ struct ConversationOptions: ParsableArguments, Sendable {
   @OptionGroup var logging: LoggingOptions
 
   /// The session's model: the on-device model, the cloud model, or a hybrid of both, per `--mode`.
-  func makeSessionModel() async -> any LanguageModel {
-    await routing.makeModel(onDevice: model.makeModel())
+  func makeSessionModel() async throws -> any LanguageModel {
+    await routing.makeModel(onDevice: try model.makeModel())
   }
 }
