@@ -141,6 +141,9 @@ struct RateLimitTests {
       _ = try await second.authenticate("k", for: .generate)
     }
     #expect(shared.calls.withLock { $0 } == callsBefore + 1, "after one failure the shared ledger is left alone for a while")
+    let problem = try #require(second.sharedLimitsProblem, "readyz says the limits are per instance now")
+    #expect(problem.contains("Unreachable") && problem.contains("each instance limits keys by itself"), "\(problem)")
+    #expect(APIKeyAuthority(keys: ["k"], requestsPerMinute: 3).sharedLimitsProblem == nil, "limits kept in memory never fail")
 
     let ledger = FallbackRateLimitLedger(shared: shared, local: RateLimiter(), retryInterval: .milliseconds(100),
                                          logger: TestLogging.logger("keys"))
@@ -149,7 +152,7 @@ struct RateLimitTests {
     shared.failing.withLock { $0 = false }
     try await Task.sleep(for: .milliseconds(150))
     #expect(try await ledger.take(1, from: "b", perMinute: 10, ifAtLeast: 1) == 10, "back to the shared bucket, untouched so far")
-    #expect(!ledger.isFallingBack)
+    #expect(!ledger.isFallingBack && ledger.problem == nil)
   }
 
   @Test("keys match only exactly: a prefix, a longer string (even 256 bytes longer) and a near miss are refused")

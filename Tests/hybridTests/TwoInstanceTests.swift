@@ -216,6 +216,10 @@ struct TwoInstanceTests {
       "contents": [["role": "user", "parts": [["text": "Hi"]]]], "generationConfig": ["maxOutputTokens": 3, "temperature": 0],
     ])
     #expect(answer.status == 200, "generation works without the registry: \(answer.text)")
+    let limits = try await TestHTTP.send(.GET, Self.url(generating.baseURL, "/readyz"))
+    let limitsProblem = (try limits.json["degraded"] as? [String: String])?["api key limits"] ?? ""
+    #expect(limits.status == 200 && limitsProblem.contains("each instance limits keys by itself"),
+            "the key's limits are counted per instance now, and readyz says so: \(limits.text)")
 
     try await postgres.startServer()
     var after: TestHTTP.Reply?

@@ -81,6 +81,12 @@ public final class APIKeyAuthority: Sendable {
     return state.withLock(\.problem)
   }
 
+  /// Why the limits are not shared with the other instances right now (the shared ledger fails,
+  /// so this instance counts by itself), or `nil`: `/readyz` reports it as degraded.
+  public var sharedLimitsProblem: String? {
+    (limits as? FallbackRateLimitLedger)?.problem
+  }
+
   /// Whether a key that is not revoked has `scope` (as the keys stand now, the file's included).
   public func hasActiveKey(withScope scope: APIKeyScope) -> Bool {
     refreshIfChanged()

@@ -12,10 +12,11 @@ final class FallbackRateLimitLedger: RateLimitLedger {
   private let outage = Mutex<Outage?>(nil)
   private let logger: Logger
 
-  /// Since when the shared ledger fails, and when it last did.
+  /// Since when the shared ledger fails, when it last did, and how.
   struct Outage {
     var since: ContinuousClock.Instant
     var lastFailure: ContinuousClock.Instant
+    var error: String
   }
 
   init(shared: any RateLimitLedger, local: RateLimiter, retryInterval: Duration = .seconds(5), logger: Logger) {
@@ -27,6 +28,15 @@ final class FallbackRateLimitLedger: RateLimitLedger {
 
   /// Whether the shared ledger failed the last time it was asked (the limits are per instance now).
   var isFallingBack: Bool { outage.withLock { $0 != nil } }
+
+  /// While the shared ledger fails: since when, its last error, and what that means for the
+  /// limits (`/readyz` reports it as degraded); `nil` while it answers.
+  var problem: String? {
+    guard let outage = outage.withLock({ $0 }) else { return nil }
+    let seconds = (ContinuousClock.now - outage.since).components.seconds
+    return "the shared API key limits have failed for \(seconds) s (\(outage.error)): each instance limits keys by "
+      + "itself until they answer again"
+  }
 
   func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
     try await withFallback {
@@ -67,7 +77,7 @@ final class FallbackRateLimitLedger: RateLimitLedger {
     } catch {
       let now = ContinuousClock.now
       let began = outage.withLock { outage in
-        defer { outage = Outage(since: outage?.since ?? now, lastFailure: now) }
+        defer { outage = Outage(since: outage?.since ?? now, lastFailure: now, error: "\(error)") }
         return outage == nil
       }
       if began {

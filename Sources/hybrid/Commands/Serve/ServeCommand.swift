@@ -320,6 +320,8 @@ struct ServeCommand: AsyncParsableCommand {
     // own calls answer 503): only a registry-only instance is taken out of the load balancer.
     health.addCheck("registry", required: models.isEmpty) { await registry.readinessProblem() }
     health.addCheck("api keys") { keys.keyFileProblem }
+    // Limits counted per instance for a while are a lesser service, not a reason to stop serving.
+    health.addCheck("api key limits", required: false) { keys.sharedLimitsProblem }
     var components: [any ServerComponent] = [RegistryAPI(registry: registry, metrics: metrics)]
     if !models.isEmpty {
       components.append(GeminiCompatibleAPI(models: models))
