@@ -199,6 +199,7 @@ struct TwoInstanceTests {
     #expect(try await TestHTTP.send(.POST, Self.url(nginx.baseURL, "/v1/admin/models"), headers: Self.admin, json: ["name": "kept"]).status == 201)
     #expect(try await Self.upload(Self.randomBytes(100_000, seed: 3), to: "kept", through: nginx.baseURL) == 1)
 
+    #expect(try await TestHTTP.metric("hybrid_api_key_limits_shared", at: generating.baseURL) == 1)
     try await postgres.stopServer()
     let during = try await TestHTTP.send(.GET, Self.url(nginx.baseURL, "/v1/admin/models/kept"), headers: Self.admin)
     #expect(during.status == 503 && during.errorStatus == "UNAVAILABLE" && during.header("retry-after") != nil, "\(during.text)")
@@ -220,6 +221,8 @@ struct TwoInstanceTests {
     let limitsProblem = (try limits.json["degraded"] as? [String: String])?["api key limits"] ?? ""
     #expect(limits.status == 200 && limitsProblem.contains("each instance limits keys by itself"),
             "the key's limits are counted per instance now, and readyz says so: \(limits.text)")
+    let metrics = try await TestHTTP.send(.GET, Self.url(generating.baseURL, "/metrics")).text
+    #expect(metrics.contains("\nhybrid_api_key_limits_shared 0"), "and /metrics: \(metrics.suffix(400))")
 
     try await postgres.startServer()
     var after: TestHTTP.Reply?

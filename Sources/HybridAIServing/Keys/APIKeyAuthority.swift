@@ -87,6 +87,9 @@ public final class APIKeyAuthority: Sendable {
     (limits as? FallbackRateLimitLedger)?.problem
   }
 
+  /// Whether the limits are counted in a ledger shared with other instances (given `sharedLimits`).
+  public var hasSharedLimits: Bool { limits is FallbackRateLimitLedger }
+
   /// Whether a key that is not revoked has `scope` (as the keys stand now, the file's included).
   public func hasActiveKey(withScope scope: APIKeyScope) -> Bool {
     refreshIfChanged()

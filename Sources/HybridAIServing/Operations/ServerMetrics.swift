@@ -81,4 +81,5 @@ public enum MetricName {
   public static let downloads = "hybrid_downloads_total"
   public static let downloadResumes = "hybrid_download_resumes_total"
   public static let downloadBytes = "hybrid_download_bytes_total"
+  public static let apiKeyLimitsShared = "hybrid_api_key_limits_shared"
 }

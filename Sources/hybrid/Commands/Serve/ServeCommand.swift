@@ -322,6 +322,9 @@ struct ServeCommand: AsyncParsableCommand {
     health.addCheck("api keys") { keys.keyFileProblem }
     // Limits counted per instance for a while are a lesser service, not a reason to stop serving.
     health.addCheck("api key limits", required: false) { keys.sharedLimitsProblem }
+    if keys.hasSharedLimits {
+      metrics.addRefresher { metrics.gauge(MetricName.apiKeyLimitsShared).record(keys.sharedLimitsProblem == nil ? 1 : 0) }
+    }
     var components: [any ServerComponent] = [RegistryAPI(registry: registry, metrics: metrics)]
     if !models.isEmpty {
       components.append(GeminiCompatibleAPI(models: models))
