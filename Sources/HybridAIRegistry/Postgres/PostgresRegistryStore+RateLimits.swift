@@ -6,12 +6,12 @@ import PostgresNIO
 /// instances behind a load balancer instead of multiplying by their number.
 ///
 /// Each change is one statement (an upsert on `api_key_rate_limit`), so concurrent requests from
-/// any number of instances are counted one after another; a token check only reads, and a
-/// request with both limits takes its unit and reads its tokens in one statement (one round trip). Time is the
-/// database's (`now()`), so the instances' clocks need not agree. The table is `UNLOGGED`: no
-/// write-ahead log to wait for on each request; after a database crash the buckets start full. A call waits at most ``Configuration/rateLimitTimeout``
-/// (1 s unless the URL's `rate_limit_timeout` says otherwise); one that fails throws, and the
-/// authority counts in the instance meanwhile.
+/// any number of instances are counted one after another; a token check only reads, and a request
+/// with both limits takes its unit and reads its tokens in one statement (one round trip). Time is
+/// the database's (`now()`), so the instances' clocks need not agree. The table is `UNLOGGED`: no
+/// write-ahead log to wait for on each request; after a database crash the buckets start full. A
+/// call waits at most ``Configuration/rateLimitTimeout`` (1 s unless the URL's `rate_limit_timeout`
+/// says otherwise); one that fails throws, and the authority counts in the instance meanwhile.
 extension PostgresRegistryStore: RateLimitLedger {
   public func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
     try await take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum, readingLevelOf: nil, perMinute: 1).before
