@@ -261,4 +261,34 @@ import Testing
     #expect(other.hash == otherSHA)
     #expect(environment.server.blobRequestList.last?.header("Range") == nil)
   }
+
+  @Test("a connection that goes quiet mid-download (a network gone without a word) is given up after the read timeout, and the download resumes from where it stopped")
+  func aStalledDownloadResumesAfterTheReadTimeout() async throws {
+    let environment = try await FaultyEnvironment.make()
+    defer { Task { await environment.close() } }
+    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(5), readTimeout: .seconds(1))
+    let size = 2 * Self.mebibyte
+    let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
+    environment.server.configure { $0.stallOnceOffset = size / 2 }
+    let model = try await environment.downloader(httpClient: client).getModel(name: "m", downloadType: .latestModel)
+    #expect(model.hash == sha)
+    let ranges = environment.server.blobRequestList.map { $0.header("Range") }
+    #expect(ranges == [nil, "bytes=\(size / 2)-"], "one answer went quiet at the middle; the rest came by a range: \(ranges)")
+    try await client.shutdown()
+  }
+
+  @Test("a registry that takes the request and never answers is offline (noResponse) after the read timeout, not a hang")
+  func aRegistryThatNeverAnswersIsOffline() async throws {
+    let environment = try await FaultyEnvironment.make()
+    defer { Task { await environment.close() } }
+    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(5), readTimeout: .seconds(1))
+    _ = await environment.server.publish("m", data: TestSupport.bytes(1000, seed: 42))
+    environment.server.configure { $0.silentInfoRequests = 1 }
+    let error = await #expect(throws: ModelDownloadError.self) {
+      try await environment.downloader(httpClient: client).getModel(name: "m", downloadType: .latestModel)
+    }
+    #expect(error?.offlineReason == .noResponse, "\(String(describing: error))")
+    #expect(environment.server.stats.infoRequests == 1, "an offline registry is not asked again at once")
+    try await client.shutdown()
+  }
 }

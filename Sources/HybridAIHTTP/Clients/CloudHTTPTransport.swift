@@ -124,10 +124,9 @@ public struct CloudHTTPTransport<Failure: CloudServiceError>: Sendable {
   /// The error for a failure before any response head arrived.
   public func transportError(_ error: any Error, host: String, logger: Logger) -> any Error {
     if Self.isCancellation(error) { return CancellationError() }
-    // A read timeout before the response head: the server took the request and never answered.
-    // Nothing arrived, so (like a refused connection) the other model of a hybrid may answer.
-    let reason = (error as? HTTPClientError) == .readTimeout ? .noResponse : OfflineClassification.offlineReason(for: error, host: host)
-    if let reason {
+    // A read timeout before the head is offline too (noResponse): nothing arrived, so (like a
+    // refused connection) the other model of a hybrid may answer.
+    if let reason = OfflineClassification.offlineReason(for: error, host: host) {
       logger.info("\(serviceName) is unreachable", metadata: ["reason": "\(reason)", "error": "\(error)"])
       return Failure.offline(reason, detail: OfflineClassification.detail(of: error))
     }

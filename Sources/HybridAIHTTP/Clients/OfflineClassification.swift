@@ -15,7 +15,8 @@ import NIOPosix
 /// | `IOError` `ENETUNREACH`, `EHOSTUNREACH`, `ENETDOWN`, `EHOSTDOWN`, `EADDRNOTAVAIL`; `ChannelError.writeHostUnreachable` | ``OfflineReason/networkUnreachable`` |
 /// | `SocketAddressError.UnknownHost` (getaddrinfo failed) | ``OfflineReason/dnsFailure(host:)`` |
 /// | `NIOConnectionError` (happy-eyeballs connect): its connection errors, classified as above; with none, its DNS errors | as its parts |
-/// | anything else (TLS errors, read timeouts, cancellation, invalid URLs, …) | `nil`: not offline |
+/// | `HTTPClientError.readTimeout` (connected, the request sent, nothing came back) | ``OfflineReason/noResponse`` |
+/// | anything else (TLS errors, the request's deadline, cancellation, invalid URLs, …) | `nil`: not offline |
 ///
 /// Shared by every HTTP client in HybridAI (`GeminiModel`, `ModelDownloader`), so "offline" means
 /// the same thing everywhere.
@@ -33,6 +34,7 @@ public enum OfflineClassification {
       switch error {
       case .connectTimeout: return .connectTimeout
       case .remoteConnectionClosed: return .connectionReset
+      case .readTimeout: return .noResponse
       default: return nil
       }
     }

@@ -155,7 +155,8 @@ struct BlobDownloader {
       }
     }
     if let ending {
-      return .interrupted(.transportFailure("the connection failed after \(part.offset - offset) bytes: \(ending)"))
+      let why = (ending as? HTTPClientError) == .readTimeout ? "nothing arrived within the read timeout" : "\(ending)"
+      return .interrupted(.transportFailure("the connection failed after \(part.offset - offset) bytes: \(why)"))
     }
     guard part.offset == part.info.sizeBytes else {
       return .interrupted(.transportFailure("the answer ended at byte \(part.offset) of \(part.info.sizeBytes)"))

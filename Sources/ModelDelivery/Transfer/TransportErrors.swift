@@ -17,10 +17,7 @@ enum TransportErrors {
     if let reason = OfflineClassification.offlineReason(for: error, host: host) {
       return .offline(reason, detail: String(describing: error))
     }
-    if let error = error as? HTTPClientError {
-      if error == .readTimeout { return .transportFailure("no response within the read timeout") }
-      if error == .deadlineExceeded { return .transportFailure("the request timed out") }
-    }
+    if (error as? HTTPClientError) == .deadlineExceeded { return .transportFailure("the request timed out") }
     return .transportFailure(String(describing: error))
   }
 }

@@ -45,6 +45,10 @@ final class FaultyRegistryServer: Sendable {
     /// Stop sending every blob answer that would go past this file offset there, and hold its
     /// connection open (until the client closes it), so a download is surely under way.
     var stallOffset: Int?
+    /// Like ``stallOffset``, for the first answer that reaches it only (a network that went quiet once).
+    var stallOnceOffset: Int?
+    /// Answer this many information requests with nothing at all, holding their connections open.
+    var silentInfoRequests = 0
     /// Pause between body chunks.
     var chunkDelay: Duration = .zero
     var chunkSize = 64 << 10
@@ -171,6 +175,8 @@ final class FaultyRegistryServer: Sendable {
     case empty(status: Int, headers: [(String, String)])
     case blob(status: Int, headers: [(String, String)], data: Data, start: Int, end: Int)
     case drop
+    /// Nothing: the connection stays open until the client closes it.
+    case silence
   }
 
   fileprivate func received(_ request: Request) -> Reply {
@@ -186,6 +192,10 @@ final class FaultyRegistryServer: Sendable {
 
   private func info(_ request: Request, _ state: inout State) -> Reply {
     state.stats.infoRequests += 1
+    if state.faults.silentInfoRequests > 0 {
+      state.faults.silentInfoRequests -= 1
+      return .silence
+    }
     if !state.faults.infoFailures.isEmpty {
       let status = state.faults.infoFailures.removeFirst()
       return Self.error(status, status == 503 ? "UNAVAILABLE" : "INTERNAL", "injected failure")
@@ -270,6 +280,10 @@ final class FaultyRegistryServer: Sendable {
   /// The offset to corrupt inside `start..<end`.
   fileprivate func stall(in start: Int, _ end: Int) -> Int? {
     state.withLock { state in
+      if let offset = state.faults.stallOnceOffset, offset > start, offset < end {
+        state.faults.stallOnceOffset = nil
+        return offset
+      }
       guard let offset = state.faults.stallOffset, offset > start, offset < end else { return nil }
       return offset
     }
@@ -334,6 +348,8 @@ final class FaultyRegistryServer: Sendable {
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
       case .drop:
         context.close(promise: nil)
+      case .silence:
+        break
       case .blob(let status, let headers, let data, let start, let end):
         writeHead(status, headers, length: end - start, context: context)
         if request.method == .HEAD {

@@ -11,13 +11,7 @@ import Testing
 enum TestSupport {
   /// One HTTP client for all tests (never shut down, like `HTTPClient.shared`), which fails a
   /// refused connection at once instead of retrying until the connect timeout.
-  static let httpClient: HTTPClient = {
-    var configuration = HTTPClient.Configuration()
-    configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(5), read: .seconds(300))
-    configuration.connectionPool.retryConnectionEstablishment = false
-    configuration.decompression = .disabled
-    return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-  }()
+  static let httpClient = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(5), readTimeout: .seconds(300))
 
   /// Retries without waiting, so fault tests stay fast.
   static let fastRetries = ModelDownloadRetryPolicy(maxAttemptsWithoutProgress: 4, initialBackoff: .milliseconds(1),
@@ -55,7 +49,7 @@ enum TestSupport {
   static func downloader(_ server: URL, directory: URL, networkProbe: any NetworkProbe = FixedNetworkProbe(NetworkPath(interface: "lo")),
                          diskSpaceProbe: any DiskSpaceProbe = FixedDiskSpaceProbe(bytes: nil),
                          retryPolicy: ModelDownloadRetryPolicy = fastRetries,
-                         installationID: String? = "test-installation") -> ModelDownloader {
+                         installationID: String? = "test-installation", httpClient: HTTPClient = httpClient) -> ModelDownloader {
     ModelDownloader(server: server, directory: directory.appendingPathComponent("models", isDirectory: true),
                     installationID: installationID, httpClient: httpClient, networkProbe: networkProbe,
                     diskSpaceProbe: diskSpaceProbe, retryPolicy: retryPolicy, logger: logger)
@@ -109,9 +103,10 @@ struct FaultyEnvironment {
 
   func downloader(networkProbe: any NetworkProbe = FixedNetworkProbe(NetworkPath(interface: "lo")),
                   diskSpaceProbe: any DiskSpaceProbe = FixedDiskSpaceProbe(bytes: nil),
-                  retryPolicy: ModelDownloadRetryPolicy = TestSupport.fastRetries) -> ModelDownloader {
+                  retryPolicy: ModelDownloadRetryPolicy = TestSupport.fastRetries,
+                  httpClient: HTTPClient = TestSupport.httpClient) -> ModelDownloader {
     TestSupport.downloader(server.baseURL, directory: directory, networkProbe: networkProbe,
-                           diskSpaceProbe: diskSpaceProbe, retryPolicy: retryPolicy)
+                           diskSpaceProbe: diskSpaceProbe, retryPolicy: retryPolicy, httpClient: httpClient)
   }
 
   var modelsDirectory: URL { directory.appendingPathComponent("models", isDirectory: true) }
