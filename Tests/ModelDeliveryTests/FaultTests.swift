@@ -266,14 +266,18 @@ import Testing
   func aStalledDownloadResumesAfterTheReadTimeout() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(5), readTimeout: .seconds(1))
+    // Short, but not so short that a busy machine's slow answers count as silence too often.
+    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(5), readTimeout: .seconds(3))
     let size = 2 * Self.mebibyte
     let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
     environment.server.configure { $0.stallOnceOffset = size / 2 }
     let model = try await environment.downloader(httpClient: client).getModel(name: "m", downloadType: .latestModel)
     #expect(model.hash == sha)
+    // One answer went quiet at the middle; the rest came by ranges from there (more than one if a
+    // loaded machine kept a later answer silent for the read timeout too), never from byte 0 again.
     let ranges = environment.server.blobRequestList.map { $0.header("Range") }
-    #expect(ranges == [nil, "bytes=\(size / 2)-"], "one answer went quiet at the middle; the rest came by a range: \(ranges)")
+    #expect(ranges.count >= 2 && ranges[0] == nil && ranges[1] == "bytes=\(size / 2)-" && !ranges.dropFirst().contains(nil),
+            "\(ranges)")
     try await client.shutdown()
   }
 
