@@ -74,7 +74,10 @@ struct RateLimitTests {
   final class SwitchableLedger: RateLimitLedger {
     let failing = Mutex(false)
     let calls = Mutex(0)
-    let buckets = RateLimiter()
+    /// Its buckets never refill (a frozen clock), so what a test expects does not depend on how
+    /// long a loaded machine takes between its calls.
+    let buckets = RateLimiter(now: { SwitchableLedger.frozen })
+    static let frozen = ContinuousClock.now
     struct Unreachable: Error {}
 
     func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
@@ -114,7 +117,8 @@ struct RateLimitTests {
     }
 
     shared.failing.withLock { $0 = true }
-    let fallback = APIKeyAuthority(keys: ["k"], requestsPerMinute: 2, tokensPerMinute: 60, sharedLimits: shared)
+    let fallback = APIKeyAuthority(keys: ["k"], requestsPerMinute: 2, tokensPerMinute: 60, sharedLimits: shared,
+                                   now: { SwitchableLedger.frozen })
     let local = try #require(try await fallback.authenticate("k", for: .generate), "counted in the instance")
     await local.charge(tokens: 90)
     await #expect { try await fallback.authenticate("k", for: .generate) } throws: {
@@ -125,8 +129,8 @@ struct RateLimitTests {
   @Test("with a shared ledger, a key's limit is counted there; while it fails each instance counts by itself, asks it again only after the retry interval, and no request is refused for it")
   func sharedLedgerFallsBack() async throws {
     let shared = SwitchableLedger()
-    let first = APIKeyAuthority(keys: ["k"], requestsPerMinute: 3, sharedLimits: shared)
-    let second = APIKeyAuthority(keys: ["k"], requestsPerMinute: 3, sharedLimits: shared)
+    let first = APIKeyAuthority(keys: ["k"], requestsPerMinute: 3, sharedLimits: shared, now: { SwitchableLedger.frozen })
+    let second = APIKeyAuthority(keys: ["k"], requestsPerMinute: 3, sharedLimits: shared, now: { SwitchableLedger.frozen })
     #expect(try await first.authenticate("k", for: .generate) != nil)
     #expect(try await second.authenticate("k", for: .generate) != nil)
     #expect(try await first.authenticate("k", for: .generate) != nil)
