@@ -271,14 +271,16 @@ struct PostgresRegistryStoreTests {
     let debt = try #require(try await second.waitUntilPositive("tokens:k", perMinute: 60))
     #expect(debt > .seconds(25) && debt <= .seconds(30), "\(debt)")
 
-    // A request and its token check in one statement: the unit is taken, the debt is seen, and a
-    // token bucket never charged reads full.
+    // A request and its token check in one statement: the debt is seen and no unit is taken for a
+    // request it refuses; a token bucket never charged reads full and lets the unit be taken.
     let both = try await second.admit("requests:both", perMinute: 2, whileTokensIn: "tokens:k", perMinute: 60)
     #expect(both.request == nil)
     let combinedDebt = try #require(both.tokens)
     // The same debt, a little later (loose below: a loaded machine may take seconds between calls).
     #expect(combinedDebt > .seconds(10) && combinedDebt <= .seconds(30), "\(combinedDebt)")
+    #expect(try await first.level(of: "requests:both", perMinute: 2) == 2, "refused for its tokens: its request unit is left")
     #expect(try await first.admit("requests:both", perMinute: 2, whileTokensIn: "tokens:new", perMinute: 60) == (nil, nil))
+    #expect(try await second.admit("requests:both", perMinute: 2, whileTokensIn: "tokens:new", perMinute: 60) == (nil, nil))
     let third = try await second.admit("requests:both", perMinute: 2, whileTokensIn: "tokens:new", perMinute: 60)
     #expect(third.request != nil && third.tokens == nil, "the third request of two a minute is refused by the request limit alone")
     #expect(try await first.level(of: "tokens:new", perMinute: 60) == 60, "reading the token bucket made no row")

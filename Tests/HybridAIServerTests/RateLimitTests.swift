@@ -93,10 +93,26 @@ struct RateLimitTests {
     }
 
     func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
-              readingLevelOf other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
+              whilePositive other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
       calls.withLock { $0 += 1 }
       if failing.withLock({ $0 }) { throw Unreachable() }
-      return (buckets.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum), buckets.level(of: other, perMinute: otherPerMinute))
+      // Through the protocol: its requirement is the limiter's own one-lock take (a direct call in
+      // an async context would choose the extension's async two-call default).
+      return try await (buckets as any RateLimitLedger).take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum,
+                                                             whilePositive: other, perMinute: otherPerMinute)
+    }
+  }
+
+  /// A ledger with only the two primitives: the protocol's two-call default does the combined take.
+  struct PrimitivesOnlyLedger: RateLimitLedger {
+    let buckets = RateLimiter(now: { SwitchableLedger.frozen })
+
+    func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) async throws -> Double {
+      buckets.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+    }
+
+    func level(of bucket: String, perMinute: Int) async throws -> Double {
+      buckets.level(of: bucket, perMinute: perMinute)
     }
   }
 
@@ -108,13 +124,31 @@ struct RateLimitTests {
     #expect(shared.calls.withLock { $0 } == 1)
     await key.charge(tokens: 90)
     #expect(shared.calls.withLock { $0 } == 2)
-    await #expect { try await authority.authenticate("k", for: .generate) } throws: {
-      ($0 as? GoogleAPIError)?.message.contains("60 tokens per minute") == true
+    // Refused for its tokens, again and again: no request unit is spent on it (with 2 a minute,
+    // the second refusal would otherwise name the request limit).
+    for _ in 0..<3 {
+      await #expect { try await authority.authenticate("k", for: .generate) } throws: {
+        ($0 as? GoogleAPIError)?.message.contains("60 tokens per minute") == true
+      }
     }
-    #expect(shared.calls.withLock { $0 } == 3)
+    #expect(shared.calls.withLock { $0 } == 5)
+    // The same key without a token limit (another instance's configuration) shares the request
+    // bucket: its one unit left is there, then none.
+    let requestsOnly = APIKeyAuthority(keys: ["k"], requestsPerMinute: 2, sharedLimits: shared, now: { SwitchableLedger.frozen })
+    #expect(try await requestsOnly.authenticate("k", for: .generate) != nil, "the second of two a minute")
+    // Both limits refuse: the request limit's message wins.
     await #expect { try await authority.authenticate("k", for: .generate) } throws: {
       ($0 as? GoogleAPIError)?.message.contains("2 requests per minute") == true
     }
+
+    // The protocol's two-call default behaves the same.
+    let primitives = PrimitivesOnlyLedger()
+    try await primitives.charge("tokens", perMinute: 60, amount: 90)
+    let refused = try await primitives.admit("requests", perMinute: 2, whileTokensIn: "tokens", perMinute: 60)
+    #expect(refused.request == nil && refused.tokens != nil)
+    #expect(try await primitives.level(of: "requests", perMinute: 2) == 2, "no unit taken while the tokens are in debt")
+    #expect(try await primitives.admit("requests", perMinute: 2, whileTokensIn: "fresh", perMinute: 60) == (nil, nil))
+    #expect(try await primitives.level(of: "requests", perMinute: 2) == 1)
 
     shared.failing.withLock { $0 = true }
     let fallback = APIKeyAuthority(keys: ["k"], requestsPerMinute: 2, tokensPerMinute: 60, sharedLimits: shared,

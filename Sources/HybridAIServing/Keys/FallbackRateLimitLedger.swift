@@ -51,11 +51,11 @@ final class FallbackRateLimitLedger: RateLimitLedger {
   }
 
   func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
-            readingLevelOf other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
+            whilePositive other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
     try await withFallback {
-      try await $0.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum, readingLevelOf: other, perMinute: otherPerMinute)
+      try await $0.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum, whilePositive: other, perMinute: otherPerMinute)
     } local: {
-      ($0.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum), $0.level(of: other, perMinute: otherPerMinute))
+      $0.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum, whilePositive: other, perMinute: otherPerMinute)
     }
   }
 

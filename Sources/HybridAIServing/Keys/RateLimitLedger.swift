@@ -16,19 +16,23 @@ public protocol RateLimitLedger: Sendable {
   /// not seen before).
   func level(of bucket: String, perMinute: Int) async throws -> Double
 
-  /// ``take(_:from:perMinute:ifAtLeast:)`` on `bucket`, then ``level(of:perMinute:)`` of `other`,
-  /// in one call: a database answers both in one round trip. Returns the level `bucket` held
-  /// before taking and `other`'s level.
+  /// ``take(_:from:perMinute:ifAtLeast:)`` on `bucket` only while `other` holds more than zero
+  /// units, in one call: a database reads `other` and takes from `bucket` in one round trip.
+  /// Returns the level `bucket` held before (whether taken from or not) and `other`'s level.
   func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
-            readingLevelOf other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double)
+            whilePositive other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double)
 }
 
 extension RateLimitLedger {
-  /// The two calls one after the other; a ledger whose calls are cheap needs nothing better.
+  /// Two calls one after the other (not atomic: another request may change `other` between them);
+  /// a ledger whose calls are cheap needs nothing better.
   public func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
-                   readingLevelOf other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
-    let before = try await take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
-    return (before, try await level(of: other, perMinute: otherPerMinute))
+                   whilePositive other: String, perMinute otherPerMinute: Int) async throws -> (before: Double, other: Double) {
+    let otherLevel = try await level(of: other, perMinute: otherPerMinute)
+    let before = otherLevel > 0
+      ? try await take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum)
+      : try await level(of: bucket, perMinute: perMinute)
+    return (before, otherLevel)
   }
 
   /// Takes one unit of `bucket`'s allowance: `nil` when there was one, else how long until there is.
@@ -43,11 +47,12 @@ extension RateLimitLedger {
 
   /// ``admit(_:perMinute:)`` on `requests` and ``waitUntilPositive(_:perMinute:)`` on `tokens` in
   /// one call (one round trip to a shared ledger): how long until each lets a request in, `nil`
-  /// where it does now. The request's unit is taken whatever `tokens` says.
+  /// where it does now. The request's unit is taken only while `tokens` lets it in, so a client
+  /// that retries through a token debt does not spend its request allowance too.
   public func admit(_ requests: String, perMinute: Int, whileTokensIn tokens: String,
                     perMinute tokensPerMinute: Int) async throws -> (request: Duration?, tokens: Duration?) {
     let levels = try await take(1, from: requests, perMinute: perMinute, ifAtLeast: 1,
-                                readingLevelOf: tokens, perMinute: tokensPerMinute)
+                                whilePositive: tokens, perMinute: tokensPerMinute)
     return (Self.admissionWait(levelBefore: levels.before, perMinute: perMinute),
             Self.positiveWait(level: levels.other, perMinute: tokensPerMinute))
   }

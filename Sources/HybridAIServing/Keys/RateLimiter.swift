@@ -20,16 +20,34 @@ public final class RateLimiter: RateLimitLedger {
 
   public func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?) -> Double {
     let now = self.now()
+    return buckets.withLock { Self.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum, in: &$0, at: now) }
+  }
+
+  /// Both buckets under one lock: no request changes `other` between the read and the take.
+  public func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
+                   whilePositive other: String, perMinute otherPerMinute: Int) -> (before: Double, other: Double) {
+    let now = self.now()
     return buckets.withLock { buckets in
-      let level = Self.level(buckets[bucket], perMinute: perMinute, at: now)
-      buckets[bucket] = Bucket(units: level - (minimum.map { level >= $0 } ?? true ? amount : 0), updated: now)
-      return level
+      let otherLevel = Self.level(buckets[other], perMinute: otherPerMinute, at: now)
+      let before = otherLevel > 0
+        ? Self.take(amount, from: bucket, perMinute: perMinute, ifAtLeast: minimum, in: &buckets, at: now)
+        : Self.level(buckets[bucket], perMinute: perMinute, at: now)
+      return (before, otherLevel)
     }
   }
 
   public func level(of bucket: String, perMinute: Int) -> Double {
     let now = self.now()
     return Self.level(buckets.withLock { $0[bucket] }, perMinute: perMinute, at: now)
+  }
+
+  /// Refills `bucket` up to `now` and takes `amount` from it if it holds at least `minimum`;
+  /// returns what it held before.
+  private static func take(_ amount: Double, from bucket: String, perMinute: Int, ifAtLeast minimum: Double?,
+                           in buckets: inout [String: Bucket], at now: ContinuousClock.Instant) -> Double {
+    let level = level(buckets[bucket], perMinute: perMinute, at: now)
+    buckets[bucket] = Bucket(units: level - (minimum.map { level >= $0 } ?? true ? amount : 0), updated: now)
+    return level
   }
 
   /// What `bucket` holds at `now`: refilled since its last change, up to `perMinute`; full when new.
