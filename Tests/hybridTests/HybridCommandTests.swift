@@ -54,6 +54,26 @@ struct HybridCommandTests {
     #expect(object["timings"] is [String: Any])
   }
 
+  @Test("generate takes its prompt as the argument, with --prompt, or from standard input (-): the same greedy answer each way; none, two, or an empty standard input exit 64 before loading")
+  func promptSources() async throws {
+    let options = ["--greedy", "--max-tokens", "6", "--json"]
+    let flag = try await run(["generate", "--prompt", "Name a color."] + options)
+    let argument = try await run(["generate", "Name a color."] + options)
+    let piped = try await run(["generate", "-"] + options, input: "Name a color.\n")
+    for result in [flag, argument, piped] { #expect(result.status == 0, "\(result.stderr)") }
+    let texts = try [flag, argument, piped].map { try json($0.stdout)["text"] as? String }
+    #expect(texts[0]?.isEmpty == false && texts[1] == texts[0] && texts[2] == texts[0], "\(texts)")
+
+    let none = try await run(["generate", "--greedy"])
+    #expect(none.status == 64 && none.stderr.contains("Missing the prompt"), "\(none.stderr)")
+    let twice = try await run(["generate", "Hi", "--prompt", "Hello"])
+    #expect(twice.status == 64 && twice.stderr.contains("not both"), "\(twice.stderr)")
+    let empty = try await run(["generate", "-", "--json"], input: " \n")
+    #expect(empty.status == 64, "\(empty.stderr)")
+    #expect((try json(empty.stdout)["error"] as? [String: Any])?["message"] as? String
+              == "the prompt was to come from standard input (-), which held none", "\(empty.stdout)")
+  }
+
   @Test("generate streams plain text without --json")
   func generateStreams() async throws {
     let result = try await run(["generate", "--prompt", "Say hello.", "--greedy", "--max-tokens", "8"])

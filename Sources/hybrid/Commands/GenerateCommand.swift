@@ -11,13 +11,19 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     commandName: "generate",
     abstract: "Answer one prompt, on-device, in the cloud, or hybrid (--mode).",
     discussion: """
+      The prompt is the argument or --prompt; "-" reads it from standard input \
+      (cat notes.txt | hybrid generate -).
+
       With --schema FILE.json the answer is JSON that follows the schema (on-device: guaranteed by \
       constrained decoding; cloud: responseJsonSchema). It is printed alone on stdout, or as "json" in \
       the --json object.
       """)
 
-  @Option(name: .long, help: "The prompt.")
-  var prompt: String
+  @Argument(help: ArgumentHelp("The prompt; - reads it from standard input.", valueName: "prompt"))
+  var promptArgument: String?
+
+  @Option(name: .long, help: "The prompt (the same as the argument).")
+  var prompt: String?
 
   @Option(name: .long, help: ArgumentHelp(
     "Attach a file: an image, audio, video, PDF or text file, its kind read from its bytes (repeatable).", valueName: "file"))
@@ -38,11 +44,43 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
 
   @OptionGroup var conversation: ConversationOptions
 
+  func validate() throws {
+    switch (promptArgument, prompt) {
+    case (nil, nil):
+      throw ValidationError("Missing the prompt: hybrid generate \"Why is the sky blue?\" (or --prompt TEXT; - reads it from standard input)")
+    case (_?, _?):
+      throw ValidationError("Give the prompt once: as the argument or with --prompt, not both")
+    default:
+      break
+    }
+  }
+
+  /// The prompt's text: the argument's or `--prompt`'s, or standard input's for `-` (one trailing
+  /// line break dropped); an empty standard input is an error.
+  private func promptText() throws -> String {
+    let given = promptArgument ?? prompt ?? ""
+    guard given == "-" else { return given }
+    var text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    if text.hasSuffix("\n") { text.removeLast() }
+    guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+      throw ValidationError("the prompt was to come from standard input (-), which held none")
+    }
+    return text
+  }
+
   func run() async throws {
     conversation.logging.bootstrap()
+    // Standard input is read before anything loads, so a missing prompt costs no model load.
+    let text: String
+    do {
+      text = try promptText()
+    } catch {
+      if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
+      throw ExitCode.validationFailure
+    }
     // Ctrl-C, from the start: loading stops or the answer stops (what was written stays); --json
     // prints a "cancelled" error; exit 130.
-    let answer = Task { try await loadAndAnswer() }
+    let answer = Task { try await loadAndAnswer(text) }
     let interrupts = InterruptHandler()
     interrupts.onInterrupt = { answer.cancel() }
     do {
@@ -57,7 +95,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
   }
 
   /// Makes the model and the session, and answers.
-  private func loadAndAnswer() async throws {
+  private func loadAndAnswer(_ text: String) async throws {
     let model = try await conversation.makeSessionModel()
     try Task.checkCancellation()
     let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
@@ -68,12 +106,12 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     defer { session.removeTemporaryAttachmentCopies() }
     var options = tools.applied(to: conversation.sampling.generationOptions)
     if !responseModality.isEmpty { options.responseModalities = Set(responseModality).union([.text]) }
-    try await answer(in: session, options: options)
+    try await answer(text, in: session, options: options)
   }
 
   /// Answers the prompt and prints the answer (streamed, as JSON, or the structured JSON alone).
-  private func answer(in session: GenerativeModelSession, options: GenerationOptions) async throws {
-    let prompt = try makePrompt()
+  private func answer(_ text: String, in session: GenerativeModelSession, options: GenerationOptions) async throws {
+    let prompt = try makePrompt(text)
     if let schemaPath = schema {
       let schema = try Self.loadSchema(at: schemaPath)
       let response = try await session.respond(to: prompt, schema: schema, options: options)
@@ -100,8 +138,8 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
   }
 
   /// The prompt with `--attach` files (paths resolved against the current directory).
-  private func makePrompt() throws -> Prompt {
-    var parts: [Prompt.Part] = [.text(prompt)]
+  private func makePrompt(_ text: String) throws -> Prompt {
+    var parts: [Prompt.Part] = [.text(text)]
     for path in attach { parts.append(.attachment(try Attachment(commandLinePath: path))) }
     return Prompt(parts: parts)
   }
