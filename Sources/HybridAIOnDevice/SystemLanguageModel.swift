@@ -315,7 +315,7 @@ public struct SystemLanguageModel: LanguageModel {
   /// Loads the weights (once per process), renders the transcript with the chat template and
   /// tokenizes it (once per request: cached in the session's state). Shared with ``BatchedLanguageModel``.
   func prepare(_ request: GenerationRequest) async throws -> PreparedPrompt {
-    if let invalid = request.options.genericOptions(for: .onDevice).invalidPenalty {
+    if let invalid = request.options.genericOptions(for: .onDevice).invalidOption {
       throw GenerationError.unsupportedRequest(.other(invalid))
     }
     let weights = try await loadedWeights()

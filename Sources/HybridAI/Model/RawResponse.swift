@@ -14,6 +14,10 @@ public struct RawResponse: Sendable, Hashable, Codable {
   public var timings: GenerationTimings?
   /// A cloud model's answer in its own wire form, and its metadata (see ``ProviderContent``).
   public var providerContent: ProviderContent?
+  /// Each answer token's log probability, in order, when the request asked for them
+  /// (``GenerationOptions/logProbabilities``) and the model gives them; `nil` otherwise. The
+  /// tokens of a stop sequence, and the end of the answer, are not among them.
+  public var logProbabilities: [TokenLogProbability]?
 
   public init(modelVersion: String, source: ModelSource, usage: Usage, finishReason: FinishReason,
               timings: GenerationTimings? = nil, providerContent: ProviderContent? = nil, fallback: Fallback? = nil) {

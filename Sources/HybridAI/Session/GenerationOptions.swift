@@ -47,6 +47,11 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   /// What a model that cannot read an attachment's kind does with the request; `nil` means
   /// ``UnreadableAttachmentPolicy/route``.
   public var unreadableAttachments: UnreadableAttachmentPolicy?
+  /// Asks for each answer token's log probability: `0` for the chosen tokens only, `1…20` also for
+  /// that many of the most likely tokens at each position; `nil` (the default) for none. They come
+  /// in ``RawResponse/logProbabilities``. On-device models, `hybrid serve` and OpenAI-compatible
+  /// servers give them; a value out of range is an ``GenerationError/unsupportedRequest(_:)``.
+  public var logProbabilities: Int?
   /// Which kind of model the fields above are for; `nil` (the default) means every model.
   public var appliesTo: ModelSource?
   /// Options for one backend, by ``ModelSpecificOptions/optionsKey``; `nil` when there are none.
@@ -78,13 +83,16 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
       || (presencePenalty.map { $0 != 0 } ?? false) || (loopPenalty?.isActive ?? false)
   }
 
-  /// The first penalty out of range, described for an error message, or `nil` when all are valid:
+  /// The first option out of range, described for an error message, or `nil` when all are valid:
   /// `repetitionPenalty` must be positive, the frequency and presence penalties within `-2…2`,
-  /// the loop penalty as ``LoopPenalty/invalidity`` says.
-  public var invalidPenalty: String? {
+  /// ``logProbabilities`` within `0…20`, the loop penalty as ``LoopPenalty/invalidity`` says.
+  public var invalidOption: String? {
     if let value = repetitionPenalty, !(value > 0 && value.isFinite) { return "repetitionPenalty must be positive, got \(value)" }
     if let value = frequencyPenalty, !(-2...2).contains(value) { return "frequencyPenalty must be within -2…2, got \(value)" }
     if let value = presencePenalty, !(-2...2).contains(value) { return "presencePenalty must be within -2…2, got \(value)" }
+    if let count = logProbabilities, !(0...TokenLogProbability.maximumAlternatives).contains(count) {
+      return "logProbabilities must be within 0…\(TokenLogProbability.maximumAlternatives), got \(count)"
+    }
     return loopPenalty?.invalidity
   }
 

@@ -74,7 +74,7 @@ extension GenerationOptions {
     self.init(temperature: config.temperature, maximumResponseTokens: config.maxOutputTokens,
               frequencyPenalty: config.frequencyPenalty, presencePenalty: config.presencePenalty,
               stopSequences: config.stopSequences ?? [])
-    if let invalid = invalidPenalty { throw GeminiConversionError.invalidOption(invalid) }
+    if let invalid = invalidOption { throw GeminiConversionError.invalidOption(invalid) }
     if let temperature = config.temperature, !(0...2).contains(temperature) {
       throw GeminiConversionError.invalidOption("temperature \(temperature) is outside 0…2")
     }

@@ -90,9 +90,9 @@ extension BatchScheduler {
   }
 
   /// Whether `request`'s tokens are picked in llama.cpp's graph: with backend sampling, a greedy
-  /// request without a grammar.
+  /// request without a grammar that does not ask for log probabilities (they need the logits).
   func wantsBackendSampling(_ request: BatchRequest) -> Bool {
-    settings.backendSampling && request.guidance == nil && request.options.isGreedy
+    settings.backendSampling && request.guidance == nil && request.options.isGreedy && request.options.logProbabilities == nil
   }
 
   /// Empties `sequence`'s id and lets it wait for the first `length` tokens of `source`'s prompt

@@ -628,6 +628,9 @@ actor BatchScheduler: LlamaContextOwner {
     if sequence.firstToken == nil { sequence.firstToken = .now }
     if weights.isEndOfGeneration(token) { return complete(sequence, .stop) }
     sequence.generated += 1
+    if sequence.logProbabilities != nil, !sequence.usesBackendSampling, let logits = llama_get_logits_ith(context, index) {
+      sequence.logProbabilities?.record(token, from: logits, weights: weights)
+    }
     if deferringText, sequence.generated > 1, sequence.generated < sequence.limit {
       sequence.tokenAwaitingText = token
       sequence.nextToken = token
@@ -715,7 +718,7 @@ actor BatchScheduler: LlamaContextOwner {
       return finish(sequence, throwing: error)
     }
     let finished = ContinuousClock.now
-    let response = RawResponse(
+    var response = RawResponse(
       modelVersion: request.modelVersion,
       source: .onDevice,
       usage: Usage(promptTokens: request.promptTokens.count, cachedPromptTokens: sequence.reusedPromptTokens,
@@ -727,6 +730,8 @@ actor BatchScheduler: LlamaContextOwner {
         generation: sequence.firstToken.map { finished - $0 } ?? .zero,
         evaluatedPromptTokens: request.promptTokens.count - sequence.reusedPromptTokens,
         generatedTokens: sequence.generated))
+    response.logProbabilities = sequence.logProbabilities?.entries(metStopSequence: sequence.text.metStopSequence,
+                                                                   textBytes: sequence.text.emittedByteCount)
     request.continuation.yield(.completed(response))
     request.continuation.finish()
     release(sequence, keepingCache: settings.reusesPromptPrefixes)

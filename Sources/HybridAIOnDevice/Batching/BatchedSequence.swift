@@ -13,6 +13,8 @@ final class BatchedSequence {
   let selector: TokenSelector
   var text: GeneratedTextEmitter
   var output: GuidedOutput
+  /// The answer tokens' log probabilities, when the request asks for them (always sampled on the CPU).
+  var logProbabilities: TokenLogProbabilityRecorder?
   /// `maximumResponseTokens`, or no limit.
   let limit: Int
   /// Whether llama.cpp picks its tokens in the graph (greedy, no grammar; see
@@ -49,6 +51,7 @@ final class BatchedSequence {
     selector = try TokenSelector(options: request.options, guidance: request.guidance, weights: weights)
     text = GeneratedTextEmitter(stopSequences: request.options.stopSequences)
     output = GuidedOutput(guidance: request.guidance)
+    logProbabilities = TokenLogProbabilityRecorder(options: request.options)
     limit = request.options.maximumResponseTokens ?? Int.max
     admitted = .now
   }

@@ -83,6 +83,7 @@ actor LlamaConversation: LlamaContextOwner {
     let selector = try TokenSelector(options: options, guidance: guidance, weights: weights)
     var text = GeneratedTextEmitter(stopSequences: options.stopSequences)
     var output = GuidedOutput(guidance: guidance)
+    var logProbabilities = TokenLogProbabilityRecorder(options: options)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?
@@ -94,6 +95,9 @@ actor LlamaConversation: LlamaContextOwner {
       if firstToken == nil { firstToken = .now }
       if weights.isEndOfGeneration(token) { finishReason = .stop; break }
       generated += 1
+      if logProbabilities != nil, let logits = llama_get_logits_ith(context, -1) {
+        logProbabilities?.record(token, from: logits, weights: weights)
+      }
       if text.append(weights.bytes(of: token), emit: { output.route($0, to: emit) }) { finishReason = .stop; break }
       if generated < limit {
         try await evaluate([token], in: context, cancellation: cancellation)
@@ -106,7 +110,7 @@ actor LlamaConversation: LlamaContextOwner {
     }
 
     let finished = ContinuousClock.now
-    return RawResponse(
+    var response = RawResponse(
       modelVersion: modelVersion,
       source: .onDevice,
       usage: Usage(promptTokens: promptTokens.count, cachedPromptTokens: reused, outputTokens: generated),
@@ -117,6 +121,8 @@ actor LlamaConversation: LlamaContextOwner {
         generation: firstToken.map { finished - $0 } ?? .zero,
         evaluatedPromptTokens: promptTokens.count - reused,
         generatedTokens: generated))
+    response.logProbabilities = logProbabilities?.entries(metStopSequence: text.metStopSequence, textBytes: text.emittedByteCount)
+    return response
   }
 
   /// Evaluates `promptTokens` into the cache without answering (a prewarm): the next turn whose

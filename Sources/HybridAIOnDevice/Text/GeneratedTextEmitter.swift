@@ -17,6 +17,8 @@ struct GeneratedTextEmitter {
   private var lastEmit: ContinuousClock.Instant?
   /// Whether a stop sequence ended the text.
   private(set) var metStopSequence = false
+  /// UTF-8 bytes of the text handed on so far.
+  private(set) var emittedByteCount = 0
 
   init(stopSequences: [String]) {
     stops = StopSequenceMatcher(stopSequences: stopSequences)
@@ -33,13 +35,16 @@ struct GeneratedTextEmitter {
       pending += text
       let now = ContinuousClock.now
       if !pending.isEmpty, lastEmit.map({ now - $0 >= Self.emitInterval }) ?? true {
+        emittedByteCount += pending.utf8.count
         emit(pending)
         pending = ""
         lastEmit = now
       }
       return false
     case .stop(let text):
-      if !(pending + text).isEmpty { emit(pending + text) }
+      let last = pending + text
+      emittedByteCount += last.utf8.count
+      if !last.isEmpty { emit(last) }
       pending = ""
       metStopSequence = true
       return true
@@ -53,6 +58,7 @@ struct GeneratedTextEmitter {
     guard !metStopSequence else { return }
     _ = decoder.finish()
     let tail = pending + stops.finish()
+    emittedByteCount += tail.utf8.count
     if !tail.isEmpty { emit(tail) }
     pending = ""
   }

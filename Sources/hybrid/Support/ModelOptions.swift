@@ -51,7 +51,7 @@ struct SamplingOptions: ParsableArguments, Sendable {
     if let temperature, !(0...2).contains(temperature) {
       throw ValidationError("--temperature must be between 0 and 2 (0 is greedy), got \(temperature)")
     }
-    if let invalid = generationOptions.invalidPenalty {
+    if let invalid = generationOptions.invalidOption {
       throw ValidationError("--" + invalid.replacing(".multiplier", with: "").replacing(/[A-Z]/) { "-" + $0.output.lowercased() })
     }
   }

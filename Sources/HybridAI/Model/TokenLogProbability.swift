@@ -1,0 +1,28 @@
+/// One answer token with its log probability, and the tokens that were most likely at its
+/// position (asked for with ``GenerationOptions/logProbabilities``; found in
+/// ``RawResponse/logProbabilities``).
+///
+/// Log probabilities are natural logarithms, `0` for a certain token and negative otherwise:
+/// `exp(logProbability)` is the token's probability. On-device they are the model's own
+/// distribution at that position, before temperature, penalties and constraints shape the choice.
+public struct TokenLogProbability: Sendable, Hashable, Codable {
+  /// The token's text (a token that holds only part of a character shows U+FFFD; see ``bytes``).
+  public var token: String
+  /// The token's bytes, which may be part of a UTF-8 character.
+  public var bytes: [UInt8]
+  /// The natural log of the token's probability.
+  public var logProbability: Double
+  /// The most likely tokens at this position, most likely first (as many as were asked for; each
+  /// with no alternatives of its own). The chosen token is among them when it was that likely.
+  public var topAlternatives: [TokenLogProbability]
+
+  public init(token: String, bytes: [UInt8]? = nil, logProbability: Double, topAlternatives: [TokenLogProbability] = []) {
+    self.token = token
+    self.bytes = bytes ?? Array(token.utf8)
+    self.logProbability = logProbability
+    self.topAlternatives = topAlternatives
+  }
+
+  /// The most alternatives a position may list (OpenAI's and Gemini's limit).
+  public static let maximumAlternatives = 20
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HybridAI
+@testable import HybridAIOnDevice
+import Testing
+
+/// Log probabilities of on-device answers (`GenerationOptions.logProbabilities`), single sequence
+/// and batched, on the real model.
+@Suite("Token log probabilities on-device")
+struct TokenLogProbabilityTests {
+  static let prompt = "Name three colors."
+
+  static func options(alternatives: Int?, maximumTokens: Int = 12) -> GenerationOptions {
+    var options = GenerationOptions(sampling: .greedy, maximumResponseTokens: maximumTokens)
+    options.logProbabilities = alternatives
+    return options
+  }
+
+  /// What every answer's entries must satisfy: one per answer token, their bytes the answer's,
+  /// log probabilities at most 0, alternatives sorted and the greedy choice the first of them.
+  static func checkEntries(_ answer: Answer, alternatives: Int) throws -> [TokenLogProbability] {
+    let entries = try #require(answer.response.logProbabilities)
+    #expect(entries.count == answer.response.usage.outputTokens)
+    #expect(String(decoding: entries.flatMap(\.bytes), as: UTF8.self) == answer.text)
+    for entry in entries {
+      #expect(entry.logProbability <= 0 && entry.logProbability.isFinite, "\(entry)")
+      #expect(entry.topAlternatives.count == alternatives)
+      let values = entry.topAlternatives.map(\.logProbability)
+      #expect(values == values.sorted(by: >), "\(values)")
+      #expect(values.map(exp).reduce(0, +) <= 1 + 1e-6)
+      if let best = entry.topAlternatives.first {
+        #expect(best.bytes == entry.bytes && abs(best.logProbability - entry.logProbability) < 1e-9, "greedy takes the most likely token")
+      }
+    }
+    return entries
+  }
+
+  @Test("a greedy answer's tokens each come with their log probability and the most likely tokens, the text unchanged; 0 lists no alternatives; none unless asked; 21 is refused")
+  func systemModel() async throws {
+    let model = try TestModel.requireModel()
+    let plain = try await Answer.collect(model, Self.prompt, Self.options(alternatives: nil))
+    #expect(plain.response.logProbabilities == nil)
+    let withThree = try await Answer.collect(model, Self.prompt, Self.options(alternatives: 3))
+    #expect(withThree.text == plain.text, "asking changes nothing in the answer")
+    let entries = try Self.checkEntries(withThree, alternatives: 3)
+    #expect(entries.contains { $0.logProbability < -1e-3 }, "a small model is not certain of every token")
+    let chosenOnly = try await Answer.collect(model, Self.prompt, Self.options(alternatives: 0))
+    let chosen = try Self.checkEntries(chosenOnly, alternatives: 0)
+    #expect(zip(chosen, entries).allSatisfy { $0.bytes == $1.bytes && abs($0.logProbability - $1.logProbability) < 1e-6 })
+
+    await #expect(throws: GenerationError.self) {
+      _ = try await Answer.collect(model, Self.prompt, Self.options(alternatives: 21))
+    }
+  }
+
+  @Test("after a stop sequence, only the tokens of the text before it are listed")
+  func stopSequence() async throws {
+    let model = try TestModel.requireModel()
+    let full = try await Answer.collect(model, "Write two sentences about the sea.", Self.options(alternatives: 2, maximumTokens: 40))
+    let words = full.text.split(separator: " ")
+    try #require(words.count >= 4, "need a longer answer to pick a stop word from: \(full.text)")
+    var options = Self.options(alternatives: 2, maximumTokens: 40)
+    // Two words: the second one's tokens begin after the text, so they must be left out.
+    options.stopSequences = ["\(words[words.count / 2]) \(words[words.count / 2 + 1])"]
+    let stopped = try await Answer.collect(model, "Write two sentences about the sea.", options)
+    let entries = try #require(stopped.response.logProbabilities)
+    let listed = entries.flatMap(\.bytes)
+    #expect(String(decoding: listed, as: UTF8.self).hasPrefix(stopped.text), "\(entries.map(\.token)) vs \(stopped.text)")
+    #expect(listed.count - (entries.last?.bytes.count ?? 0) < stopped.text.utf8.count, "no token that starts after the text")
+    #expect(entries.count < stopped.response.usage.outputTokens, "the stop sequence's last tokens are left out")
+  }
+
+  @Test("the batched model gives the same entries, sampling those requests on the CPU even with backend sampling on")
+  func batchedModel() async throws {
+    let system = try await Answer.collect(try TestModel.requireModel(), Self.prompt, Self.options(alternatives: 3))
+    let batched = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(maxConcurrentSequences: 2, contextSizePerSequence: 512,
+                                                                                       backendSampling: true))
+    async let withEntries = Answer.collect(batched, Self.prompt, Self.options(alternatives: 3))
+    async let without = Answer.collect(batched, "Say hello.", Self.options(alternatives: nil))
+    let (answer, other) = try await (withEntries, without)
+    #expect(other.response.logProbabilities == nil)
+    #expect(answer.text == system.text)
+    let entries = try Self.checkEntries(answer, alternatives: 3), expected = try #require(system.response.logProbabilities)
+    #expect(entries.map(\.bytes) == expected.map(\.bytes))
+    #expect(zip(entries, expected).allSatisfy { abs($0.logProbability - $1.logProbability) < 1e-2 }, "the same distribution, computed in a batch")
+  }
+}
