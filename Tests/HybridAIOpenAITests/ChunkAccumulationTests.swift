@@ -31,6 +31,43 @@ struct ChunkAccumulationTests {
     #expect(answer.chunkCount == 9)
   }
 
+  @Test("logprobs: content tokens from several chunks join in order; they become HybridAI's entries (bytes outside 0…255 dropped, none: the token's UTF-8); a request's logProbabilities become logprobs and top_logprobs and back")
+  func logProbabilities() throws {
+    var answer = ChatCompletionAccumulator()
+    _ = answer.add(try Self.decode(chunk(content: "Hi")))
+    #expect(answer.logProbabilities == nil, "no logprobs yet")
+    _ = answer.add(try Self.decode(#"""
+      {"choices": [{"index": 0, "delta": {"content": " there"}, "logprobs": {"content": [
+        {"token": "Hi", "logprob": -0.5, "bytes": [72, 105], "top_logprobs": [{"token": "Hi", "logprob": -0.5, "bytes": [72, 105]},
+                                                                              {"token": "Hey", "logprob": -1.5, "bytes": null}]}]}}]}
+      """#))
+    _ = answer.add(try Self.decode(#"""
+      {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop", "logprobs": {"content": [
+        {"token": " there", "logprob": -0.25, "bytes": [32, 116, 104, 101, 114, 101, 999]}]}}]}
+      """#))
+    let tokens = try #require(answer.logProbabilities)
+    let entries = ChatLogProbabilities(content: tokens).entries
+    #expect(entries.map(\.token) == ["Hi", " there"] && entries.map(\.logProbability) == [-0.5, -0.25])
+    #expect(entries[1].bytes == Array(" there".utf8), "999 is no byte")
+    #expect(entries[0].topAlternatives.map(\.token) == ["Hi", "Hey"] && entries[0].topAlternatives[1].bytes == Array("Hey".utf8))
+    #expect(entries[1].topAlternatives.isEmpty)
+    // And back to the wire: the server's form of the same entries.
+    let wire = ChatLogProbabilities(entries)
+    #expect(wire.content?.map(\.token) == ["Hi", " there"] && wire.content?[0].topLogprobs.map(\.logprob) == [-0.5, -1.5])
+
+    var options = GenerationOptions(sampling: .greedy)
+    options.logProbabilities = 3
+    let request = ChatCompletionRequest(GenerationRequest(transcript: Transcript(entries: [.prompt(.init(text: "Hi"))]), options: options),
+                                        model: "m")
+    #expect(request.logprobs == true && request.topLogprobs == 3)
+    #expect(try request.generationOptions().logProbabilities == 3, "the server reads back what the client sent")
+    options.logProbabilities = nil
+    let plain = ChatCompletionRequest(GenerationRequest(transcript: Transcript(entries: [.prompt(.init(text: "Hi"))]), options: options),
+                                      model: "m")
+    #expect(plain.logprobs == nil && plain.topLogprobs == nil)
+    #expect(try plain.generationOptions().logProbabilities == nil)
+  }
+
   @Test("a server numbering every call 0: a new id starts a new call")
   func everyCallIndexZero() throws {
     var answer = ChatCompletionAccumulator()

@@ -8,7 +8,7 @@ import Testing
 /// model: what an OpenAI user would run, unchanged but for the base URL.
 @Suite("openai client conformance")
 struct OpenAIClientConformanceTests {
-  @Test("models, unary, streaming with usage, a tools round trip, a streamed tool call, parse() with a pydantic model, json_object, typed errors (key, model, n, a cut-off tool call); the same at base URL /v1, whose models google-genai lists too")
+  @Test("models, unary, streaming with usage, a tools round trip, a streamed tool call, parse() with a pydantic model, json_object, logprobs unary and streamed, typed errors (key, model, n, top_logprobs, a cut-off tool call); the same at base URL /v1, whose models google-genai lists too")
   func officialClient() async throws {
     let python = TestRepository.python
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
@@ -112,8 +112,24 @@ struct OpenAIClientConformanceTests {
     section("one_call") { oneCall in
       #expect(oneCall["calls"] as? Int == 1 && oneCall["finish_reason"] as? String == "tool_calls", "\(oneCall)")
     }
-    let logprobs = try apiError("logprobs")
-    #expect(logprobs["class"] as? String == "BadRequestError" && logprobs["param"] as? String == "logprobs", "\(logprobs)")
+    // logprobs: each token of the greedy answer with its log probability, the 3 most likely tokens
+    // (the chosen one first), the same tokens and values streamed (they come with the last chunk).
+    section("logprobs") { logprobs in
+      let tokens = try #require(logprobs["tokens"] as? [String]), values = try #require(logprobs["logprobs"] as? [Double])
+      let top = try #require(logprobs["top_tokens"] as? [[String]]), topValues = try #require(logprobs["top_logprobs"] as? [[Double]])
+      #expect(!tokens.isEmpty && tokens.joined() == logprobs["text"] as? String && logprobs["bytes"] as? String == logprobs["text"] as? String,
+              "\(logprobs)")
+      #expect(values.count == tokens.count && values.allSatisfy { $0 <= 0 })
+      #expect(top.count == tokens.count && top.allSatisfy { $0.count == 3 } && zip(top, tokens).allSatisfy { $0.first == $1 }, "\(top)")
+      #expect(topValues.allSatisfy { $0 == $0.sorted(by: >) })
+      #expect(logprobs["streamed_text"] as? String == logprobs["text"] as? String)
+      #expect(logprobs["streamed_tokens"] as? [String] == tokens)
+      let streamedValues = try #require(logprobs["streamed_logprobs"] as? [Double])
+      #expect(streamedValues.count == values.count && zip(streamedValues, values).allSatisfy { abs($0 - $1) < 1e-2 }, "\(streamedValues) \(values)")
+      #expect((logprobs["streamed_top"] as? [Int])?.allSatisfy { $0 == 0 } == true, "no top_logprobs asked when streaming")
+    }
+    let tooManyTop = try apiError("too_many_top_logprobs")
+    #expect(tooManyTop["class"] as? String == "BadRequestError" && tooManyTop["param"] as? String == "top_logprobs", "\(tooManyTop)")
     let badTool = try apiError("bad_tool_schema")
     #expect(badTool["param"] as? String == "tools" && (badTool["message"] as? String)?.contains("tool f") == true, "\(badTool)")
     let tooLong = try apiError("too_long")

@@ -32,6 +32,21 @@ struct OpenAIModelServingTests {
     #expect(!cloud.content.isEmpty)
     #expect(cloud.content == local.content)
     #expect(cloud.usage.promptTokens == local.usage.promptTokens && cloud.usage.outputTokens == local.usage.outputTokens)
+    #expect(cloud.rawResponse.logProbabilities == nil, "none unless asked")
+
+    // Log probabilities both ways: asked through OpenAIModel (logprobs, top_logprobs), served from
+    // the on-device model's logits, parsed back into the same entries the device gives directly.
+    var asking = Self.greedy
+    asking.logProbabilities = 2
+    let cloudEntries = try #require(try await GenerativeModelSession(model: Self.openAIModel(server), instructions: "Be brief.")
+      .respond(to: "Name a colour.", options: asking).rawResponse.logProbabilities)
+    let localEntries = try #require(try await GenerativeModelSession(model: device, instructions: "Be brief.")
+      .respond(to: "Name a colour.", options: asking).rawResponse.logProbabilities)
+    #expect(cloudEntries.count == cloud.usage.outputTokens && !cloudEntries.isEmpty)
+    #expect(cloudEntries.map(\.bytes) == localEntries.map(\.bytes))
+    #expect(cloudEntries.map { $0.topAlternatives.map(\.token) } == localEntries.map { $0.topAlternatives.map(\.token) })
+    #expect(zip(cloudEntries, localEntries).allSatisfy { abs($0.logProbability - $1.logProbability) < 1e-2 },
+            "\(cloudEntries.map(\.logProbability)) vs \(localEntries.map(\.logProbability))")
   }
 
   @Test("hybrid serve: an unknown model and a wrong key are typed errors, not offline")

@@ -185,8 +185,8 @@ struct OpenAIServerTests {
        "messages", "image/png"),
       (["model": model, "messages": Self.hello, "tool_choice": ["type": "function", "function": ["name": "ghost"]]], "tool_choice", "ghost"),
       (["model": model, "messages": Self.hello, "temperature": 7], "temperature", "between 0 and 2"),
-      (["model": model, "messages": Self.hello, "logprobs": true], "logprobs", "not supported"),
-      (["model": model, "messages": Self.hello, "top_logprobs": 2], "top_logprobs", "not supported"),
+      (["model": model, "messages": Self.hello, "logprobs": true, "top_logprobs": 21], "top_logprobs", "between 0 and 20"),
+      (["model": model, "messages": Self.hello, "top_logprobs": 2], "top_logprobs", "logprobs must be true"),
     ]
     for (body, param, says) in cases {
       let reply = try await Self.chat(server, body)

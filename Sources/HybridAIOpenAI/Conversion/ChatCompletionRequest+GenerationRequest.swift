@@ -41,10 +41,14 @@ extension ChatCompletionRequest {
   /// The options of this request.
   public func generationOptions() throws(OpenAIConversionError) -> GenerationOptions {
     if let n, n != 1 { throw .invalidOption(param: "n", "only n = 1 is supported (got \(n))") }
-    if logprobs == true || topLogprobs != nil {
-      throw .invalidOption(param: logprobs == true ? "logprobs" : "top_logprobs", "log probabilities are not supported by this server")
-    }
     var options = GenerationOptions()
+    if let topLogprobs {
+      guard logprobs == true else { throw .invalidOption(param: "top_logprobs", "logprobs must be true when top_logprobs is set") }
+      guard (0...TokenLogProbability.maximumAlternatives).contains(topLogprobs) else {
+        throw .invalidOption(param: "top_logprobs", "must be between 0 and \(TokenLogProbability.maximumAlternatives)")
+      }
+    }
+    if logprobs == true { options.logProbabilities = topLogprobs ?? 0 }
     if let temperature {
       guard (0...2).contains(temperature) else { throw .invalidOption(param: "temperature", "must be between 0 and 2") }
       options.temperature = temperature

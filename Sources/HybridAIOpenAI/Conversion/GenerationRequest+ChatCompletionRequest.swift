@@ -59,6 +59,10 @@ extension ChatCompletionRequest {
     presencePenalty = options.presencePenalty
     let stops = options.stopSequences.filter { !$0.isEmpty }
     if !stops.isEmpty { stop = ChatStop(stops) }
+    if let alternatives = options.logProbabilities {
+      logprobs = true
+      topLogprobs = alternatives
+    }
 
     var offered = request.tools
     if !offered.isEmpty {

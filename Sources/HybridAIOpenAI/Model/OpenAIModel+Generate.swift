@@ -66,9 +66,10 @@ extension OpenAIModel {
       "modelVersion": "\(modelVersion)", "finishReason": "\(accumulator.finishReason ?? "none")",
       "promptTokens": "\(usage.promptTokens)", "outputTokens": "\(usage.outputTokens)", "toolCalls": "\(toolCalls.count)",
     ])
-    let raw = RawResponse(
+    var raw = RawResponse(
       modelVersion: modelVersion, source: .cloud, usage: usage, finishReason: finishReason, timings: timings,
       providerContent: ProviderContent(provider: OpenAI.providerName, content: (try? JSONValue(encoding: message)) ?? .null))
+    raw.logProbabilities = accumulator.logProbabilities.map { ChatLogProbabilities(content: $0).entries }
     return (toolCalls, raw)
   }
 

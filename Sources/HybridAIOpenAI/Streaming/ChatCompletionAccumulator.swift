@@ -1,5 +1,5 @@
 /// Folds the chunks of a streamed answer into the answer: the text, the tool calls (their pieces
-/// joined by `index`), the finish reason, the model and the usage.
+/// joined by `index`), the finish reason, the model, the usage and the log probabilities.
 ///
 /// ```swift
 /// var answer = ChatCompletionAccumulator()
@@ -26,6 +26,8 @@ public struct ChatCompletionAccumulator: Sendable {
   public private(set) var model: String?
   /// The usage, from the last chunk (with `stream_options.include_usage`) or any chunk carrying it.
   public private(set) var usage: ChatUsage?
+  /// The content tokens' log probabilities so far, once a chunk carried any (`logprobs: true`).
+  public private(set) var logProbabilities: [ChatLogProbabilities.Token]?
   /// Chunks added.
   public private(set) var chunkCount = 0
 
@@ -49,6 +51,7 @@ public struct ChatCompletionAccumulator: Sendable {
       if let refused = choice.delta.refusal { refusal += refused }
       for piece in choice.delta.toolCalls ?? [] { add(piece) }
       if let reason = choice.finishReason { finishReason = reason }
+      if let tokens = choice.logprobs?.content { logProbabilities = (logProbabilities ?? []) + tokens }
     }
     return added
   }

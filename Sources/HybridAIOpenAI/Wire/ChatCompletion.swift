@@ -38,11 +38,14 @@ public struct ChatCompletion: Sendable, Hashable, Codable {
     public var index: Int
     public var message: ChatMessage
     public var finishReason: String?
+    /// The tokens' log probabilities, when the request asked for them.
+    public var logprobs: ChatLogProbabilities?
 
-    public init(index: Int, message: ChatMessage, finishReason: String?) {
+    public init(index: Int, message: ChatMessage, finishReason: String?, logprobs: ChatLogProbabilities? = nil) {
       self.index = index
       self.message = message
       self.finishReason = finishReason
+      self.logprobs = logprobs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -50,9 +53,10 @@ public struct ChatCompletion: Sendable, Hashable, Codable {
       index = try container.decodeIfPresent(Int.self, forKey: .index) ?? 0
       message = try container.decode(ChatMessage.self, forKey: .message)
       finishReason = try container.decodeIfPresent(String.self, forKey: .finishReason)
+      logprobs = try container.decodeIfPresent(ChatLogProbabilities.self, forKey: .logprobs)
     }
 
-    enum CodingKeys: String, CodingKey { case index, message, finishReason = "finish_reason" }
+    enum CodingKeys: String, CodingKey { case index, message, logprobs, finishReason = "finish_reason" }
   }
 }
 
@@ -144,26 +148,31 @@ public struct ChatCompletionChunk: Sendable, Hashable, Codable {
     public var index: Int
     public var delta: Delta
     public var finishReason: String?
+    /// Log probabilities of the tokens this chunk adds, when the request asked for them.
+    public var logprobs: ChatLogProbabilities?
 
-    public init(index: Int = 0, delta: Delta, finishReason: String? = nil) {
+    public init(index: Int = 0, delta: Delta, finishReason: String? = nil, logprobs: ChatLogProbabilities? = nil) {
       self.index = index
       self.delta = delta
       self.finishReason = finishReason
+      self.logprobs = logprobs
     }
 
-    enum CodingKeys: String, CodingKey { case index, delta, finishReason = "finish_reason" }
+    enum CodingKeys: String, CodingKey { case index, delta, logprobs, finishReason = "finish_reason" }
 
     public init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: CodingKeys.self)
       index = try container.decodeIfPresent(Int.self, forKey: .index) ?? 0
       delta = try container.decodeIfPresent(Delta.self, forKey: .delta) ?? Delta()
       finishReason = try container.decodeIfPresent(String.self, forKey: .finishReason)
+      logprobs = try container.decodeIfPresent(ChatLogProbabilities.self, forKey: .logprobs)
     }
 
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
       try container.encode(index, forKey: .index)
       try container.encode(delta, forKey: .delta)
+      try container.encodeIfPresent(logprobs, forKey: .logprobs)
       try container.encode(finishReason, forKey: .finishReason)   // null until the last chunk, as OpenAI sends it
     }
   }

@@ -24,13 +24,15 @@ struct ChatCompletionGeneration: Sendable {
     let answer = ChatCompletion(
       id: Self.completionID(), created: Self.now(), model: model.modelVersion,
       choices: [.init(index: 0, message: ChatCompletion.message(text: text, toolCalls: toolCalls),
-                      finishReason: ChatCompletion.finishReason(completion.finishReason, calledTools: !toolCalls.isEmpty))],
+                      finishReason: ChatCompletion.finishReason(completion.finishReason, calledTools: !toolCalls.isEmpty),
+                      logprobs: completion.logProbabilities.map(ChatLogProbabilities.init))],
       usage: ChatUsage(completion.usage))
     return try OpenAIResponses.json(answer)
   }
 
   /// The answer as server-sent chunks: the role first, one chunk per text delta, the tool calls
-  /// whole (one delta each), the finish reason, the usage when `stream_options.include_usage`,
+  /// whole (one delta each), the finish reason (with every token's `logprobs` when asked), the
+  /// usage when `stream_options.include_usage`,
   /// then `[DONE]`. Failures before the first event are HTTP errors; later ones an error event.
   /// When the client goes away, the write fails and generation is cancelled.
   func stream(_ wire: ChatCompletionRequest) async throws -> Response {
@@ -41,9 +43,10 @@ struct ChatCompletionGeneration: Sendable {
     let id = Self.completionID(), created = Self.now(), modelName = model.modelVersion
     let logger = self.logger
     let body = ResponseBody { writer in
-      func chunk(_ delta: ChatCompletionChunk.Delta, finishReason: String? = nil) throws -> ByteBuffer {
+      func chunk(_ delta: ChatCompletionChunk.Delta, finishReason: String? = nil,
+                 logprobs: ChatLogProbabilities? = nil) throws -> ByteBuffer {
         try ServerSentEvents.event(ChatCompletionChunk(id: id, created: created, model: modelName,
-                                                       choices: [.init(delta: delta, finishReason: finishReason)]),
+                                                       choices: [.init(delta: delta, finishReason: finishReason, logprobs: logprobs)]),
                                    style: .openAI)
       }
       var event = first
@@ -62,8 +65,9 @@ struct ChatCompletionGeneration: Sendable {
             callsSent += calls.count
             try await writer.write(try chunk(.init(toolCalls: deltas)))
           case .completed(let raw):
-            try await writer.write(try chunk(.init(), finishReason: ChatCompletion.finishReason(raw.finishReason,
-                                                                                                  calledTools: callsSent > 0)))
+            // The log probabilities come whole with the finish reason (the model gives them at the end).
+            try await writer.write(try chunk(.init(), finishReason: ChatCompletion.finishReason(raw.finishReason, calledTools: callsSent > 0),
+                                             logprobs: raw.logProbabilities.map(ChatLogProbabilities.init)))
             if includeUsage {
               try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(
                 id: id, created: created, model: modelName, choices: [], usage: ChatUsage(raw.usage)), style: .openAI))

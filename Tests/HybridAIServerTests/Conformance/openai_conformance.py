@@ -178,7 +178,32 @@ def calls_in_one_answer(parallel):
 
 
 record("one_call", lambda: calls_in_one_answer(False))
-record("logprobs", lambda: ok.chat.completions.create(model=model, messages=messages, max_tokens=2, logprobs=True))
+
+
+def logprobs():
+    answer = ok.chat.completions.create(model=model, messages=messages, temperature=0, max_tokens=6, logprobs=True,
+                                        top_logprobs=3)
+    content = answer.choices[0].logprobs.content
+    streamed_text, streamed = "", []
+    for chunk in ok.chat.completions.create(model=model, messages=messages, temperature=0, max_tokens=6, logprobs=True,
+                                            stream=True):
+        for choice in chunk.choices:
+            streamed_text += choice.delta.content or ""
+            if choice.logprobs is not None and choice.logprobs.content:
+                streamed += choice.logprobs.content
+    return {"text": answer.choices[0].message.content,
+            "tokens": [entry.token for entry in content], "logprobs": [entry.logprob for entry in content],
+            "bytes": bytes(b for entry in content for b in entry.bytes).decode("utf-8", "replace"),
+            "top_tokens": [[alternative.token for alternative in entry.top_logprobs] for entry in content],
+            "top_logprobs": [[alternative.logprob for alternative in entry.top_logprobs] for entry in content],
+            "streamed_text": streamed_text, "streamed_tokens": [entry.token for entry in streamed],
+            "streamed_logprobs": [entry.logprob for entry in streamed],
+            "streamed_top": [len(entry.top_logprobs) for entry in streamed]}
+
+
+record("logprobs", logprobs)
+record("too_many_top_logprobs", lambda: ok.chat.completions.create(model=model, messages=messages, max_tokens=2,
+                                                                   logprobs=True, top_logprobs=21))
 record("bad_tool_schema", lambda: ok.chat.completions.create(
     model=model, messages=messages, max_tokens=2,
     tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "objectz"}}}]))
