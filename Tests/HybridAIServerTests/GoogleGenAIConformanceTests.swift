@@ -7,7 +7,7 @@ import Testing
 /// .deps/venv) against `hybrid serve`: what a Gemini user would run, unchanged but for the URL.
 @Suite("google-genai conformance")
 struct GoogleGenAIConformanceTests {
-  @Test("generate, stream, system instruction, chat history, count tokens, models, key and model errors")
+  @Test("generate, stream, system instruction, chat history, count tokens, log probabilities, models, key and model errors")
   func officialClient() async throws {
     let python = TestRepository.python
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
@@ -51,6 +51,24 @@ struct GoogleGenAIConformanceTests {
     #expect(second["prompt"]! > first["prompt"]! + first["candidates"]!)
     #expect(chat["history_length"] as? Int == 6)
     #expect((chat["history_tokens"] as? Int ?? 0) > second["prompt"]!, "the whole history, its last answer included")
+
+    // responseLogprobs: each token of the greedy answer with its log probability and id, the two
+    // most likely tokens at each step (the chosen one first), avgLogprobs their mean; streamed,
+    // the last chunk holds the same tokens.
+    let logprobs = try object("logprobs")
+    let chosen = try #require(logprobs["chosen"] as? [String]), values = try #require(logprobs["chosen_logprobs"] as? [Double])
+    #expect(!chosen.isEmpty && chosen.joined() == logprobs["text"] as? String, "\(logprobs)")
+    #expect(values.count == chosen.count && values.allSatisfy { $0 <= 0 })
+    let average = try #require(logprobs["avg_logprobs"] as? Double)
+    #expect(abs(average - values.reduce(0, +) / Double(values.count)) < 1e-6)
+    let top = try #require(logprobs["top"] as? [[String]]), topIDs = try #require(logprobs["top_ids"] as? [[Int]])
+    #expect(top.count == chosen.count && top.allSatisfy { $0.count == 2 } && zip(top, chosen).allSatisfy { $0.first == $1 }, "\(top)")
+    #expect(zip(topIDs, try #require(logprobs["chosen_ids"] as? [Int])).allSatisfy { $0.first == $1 }, "token ids agree")
+    #expect(logprobs["streamed_text"] as? String == logprobs["text"] as? String)
+    #expect(logprobs["streamed_chosen"] as? [String] == chosen)
+    let unasked = try #require((try object("logprobs_without_response_logprobs"))["api_error"] as? [String: Any],
+                               "logprobs without responseLogprobs must fail")
+    #expect(unasked["code"] as? Int == 400 && (unasked["message"] as? String)?.contains("responseLogprobs") == true, "\(unasked)")
 
     let models = try object("models")
     #expect(models["names"] as? [String] == ["models/\(RunningTestServer.modelName)"])

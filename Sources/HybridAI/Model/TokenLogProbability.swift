@@ -15,12 +15,16 @@ public struct TokenLogProbability: Sendable, Hashable, Codable {
   /// The most likely tokens at this position, most likely first (as many as were asked for; each
   /// with no alternatives of its own). The chosen token is among them when it was that likely.
   public var topAlternatives: [TokenLogProbability]
+  /// The token's id in the model's vocabulary, when the model says (on-device and Gemini do).
+  public var tokenID: Int?
 
-  public init(token: String, bytes: [UInt8]? = nil, logProbability: Double, topAlternatives: [TokenLogProbability] = []) {
+  public init(token: String, bytes: [UInt8]? = nil, logProbability: Double, topAlternatives: [TokenLogProbability] = [],
+              tokenID: Int? = nil) {
     self.token = token
     self.bytes = bytes ?? Array(token.utf8)
     self.logProbability = logProbability
     self.topAlternatives = topAlternatives
+    self.tokenID = tokenID
   }
 
   /// The most alternatives a position may list (OpenAI's and Gemini's limit).

@@ -16,6 +16,7 @@ extension GenerationConfig {
   /// | `frequencyPenalty`, `presencePenalty` | `frequencyPenalty`, `presencePenalty` |
   /// | `repetitionPenalty` | — (on-device only; not sent) |
   /// | `stopSequences` | `stopSequences` |
+  /// | `logProbabilities: n` | `responseLogprobs: true`, `logprobs: n` (none for 0) |
   /// | `responseModalities` | `responseModalities` (`TEXT`, `IMAGE`, `AUDIO`), also into an attached configuration that sets none |
   ///
   /// Seeds are 64-bit in HybridAI and 32-bit in Gemini: the low 32 bits are sent.
@@ -42,6 +43,10 @@ extension GenerationConfig {
               presencePenalty: options.presencePenalty, frequencyPenalty: options.frequencyPenalty,
               stopSequences: options.stopSequences.isEmpty ? nil : options.stopSequences)
     if let modalities = options.responseModalities { responseModalities = Self.wireModalities(modalities) }
+    if let alternatives = options.logProbabilities {
+      responseLogprobs = true
+      logprobs = alternatives > 0 ? alternatives : nil
+    }
     switch options.sampling?.strategy {
     case .greedy?:
       temperature = 0
@@ -66,7 +71,8 @@ extension GenerationOptions {
   ///
   /// `topK` becomes `.random(top:)`, else `topP` becomes `.random(probabilityThreshold:)`, else
   /// a `seed` alone samples the whole distribution (each repeatable with the seed); `topK: 1` is
-  /// greedy; a `candidateCount` other than 1 is refused (one candidate is answered); `frequencyPenalty` and `presencePenalty` (`-2…2`) are kept; `responseModalities` become ``HybridAI/GenerationOptions/responseModalities``
+  /// greedy; a `candidateCount` other than 1 is refused (one candidate is answered); `frequencyPenalty` and `presencePenalty` (`-2…2`) are kept;
+  /// `responseLogprobs` with `logprobs` (`0…20`) becomes ``HybridAI/GenerationOptions/logProbabilities``; `responseModalities` become ``HybridAI/GenerationOptions/responseModalities``
   /// (so a served model that answers with text only refuses `IMAGE`). The options apply to every model (`appliesTo` is `nil`).
   ///
   /// - Throws: ``GeminiConversionError/invalidOption(_:)`` for out-of-range values.
@@ -91,6 +97,15 @@ extension GenerationOptions {
     } else if let seed {
       sampling = .random(probabilityThreshold: 1, seed: seed)
     }
+    if let alternatives = config.logprobs {
+      guard config.responseLogprobs == true else {
+        throw GeminiConversionError.invalidOption("logprobs is set but responseLogprobs is not true")
+      }
+      guard (0...TokenLogProbability.maximumAlternatives).contains(alternatives) else {
+        throw GeminiConversionError.invalidOption("logprobs must be within 0…\(TokenLogProbability.maximumAlternatives), got \(alternatives)")
+      }
+    }
+    if config.responseLogprobs == true { logProbabilities = config.logprobs ?? 0 }
     if let count = config.candidateCount, count != 1 {
       throw GeminiConversionError.invalidOption("candidateCount \(count) is not supported: this server answers with one candidate")
     }

@@ -75,11 +75,12 @@ extension GeminiModel {
       "promptTokens": "\(usage.promptTokens)", "outputTokens": "\(usage.outputTokens)",
       "toolCalls": "\(toolCalls.count)", "files": "\(files)",
     ])
-    let raw = RawResponse(
+    var raw = RawResponse(
       modelVersion: response.modelVersion ?? modelIdentifier, source: .cloud, usage: usage,
       finishReason: FinishReason(gemini: candidate?.finishReason), timings: timings,
       providerContent: ProviderContent(provider: Gemini.providerName, content: content,
                                        metadata: response.providerMetadata))
+    raw.logProbabilities = candidate?.logprobsResult.flatMap { try? $0.decode(as: LogprobsResult.self) }?.entries
     return (toolCalls, raw)
   }
 }

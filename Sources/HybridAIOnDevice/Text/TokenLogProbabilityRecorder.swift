@@ -31,7 +31,7 @@ struct TokenLogProbabilityRecorder {
     func entry(_ id: Int, alternatives: [TokenLogProbability] = []) -> TokenLogProbability {
       let bytes = weights.bytes(of: llama_token(id))
       return TokenLogProbability(token: String(decoding: bytes, as: UTF8.self), bytes: bytes,
-                                 logProbability: Double(row[id]) - normalizer, topAlternatives: alternatives)
+                                 logProbability: Double(row[id]) - normalizer, topAlternatives: alternatives, tokenID: id)
     }
     entries.append(entry(Int(token), alternatives: top.map { entry($0) }))
   }

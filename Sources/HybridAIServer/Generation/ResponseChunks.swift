@@ -23,12 +23,20 @@ struct ResponseChunks {
 
   /// The last chunk (streaming: its remaining text, often empty) or the whole unary answer. Files
   /// become `inlineData` parts and tool calls `functionCall` parts (with their ids) after the
-  /// text; an answer that calls tools finishes with `STOP`, as Gemini's do.
+  /// text; an answer that calls tools finishes with `STOP`, as Gemini's do. Log probabilities, when
+  /// asked for, are the candidate's `logprobsResult` and `avgLogprobs`.
   func final(text: String, files: [Artifact] = [], toolCalls: [Transcript.ToolCall] = [],
              completion: RawResponse) throws -> GenerateContentResponse {
     let reason = toolCalls.isEmpty ? Self.wireFinishReason(completion.finishReason) : .stop
-    return response(text: text, files: try files.map(Self.inlineData), toolCalls: toolCalls, finishReason: reason,
-                    usage: completion.usage)
+    var final = response(text: text, files: try files.map(Self.inlineData), toolCalls: toolCalls, finishReason: reason,
+                         usage: completion.usage)
+    if let entries = completion.logProbabilities {
+      // The whole answer's, on the last chunk (the model gives them when it ends).
+      let result = LogprobsResult(entries)
+      final.candidates[0].logprobsResult = try? JSONValue(encoding: result)
+      final.candidates[0].avgLogprobs = result.averageLogProbability
+    }
+    return final
   }
 
   /// A file's bytes as an `inlineData` part.

@@ -89,7 +89,27 @@ def list_and_get():
             "supported_actions": info.supported_actions}
 
 
+def logprobs():
+    config = types.GenerateContentConfig(temperature=0, top_k=1, max_output_tokens=6, response_logprobs=True, logprobs=2)
+    response = good.models.generate_content(model=model, contents=prompt, config=config)
+    candidate = response.candidates[0]
+    result = candidate.logprobs_result
+    streamed = list(good.models.generate_content_stream(model=model, contents=prompt, config=config))
+    last = streamed[-1].candidates[0].logprobs_result
+    return {"text": response.text, "avg_logprobs": candidate.avg_logprobs,
+            "chosen": [entry.token for entry in result.chosen_candidates],
+            "chosen_logprobs": [entry.log_probability for entry in result.chosen_candidates],
+            "chosen_ids": [entry.token_id for entry in result.chosen_candidates],
+            "top": [[entry.token for entry in step.candidates] for step in result.top_candidates],
+            "top_ids": [[entry.token_id for entry in step.candidates] for step in result.top_candidates],
+            "streamed_text": "".join(chunk.text or "" for chunk in streamed),
+            "streamed_chosen": [entry.token for entry in last.chosen_candidates] if last else None}
+
+
 record("generate", generate)
+record("logprobs", logprobs)
+record("logprobs_without_response_logprobs", lambda: good.models.generate_content(
+    model=model, contents=prompt, config=types.GenerateContentConfig(max_output_tokens=2, logprobs=2)).text)
 record("stream", stream)
 record("system_instruction", system_instruction)
 record("chat", chat)
