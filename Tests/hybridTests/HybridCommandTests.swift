@@ -74,6 +74,22 @@ struct HybridCommandTests {
               == "the prompt was to come from standard input (-), which held none", "\(empty.stdout)")
   }
 
+  @Test("generate --log-probabilities N: --json lists each token with its log probability and N alternatives, the text made of them; plain output a line per token on stderr; out of range exits 64")
+  func logProbabilities() async throws {
+    let result = try await run(["generate", "Name a color.", "--greedy", "--max-tokens", "5", "--log-probabilities", "2", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let object = try json(result.stdout)
+    let entries = try #require(object["logProbabilities"] as? [[String: Any]], "\(result.stdout)")
+    #expect(entries.count == 5 && entries.compactMap { $0["token"] as? String }.joined() == object["text"] as? String)
+    #expect(entries.allSatisfy { ($0["logProbability"] as? Double ?? 1) <= 0 && ($0["topAlternatives"] as? [Any])?.count == 2 })
+    #expect(try json(try await run(["generate", "Hi", "--greedy", "--max-tokens", "2", "--json"]).stdout)["logProbabilities"] == nil)
+
+    let plain = try await run(["generate", "Name a color.", "--greedy", "--max-tokens", "5", "--log-probabilities", "1"])
+    #expect(plain.status == 0 && plain.stderr.components(separatedBy: "[logprob] ").count == 6, "\(plain.stderr)")
+    let refused = try await run(["generate", "Hi", "--log-probabilities", "21"])
+    #expect(refused.status == 64 && refused.stderr.contains("--log-probabilities must be within 0…20"), "\(refused.stderr)")
+  }
+
   @Test("generate streams plain text without --json")
   func generateStreams() async throws {
     let result = try await run(["generate", "--prompt", "Say hello.", "--greedy", "--max-tokens", "8"])

@@ -39,12 +39,21 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
 
   @OptionGroup var tools: ToolOptions
 
-  @Flag(name: .long, help: "Print one JSON object: text, attachments, artifacts, json (with --schema), toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings.")
+  @Flag(name: .long, help: "Print one JSON object: text, attachments, artifacts, json (with --schema), toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings (and logProbabilities).")
   var json = false
+
+  @Option(name: .long, help: ArgumentHelp(
+    "Show each answer token's log probability and the N most likely tokens at its position (0…20).",
+    discussion: "On-device, hybrid serve and OpenAI-compatible or Gemini clouds that give them; with --json as logProbabilities, else a line per token on stderr.",
+    valueName: "N"))
+  var logProbabilities: Int?
 
   @OptionGroup var conversation: ConversationOptions
 
   func validate() throws {
+    if let logProbabilities, !(0...TokenLogProbability.maximumAlternatives).contains(logProbabilities) {
+      throw ValidationError("--log-probabilities must be within 0…\(TokenLogProbability.maximumAlternatives), got \(logProbabilities)")
+    }
     switch (promptArgument, prompt) {
     case (nil, nil):
       throw ValidationError("Missing the prompt: hybrid generate \"Why is the sky blue?\" (or --prompt TEXT; - reads it from standard input)")
@@ -106,6 +115,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     defer { session.removeTemporaryAttachmentCopies() }
     var options = tools.applied(to: conversation.sampling.generationOptions)
     if !responseModality.isEmpty { options.responseModalities = Set(responseModality).union([.text]) }
+    options.logProbabilities = logProbabilities
     try await answer(text, in: session, options: options)
   }
 
@@ -133,6 +143,11 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
       printToolCalls(of: response.transcriptEntries)
       for artifact in response.artifacts {
         Terminal.status("  [file] \(artifact.name) \(artifact.mimeType), \(artifact.size) bytes: \(artifact.fileURL?.path ?? "not stored")")
+      }
+      if logProbabilities != nil {
+        let entries = response.rawResponse.logProbabilities
+        if entries == nil { Terminal.status("  [logprobs] the model gave none") }
+        for line in ResponseReport.logProbabilityLines(entries ?? []) { Terminal.status("  [logprob] \(line)") }
       }
     }
   }

@@ -56,6 +56,8 @@ struct ResponseReport: Encodable {
   var usage: UsageReport
   var finishReason: String
   var timings: Timings?
+  /// Each answer token's log probability (`--log-probabilities`); `nil` when not asked.
+  var logProbabilities: [TokenLogProbability]?
 
   init<Content>(_ response: GenerativeModelSession.Response<Content>, structured: GeneratedContent? = nil,
                  store: ArtifactStore? = nil) {
@@ -91,6 +93,7 @@ struct ResponseReport: Encodable {
                         outputTokens: raw.usage.outputTokens, reasoningTokens: raw.usage.reasoningTokens,
                         toolUsePromptTokens: raw.usage.toolUsePromptTokens, totalTokens: raw.usage.totalTokens)
     finishReason = raw.finishReason.description
+    logProbabilities = raw.logProbabilities
     timings = raw.timings.map {
       Timings(promptEvaluationMs: $0.promptEvaluation.seconds * 1000,
               timeToFirstTokenMs: $0.timeToFirstToken.map { $0.seconds * 1000 },
@@ -102,6 +105,7 @@ struct ResponseReport: Encodable {
 
   private enum CodingKeys: String, CodingKey {
     case text, attachments, artifacts, json, toolCalls, modelVersion, source, fallbackReason, usage, finishReason, timings
+    case logProbabilities
   }
 
   /// Like the synthesized encoding, but `fallbackReason` is always present (`null` when none).
@@ -118,6 +122,18 @@ struct ResponseReport: Encodable {
     try container.encode(usage, forKey: .usage)
     try container.encode(finishReason, forKey: .finishReason)
     try container.encodeIfPresent(timings, forKey: .timings)
+    try container.encodeIfPresent(logProbabilities, forKey: .logProbabilities)
+  }
+
+  /// One line per answer token for people: the token, its log probability, and the most likely
+  /// tokens at its position.
+  static func logProbabilityLines(_ entries: [TokenLogProbability]) -> [String] {
+    func quoted(_ token: String) -> String { "\"" + token.replacing("\n", with: "\\n") + "\"" }
+    return entries.map { entry in
+      let alternatives = entry.topAlternatives.map { "\(quoted($0.token)) \(String(format: "%.3f", $0.logProbability))" }
+      return "\(quoted(entry.token)) \(String(format: "%.3f", entry.logProbability))"
+        + (alternatives.isEmpty ? "" : "  (" + alternatives.joined(separator: ", ") + ")")
+    }
   }
 
   /// One line for people: tokens and speed.
