@@ -60,6 +60,7 @@ public struct ServedModel: Sendable {
       case .toolCalls(let calls): answer.toolCalls += calls
       case .completed(let raw): answer.completion = raw
       case .routed: break   // served models answer themselves
+      case .logProbabilities: break   // all of them are in the completion
       }
     }
     return answer

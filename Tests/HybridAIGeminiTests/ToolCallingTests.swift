@@ -107,6 +107,7 @@ struct ToolCallingTests {
       case .toolCalls(let made): events.append("toolCalls"); calls = made
       case .completed(let completion): events.append("completed"); raw = completion
       case .routed: events.append("routed")
+      case .logProbabilities: events.append("logProbabilities")
       }
     }
     #expect(events == ["toolCalls", "completed"], "thought summaries are not text")

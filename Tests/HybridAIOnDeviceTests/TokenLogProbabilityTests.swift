@@ -34,6 +34,45 @@ struct TokenLogProbabilityTests {
     return entries
   }
 
+  /// Streams `prompt` and checks the `logProbabilities` events: together they are the completion's
+  /// entries, and each comes after text holding the start of every token it lists.
+  static func checkStreamedEntries(_ model: some LanguageModel, _ prompt: String, _ options: GenerationOptions) async throws {
+    var textBytes = 0, listedBytes = 0, streamed: [TokenLogProbability] = [], events = 0
+    var completion: RawResponse?
+    for try await event in model.generate(GenerationRequest(transcript: Answer.transcript(prompt), options: options)) {
+      switch event {
+      case .textDelta(let delta): textBytes += delta.utf8.count
+      case .logProbabilities(let entries):
+        events += 1
+        #expect(!entries.isEmpty)
+        for entry in entries {
+          #expect(listedBytes < textBytes, "a token is listed only after text that holds its start")
+          listedBytes += entry.bytes.count
+        }
+        streamed += entries
+      case .completed(let raw): completion = raw
+      default: break
+      }
+    }
+    let all = try #require(completion?.logProbabilities)
+    #expect(events >= 1 && streamed == all, "\(streamed.count) streamed of \(all.count)")
+  }
+
+  @Test("streamed: logProbabilities events follow the text they belong to and add up to the completion's entries, single and batched (both schedulings)")
+  func streamedEntries() async throws {
+    let options = Self.options(alternatives: 1, maximumTokens: 24)
+    try await Self.checkStreamedEntries(try TestModel.requireModel(), "Write two sentences about the sea.", options)
+    for scheduling in [BatchedLanguageModel.PromptScheduling.reproducible, .throughput] {
+      let batched = BatchedLanguageModel(modelPath: TestModel.path, configuration: .init(maxConcurrentSequences: 2, contextSizePerSequence: 512,
+                                                                                         promptScheduling: scheduling))
+      try await Self.checkStreamedEntries(batched, "Write two sentences about the sea.", options)
+    }
+    // With a stop sequence, the events stop with the text before it.
+    var stopping = options
+    stopping.stopSequences = [" the"]
+    try await Self.checkStreamedEntries(try TestModel.requireModel(), "Write two sentences about the sea.", stopping)
+  }
+
   @Test("a greedy answer's tokens each come with their log probability and the most likely tokens, the text unchanged; 0 lists no alternatives; none unless asked; 21 is refused")
   func systemModel() async throws {
     let model = try TestModel.requireModel()

@@ -15,6 +15,10 @@ public enum GenerationEvent: Sendable {
   /// ``ArtifactStore`` and records a reference on the response entry; the bytes never go back
   /// to a model.
   case artifact(Artifact)
+  /// Log probabilities of answer tokens whose text came in the deltas before, in order (asked for
+  /// with ``GenerationOptions/logProbabilities``). The ``completed(_:)`` event's
+  /// ``RawResponse/logProbabilities`` holds them all again; a model may give them only there.
+  case logProbabilities([TokenLogProbability])
   /// The answer is complete: which model answered, token usage, why it stopped.
   case completed(RawResponse)
 }

@@ -149,7 +149,7 @@ public struct HybridModel: LanguageModel {
       case .routed(let model, let innerFallback):
         // A routing secondary chose within itself; the outer fallback is the one that matters.
         continuation.yield(.routed(to: model, fallback: innerFallback ?? fallback))
-      case .textDelta, .toolCalls, .artifact:
+      case .textDelta, .toolCalls, .artifact, .logProbabilities:
         continuation.yield(event)
       case .completed(var raw):
         raw.fallback = fallback

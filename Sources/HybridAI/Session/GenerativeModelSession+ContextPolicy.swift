@@ -240,7 +240,7 @@ struct ContextFitting {
         switch event {
         case .textDelta(let delta): text += delta
         case .completed(let raw): usage.add(raw.usage)
-        case .toolCalls, .routed, .artifact: break
+        case .toolCalls, .routed, .artifact, .logProbabilities: break
         }
       }
       summary = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -166,8 +166,8 @@ extension GenerativeModelSession {
         toolCalls += calls
       case .completed(let raw):
         completion = raw
-      case .routed:
-        break   // handled above
+      case .routed, .logProbabilities:
+        break   // routed: handled above; log probabilities: all of them are in the completion
       }
     }
     try Task.checkCancellation()

@@ -645,7 +645,11 @@ actor BatchScheduler: LlamaContextOwner {
   /// returns whether it met a stop sequence.
   private func streamText(of token: llama_token, for sequence: BatchedSequence) -> Bool {
     let continuation = sequence.request.continuation
-    return sequence.text.append(weights.bytes(of: token), emit: { sequence.output.route($0, to: { continuation.yield($0) }) })
+    let metStop = sequence.text.append(weights.bytes(of: token), emit: { sequence.output.route($0, to: { continuation.yield($0) }) })
+    if let entries = sequence.logProbabilities?.takeDelivered(textBytes: sequence.text.emittedByteCount), !entries.isEmpty {
+      continuation.yield(.logProbabilities(entries))
+    }
+    return metStop
   }
 
   /// Streams the text of the tokens ``advance(_:logitsAt:in:deferringText:)`` left for this step,
@@ -716,6 +720,10 @@ actor BatchScheduler: LlamaContextOwner {
       try sequence.output.finish(to: { request.continuation.yield($0) })
     } catch {
       return finish(sequence, throwing: error)
+    }
+    if let rest = sequence.logProbabilities?.takeRest(metStopSequence: sequence.text.metStopSequence,
+                                                      textBytes: sequence.text.emittedByteCount), !rest.isEmpty {
+      request.continuation.yield(.logProbabilities(rest))
     }
     let finished = ContinuousClock.now
     var response = RawResponse(

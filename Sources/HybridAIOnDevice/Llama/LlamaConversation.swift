@@ -98,13 +98,21 @@ actor LlamaConversation: LlamaContextOwner {
       if logProbabilities != nil, let logits = llama_get_logits_ith(context, -1) {
         logProbabilities?.record(token, from: logits, weights: weights)
       }
-      if text.append(weights.bytes(of: token), emit: { output.route($0, to: emit) }) { finishReason = .stop; break }
+      let metStop = text.append(weights.bytes(of: token), emit: { output.route($0, to: emit) })
+      if let entries = logProbabilities?.takeDelivered(textBytes: text.emittedByteCount), !entries.isEmpty {
+        emit(.logProbabilities(entries))
+      }
+      if metStop { finishReason = .stop; break }
       if generated < limit {
         try await evaluate([token], in: context, cancellation: cancellation)
       }
     }
     text.finish { output.route($0, to: emit) }   // what was held back: a partial character or stop sequence
     try output.finish(to: emit)
+    if let rest = logProbabilities?.takeRest(metStopSequence: text.metStopSequence, textBytes: text.emittedByteCount),
+       !rest.isEmpty {
+      emit(.logProbabilities(rest))
+    }
     if selector.rejectedTokens > 0 {
       logger.debug("constrained decoding", metadata: ["rejectedTokens": "\(selector.rejectedTokens)", "generated": "\(generated)"])
     }

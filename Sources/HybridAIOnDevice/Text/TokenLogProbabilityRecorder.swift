@@ -12,6 +12,8 @@ struct TokenLogProbabilityRecorder {
   /// How many of the most likely tokens each position lists.
   let alternatives: Int
   private(set) var entries: [TokenLogProbability] = []
+  /// Entries handed on so far by ``takeDelivered(textBytes:)``, and their bytes.
+  private var delivered = 0, deliveredBytes = 0
 
   /// A recorder when `options` ask for log probabilities, else `nil`.
   init?(options: GenerationOptions) {
@@ -34,6 +36,27 @@ struct TokenLogProbabilityRecorder {
                                  logProbability: Double(row[id]) - normalizer, topAlternatives: alternatives, tokenID: id)
     }
     entries.append(entry(Int(token), alternatives: top.map { entry($0) }))
+  }
+
+  /// The entries not handed on yet whose tokens begin within the first `textBytes` bytes of text
+  /// already streamed (their text has been delivered, or starts to be), to go out after it.
+  mutating func takeDelivered(textBytes: Int) -> [TokenLogProbability] {
+    let start = delivered
+    while delivered < entries.count, deliveredBytes < textBytes {
+      deliveredBytes += entries[delivered].bytes.count
+      delivered += 1
+    }
+    return Array(entries[start..<delivered])
+  }
+
+  /// At the end: the entries not handed on yet that belong to the answer (see
+  /// ``entries(metStopSequence:textBytes:)``).
+  mutating func takeRest(metStopSequence: Bool, textBytes: Int) -> [TokenLogProbability] {
+    guard metStopSequence else {
+      defer { delivered = entries.count }
+      return Array(entries[delivered...])
+    }
+    return takeDelivered(textBytes: textBytes)
   }
 
   /// The entries of the tokens whose text is in the answer: all of them, or after a stop sequence

@@ -84,6 +84,8 @@ struct ContentGeneration: Sendable {
             try await write(try chunks.final(text: "", toolCalls: toolCalls, completion: raw))
           case .routed:
             break   // served models answer themselves
+          case .logProbabilities:
+            break   // the whole answer's go in the last chunk's logprobsResult
           }
           event = try await events.next()
         }

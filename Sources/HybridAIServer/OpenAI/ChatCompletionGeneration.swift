@@ -31,7 +31,7 @@ struct ChatCompletionGeneration: Sendable {
   }
 
   /// The answer as server-sent chunks: the role first, one chunk per text delta, the tool calls
-  /// whole (one delta each), the finish reason (with every token's `logprobs` when asked), the
+  /// whole (one delta each), each text's `logprobs` when asked (a chunk after it), the finish reason, the
   /// usage when `stream_options.include_usage`,
   /// then `[DONE]`. Failures before the first event are HTTP errors; later ones an error event.
   /// When the client goes away, the write fails and generation is cancelled.
@@ -51,6 +51,7 @@ struct ChatCompletionGeneration: Sendable {
       }
       var event = first
       var callsSent = 0   // tool calls are numbered across the whole answer
+      var logProbabilitiesSent = false
       do {
         try await writer.write(try chunk(.init(role: "assistant", content: "")))
         while let current = event {
@@ -64,10 +65,15 @@ struct ChatCompletionGeneration: Sendable {
             }
             callsSent += calls.count
             try await writer.write(try chunk(.init(toolCalls: deltas)))
+          case .logProbabilities(let entries):
+            // Right after the text they belong to, in a chunk of their own.
+            logProbabilitiesSent = true
+            try await writer.write(try chunk(.init(), logprobs: ChatLogProbabilities(entries)))
           case .completed(let raw):
-            // The log probabilities come whole with the finish reason (the model gives them at the end).
+            // A model that gave its log probabilities only at the end: all of them with the finish reason.
+            let unsent = logProbabilitiesSent ? nil : raw.logProbabilities.map(ChatLogProbabilities.init)
             try await writer.write(try chunk(.init(), finishReason: ChatCompletion.finishReason(raw.finishReason, calledTools: callsSent > 0),
-                                             logprobs: raw.logProbabilities.map(ChatLogProbabilities.init)))
+                                             logprobs: unsent))
             if includeUsage {
               try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(
                 id: id, created: created, model: modelName, choices: [], usage: ChatUsage(raw.usage)), style: .openAI))

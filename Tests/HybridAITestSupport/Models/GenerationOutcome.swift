@@ -24,7 +24,7 @@ public struct GenerationOutcome: Sendable {
         case .toolCalls(let calls): outcome.toolCalls += calls
         case .artifact(let artifact): outcome.artifacts.append(artifact)
         case .completed(let raw): outcome.raw = raw
-        case .routed: break
+        case .routed, .logProbabilities: break
         }
       }
     } catch {
