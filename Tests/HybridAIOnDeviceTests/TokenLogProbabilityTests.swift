@@ -58,6 +58,22 @@ struct TokenLogProbabilityTests {
     #expect(events >= 1 && streamed == all, "\(streamed.count) streamed of \(all.count)")
   }
 
+  @Test("the top-N scan: largest first, the first index on a tie, NaN and infinities never kept; the exponential sum matches a plain one")
+  func scan() {
+    let row: [Float] = [1, .nan, 5, 3, 5, -.infinity, .infinity, 2, 4]
+    row.withUnsafeBufferPointer { buffer in
+      let base = buffer.baseAddress!
+      #expect(TokenLogProbabilityRecorder.largest(3, in: base, count: row.count) == [2, 4, 8])
+      #expect(TokenLogProbabilityRecorder.largest(1, in: base, count: row.count) == [2])
+      #expect(TokenLogProbabilityRecorder.largest(0, in: base, count: row.count).isEmpty)
+      #expect(TokenLogProbabilityRecorder.largest(20, in: base, count: row.count) == [2, 4, 8, 3, 7, 0])
+    }
+    let long = (0..<5_000).map { Float(sin(Double($0)) * 12) }
+    let plain = long.reduce(0.0) { $0 + exp(Double($1 - 12)) }
+    let summed = long.withUnsafeBufferPointer { TokenLogProbabilityRecorder.sumOfExponentials($0.baseAddress!, count: $0.count, minus: 12) }
+    #expect(abs(summed - plain) / plain < 1e-5, "\(summed) vs \(plain)")
+  }
+
   @Test("streamed: logProbabilities events follow the text they belong to and add up to the completion's entries, single and batched (both schedulings)")
   func streamedEntries() async throws {
     let options = Self.options(alternatives: 1, maximumTokens: 24)

@@ -23,19 +23,36 @@ struct TokenLogProbabilityRecorder {
 
   /// Records `token`, chosen from `logits` (a row of `weights.vocabularySize` values).
   mutating func record(_ token: llama_token, from logits: UnsafePointer<Float>, weights: LlamaModelWeights) {
-    let row = UnsafeBufferPointer(start: logits, count: weights.vocabularySize)
-    let top = Self.largest(alternatives, in: row)
-    // log Σ exp(l) = m + log Σ exp(l − m), m the largest finite logit: no overflow.
-    let largest = top.first.map { row[$0] } ?? row.lazy.filter(\.isFinite).max() ?? 0
-    var sum = 0.0
-    for value in row where value.isFinite { sum += exp(Double(value - largest)) }
-    let normalizer = Double(largest) + log(sum)
+    let count = weights.vocabularySize
+    let top = Self.largest(alternatives, in: logits, count: count)
+    let largest = top.first.map { logits[$0] } ?? logits[LargestLogit.index(in: UnsafeBufferPointer(start: logits, count: count))]
+    let normalizer = Double(largest) + log(Self.sumOfExponentials(logits, count: count, minus: largest))
     func entry(_ id: Int, alternatives: [TokenLogProbability] = []) -> TokenLogProbability {
       let bytes = weights.bytes(of: llama_token(id))
       return TokenLogProbability(token: String(decoding: bytes, as: UTF8.self), bytes: bytes,
-                                 logProbability: Double(row[id]) - normalizer, topAlternatives: alternatives, tokenID: id)
+                                 logProbability: Double(logits[id]) - normalizer, topAlternatives: alternatives, tokenID: id)
     }
     entries.append(entry(Int(token), alternatives: top.map { entry($0) }))
+  }
+
+  /// Σ exp(l − `largest`) over the finite logits: `log` of it plus `largest` is log Σ exp(l) without
+  /// overflow. Blocks of 1,024 are summed in `Float` (each term is at most 1) and added up in
+  /// `Double`.
+  static func sumOfExponentials(_ logits: UnsafePointer<Float>, count: Int, minus largest: Float) -> Double {
+    var total = 0.0, start = 0
+    while start < count {
+      let end = min(start + 1024, count)
+      var block: Float = 0
+      var index = start
+      while index < end {
+        let value = logits[index]
+        if value.isFinite { block += expf(value - largest) }
+        index += 1
+      }
+      total += Double(block)
+      start = end
+    }
+    return total
   }
 
   /// The entries not handed on yet whose tokens begin within the first `textBytes` bytes of text
@@ -72,17 +89,30 @@ struct TokenLogProbabilityRecorder {
     return kept
   }
 
-  /// The positions of the `count` largest finite values, largest first (the first on a tie).
-  static func largest(_ count: Int, in row: UnsafeBufferPointer<Float>) -> [Int] {
-    guard count > 0 else { return [] }
-    var best: [(value: Float, index: Int)] = []
-    best.reserveCapacity(count + 1)
-    for (index, value) in row.enumerated() where value.isFinite {
-      if best.count == count, value <= best[count - 1].value { continue }
-      let position = best.firstIndex { value > $0.value } ?? best.count
-      best.insert((value, index), at: position)
-      if best.count > count { best.removeLast() }
+  /// The positions of the `wanted` largest finite values, largest first (the first on a tie): one
+  /// compare per logit against the smallest kept so far, an insertion only for a larger one.
+  static func largest(_ wanted: Int, in logits: UnsafePointer<Float>, count: Int) -> [Int] {
+    guard wanted > 0 else { return [] }
+    var values: [Float] = [], indices: [Int] = []
+    values.reserveCapacity(wanted + 1)
+    indices.reserveCapacity(wanted + 1)
+    var threshold = -Float.infinity   // the smallest kept once `wanted` are kept
+    var index = 0
+    while index < count {
+      let value = logits[index]
+      if value.isFinite, values.count < wanted || value > threshold {
+        var position = values.count
+        while position > 0, value > values[position - 1] { position -= 1 }
+        values.insert(value, at: position)
+        indices.insert(index, at: position)
+        if values.count > wanted {
+          values.removeLast()
+          indices.removeLast()
+        }
+        if values.count == wanted { threshold = values[wanted - 1] }
+      }
+      index += 1
     }
-    return best.map(\.index)
+    return indices
   }
 }
