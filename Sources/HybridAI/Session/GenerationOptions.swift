@@ -49,8 +49,9 @@ public struct GenerationOptions: Sendable, Hashable, Codable {
   public var unreadableAttachments: UnreadableAttachmentPolicy?
   /// Asks for each answer token's log probability: `0` for the chosen tokens only, `1…20` also for
   /// that many of the most likely tokens at each position; `nil` (the default) for none. They come
-  /// in ``RawResponse/logProbabilities``. On-device models, `hybrid serve` and OpenAI-compatible
-  /// servers give them; a value out of range is an ``GenerationError/unsupportedRequest(_:)``.
+  /// in ``RawResponse/logProbabilities`` (and, streamed, ``GenerationEvent/logProbabilities(_:)``).
+  /// On-device models, `hybrid serve`, OpenAI-compatible servers and Gemini give them; on-device, a
+  /// value out of range is an ``GenerationError/unsupportedRequest(_:)``.
   public var logProbabilities: Int?
   /// Which kind of model the fields above are for; `nil` (the default) means every model.
   public var appliesTo: ModelSource?

@@ -6,8 +6,9 @@ import HybridAI
 /// from (``GenerationOptions/logProbabilities``), and keeps those of the text the answer holds.
 ///
 /// The distribution is the model's own: a log-softmax of the raw logits row, before temperature,
-/// penalties or a grammar. One pass finds the largest logit and the `alternatives` largest, a
-/// second sums the exponentials: ~0.1 ms for SmolLM2's 49,152 logits, on the sequences that ask.
+/// penalties or a grammar. One pass finds the `alternatives` largest logits (or the largest), a
+/// second sums the exponentials; only on the sequences that ask. Entries go out as the text they
+/// belong to does (``takeDelivered(textBytes:)``), and whole with the completion.
 struct TokenLogProbabilityRecorder {
   /// How many of the most likely tokens each position lists.
   let alternatives: Int
