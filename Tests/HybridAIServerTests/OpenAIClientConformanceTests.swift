@@ -8,7 +8,7 @@ import Testing
 /// model: what an OpenAI user would run, unchanged but for the base URL.
 @Suite("openai client conformance")
 struct OpenAIClientConformanceTests {
-  @Test("models, unary, streaming with usage, a tools round trip, a streamed tool call, parse() with a pydantic model, json_object, logprobs unary and streamed, typed errors (key, model, n, top_logprobs, a cut-off tool call); the same at base URL /v1, whose models google-genai lists too")
+  @Test("models, unary, streaming with usage, a tools round trip, a streamed tool call, parse() with a pydantic model, json_object, logprobs unary and streamed, n choices unary and streamed, typed errors (key, model, n, top_logprobs, a cut-off tool call); the same at base URL /v1, whose models google-genai lists too")
   func officialClient() async throws {
     let python = TestRepository.python
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
@@ -106,8 +106,21 @@ struct OpenAIClientConformanceTests {
     let cutShort = try apiError("cut_short")
     #expect(cutShort["class"] as? String == "BadRequestError" && cutShort["param"] as? String == "max_completion_tokens",
             "\(cutShort)")
-    let twoChoices = try apiError("two_choices")
-    #expect(twoChoices["class"] as? String == "BadRequestError" && twoChoices["param"] as? String == "n")
+    // n: 2 — two choices side by side: the first is the answer n: 1 gives with the same seed, the
+    // second another (its seed moved by one); usage counts the prompt once and both answers; the
+    // stream interleaves them by index; greedy choices are alike.
+    section("two_choices") { choices in
+      let texts = try #require(choices["texts"] as? [String])
+      #expect(choices["indexes"] as? [Int] == [0, 1] && texts.count == 2, "\(choices)")
+      #expect(texts[0] == choices["alone"] as? String && texts[0] != texts[1], "\(texts)")
+      #expect(choices["prompt_tokens"] as? Int == choices["alone_prompt_tokens"] as? Int)
+      #expect((choices["completion_tokens"] as? Int ?? 0) > (choices["alone_tokens"] as? Int ?? 0))
+      #expect(choices["streamed"] as? [String] == texts && choices["stream_finishes"] as? [String] == ["length", "length"], "\(choices)")
+      let greedy = try #require(choices["greedy"] as? [String])
+      #expect(greedy.count == 2 && greedy[0] == greedy[1])
+    }
+    let tooMany = try apiError("too_many_choices")
+    #expect(tooMany["class"] as? String == "BadRequestError" && tooMany["param"] as? String == "n", "\(tooMany)")
     // parallel_tool_calls: false — one call, where the grammar otherwise lets a small model repeat it.
     section("one_call") { oneCall in
       #expect(oneCall["calls"] as? Int == 1 && oneCall["finish_reason"] as? String == "tool_calls", "\(oneCall)")

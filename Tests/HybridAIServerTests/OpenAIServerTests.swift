@@ -156,7 +156,7 @@ struct OpenAIServerTests {
     #expect(server.model.requests.last?.responseFormat?.schema.jsonSchema == ["type": "object"])
   }
 
-  @Test("errors in OpenAI's envelope: unknown model 404, n > 1, malformed JSON and messages, arguments that are not JSON, image parts: 400 naming the field",
+  @Test("errors in OpenAI's envelope: unknown model 404, n beyond 1…16, malformed JSON and messages, arguments that are not JSON, image parts: 400 naming the field",
         arguments: ServerTransport.allCases)
   func errors(transport: ServerTransport) async throws {
     let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("x")] }, transport: transport)
@@ -169,7 +169,8 @@ struct OpenAIServerTests {
     #expect(try Self.error(unknown)["param"] as? String == "model")
 
     let cases: [(body: [String: Any], param: String?, says: String)] = [
-      (["model": model, "messages": Self.hello, "n": 2], "n", "n = 1"),
+      (["model": model, "messages": Self.hello, "n": 17], "n", "between 1 and 16"),
+      (["model": model, "messages": Self.hello, "n": 0], "n", "between 1 and 16"),
       (["model": model, "messages": [["role": "tool", "tool_call_id": "nope", "content": "x"]]], "messages", "tool call"),
       (["model": model, "messages": [["role": "wizard", "content": "x"]]], "messages", "wizard"),
       (["model": model, "messages": [
@@ -245,6 +246,65 @@ struct OpenAIServerTests {
     #expect(try one.json["name"] as? String == "models/\(ScriptedServer.modelName)" && one.json["inputTokenLimit"] is Int)
     let beta = try await TestHTTP.send(.GET, URL(string: "\(base)/v1beta/models")!)
     #expect(try beta.json["models"] != nil && beta.json["data"] == nil, "v1beta is Gemini's alone, as Google's")
+  }
+
+  @Test("n choices streamed: each choice's role, text and finish under its index, one usage for all; a client that leaves stops every choice; a failing choice ends the stream with an error event")
+  func severalChoicesStreamed() async throws {
+    let model = ScriptedLanguageModel(identifier: "scripted-1", modelVersion: "scripted-1") { request, _ in
+      [.textDelta("seed \(request.options.sampling.map { "\($0)" } ?? "none")"), .textDelta(".")]
+    }
+    let server = try await ScriptedServer.start(model)
+    defer { Task { await server.stop() } }
+    let reply = try await Self.chat(server, ["model": ScriptedServer.modelName, "messages": Self.hello, "stream": true, "n": 3,
+                                             "seed": 7, "top_p": 0.9, "stream_options": ["include_usage": true]])
+    let chunks = try Self.events(reply).compactMap { $0 as? [String: Any] }
+    var texts: [Int: String] = [:], roles: [Int: String] = [:], finishes: [Int: String] = [:]
+    for chunk in chunks {
+      for choice in chunk["choices"] as? [[String: Any]] ?? [] {
+        let index = try #require(choice["index"] as? Int), delta = choice["delta"] as? [String: Any] ?? [:]
+        if let role = delta["role"] as? String { roles[index] = role }
+        texts[index, default: ""] += delta["content"] as? String ?? ""
+        if let finish = choice["finish_reason"] as? String { finishes[index] = finish }
+      }
+    }
+    #expect(roles == [0: "assistant", 1: "assistant", 2: "assistant"] && finishes == [0: "stop", 1: "stop", 2: "stop"])
+    #expect(Set(texts.values).count == 3, "each choice its own seed: \(texts)")
+    #expect(texts[0]?.contains("7") == true && texts[1]?.contains("8") == true && texts[2]?.contains("9") == true, "\(texts)")
+    let usage = try #require(chunks.last?["usage"] as? [String: Any])
+    #expect(usage["prompt_tokens"] as? Int == 10 && usage["completion_tokens"] as? Int == 6, "the prompt once, every choice's tokens")
+
+    // The client leaves: all three generations stop.
+    let slow = ScriptedLanguageModel(identifier: "scripted-1", modelVersion: "scripted-1", delay: .milliseconds(20)) { _, _ in
+      (0..<500).map { GenerationEvent.textDelta("word \($0) ") }
+    }
+    let slowServer = try await ScriptedServer.start(slow)
+    defer { Task { await slowServer.stop() } }
+    let body = try JSONSerialization.data(withJSONObject: ["model": ScriptedServer.modelName, "messages": Self.hello, "stream": true, "n": 3])
+    let reader = Task {
+      var request = HTTPClientRequest(url: Self.url(slowServer, "chat/completions").absoluteString)
+      request.method = .POST
+      request.headers.add(name: "content-type", value: "application/json")
+      request.body = .bytes(ByteBuffer(bytes: body))
+      let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(120))
+      for try await _ in response.body {}
+    }
+    while slow.recording.deltasSent < 6 { try await Task.sleep(for: .milliseconds(5)) }
+    reader.cancel()
+    _ = await reader.result
+    let deadline = ContinuousClock.now + .seconds(60)
+    while slow.recording.cancellations < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(slow.recording.cancellations == 3, "every choice stops when the client leaves")
+
+    // A choice that fails mid-answer: the stream ends with the error event, no [DONE].
+    struct Broken: Error {}
+    let failing = ScriptedLanguageModel(identifier: "scripted-1", modelVersion: "scripted-1", failure: Broken(), failAfterEvents: 1) { _, _ in
+      [.textDelta("a"), .textDelta("b")]
+    }
+    let failingServer = try await ScriptedServer.start(failing)
+    defer { Task { await failingServer.stop() } }
+    let failed = try Self.events(try await Self.chat(failingServer, ["model": ScriptedServer.modelName, "messages": Self.hello,
+                                                                    "stream": true, "n": 2]))
+    #expect((failed.last as? [String: Any])?["error"] != nil, "\(failed)")
   }
 
   @Test("a client that leaves mid-stream stops the generation at once; 64 concurrent streams are all answered whole")

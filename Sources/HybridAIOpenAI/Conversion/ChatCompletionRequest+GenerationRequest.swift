@@ -38,9 +38,17 @@ extension ChatCompletionRequest {
     return GenerationRequest(transcript: transcript, options: options, tools: tools, responseFormat: hybridResponseFormat())
   }
 
+  /// The most choices (`n`) one request may ask for.
+  public static let maximumChoices = 16
+
+  /// How many choices the request asks for (`n`, 1 when absent).
+  public var choiceCount: Int { n ?? 1 }
+
   /// The options of this request.
   public func generationOptions() throws(OpenAIConversionError) -> GenerationOptions {
-    if let n, n != 1 { throw .invalidOption(param: "n", "only n = 1 is supported (got \(n))") }
+    if let n, !(1...Self.maximumChoices).contains(n) {
+      throw .invalidOption(param: "n", "must be between 1 and \(Self.maximumChoices) (got \(n))")
+    }
     var options = GenerationOptions()
     if let topLogprobs {
       guard logprobs == true else { throw .invalidOption(param: "top_logprobs", "logprobs must be true when top_logprobs is set") }

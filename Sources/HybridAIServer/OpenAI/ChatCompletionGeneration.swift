@@ -12,80 +12,85 @@ struct ChatCompletionGeneration: Sendable {
   let model: ServedModel
   let logger: Logger
 
-  /// The answer in one `chat.completion`.
+  /// The answer in one `chat.completion`: `n` choices, generated side by side (each its own
+  /// sequence of the batch); the usage counts the prompt once and every choice's tokens.
   func generate(_ wire: ChatCompletionRequest) async throws -> Response {
     let request = try await model.checked(try wire.generationRequest(), logger: logger)
-    let whole = try await model.wholeAnswer(to: request)
-    let (text, toolCalls, completion) = (whole.text, whole.toolCalls, whole.completion)
-    guard let completion else {
-      throw OpenAIAPIError(status: .internalServerError, message: "The model ended its answer without completing it.",
-                           type: "server_error")
+    let model = self.model
+    let answers = try await withThrowingTaskGroup(of: (Int, ServedModel.WholeAnswer).self) { group in
+      for index in 0..<wire.choiceCount {
+        group.addTask { (index, try await model.wholeAnswer(to: request.forChoice(index))) }
+      }
+      return try await group.reduce(into: [Int: ServedModel.WholeAnswer]()) { $0[$1.0] = $1.1 }
     }
-    let answer = ChatCompletion(
-      id: Self.completionID(), created: Self.now(), model: model.modelVersion,
-      choices: [.init(index: 0, message: ChatCompletion.message(text: text, toolCalls: toolCalls),
-                      finishReason: ChatCompletion.finishReason(completion.finishReason, calledTools: !toolCalls.isEmpty),
-                      logprobs: completion.logProbabilities.map(ChatLogProbabilities.init))],
-      usage: ChatUsage(completion.usage))
+    var choices: [ChatCompletion.Choice] = [], completions: [RawResponse] = []
+    for index in 0..<wire.choiceCount {
+      guard let whole = answers[index], let completion = whole.completion else {
+        throw OpenAIAPIError(status: .internalServerError, message: "The model ended its answer without completing it.",
+                             type: "server_error")
+      }
+      choices.append(.init(index: index, message: ChatCompletion.message(text: whole.text, toolCalls: whole.toolCalls),
+                           finishReason: ChatCompletion.finishReason(completion.finishReason, calledTools: !whole.toolCalls.isEmpty),
+                           logprobs: completion.logProbabilities.map(ChatLogProbabilities.init)))
+      completions.append(completion)
+    }
+    let answer = ChatCompletion(id: Self.completionID(), created: Self.now(), model: model.modelVersion, choices: choices,
+                                usage: ChatUsage(Self.usage(of: completions)))
     return try OpenAIResponses.json(answer)
   }
 
-  /// The answer as server-sent chunks: the role first, one chunk per text delta, the tool calls
-  /// whole (one delta each), each text's `logprobs` when asked (a chunk after it), the finish reason, the
-  /// usage when `stream_options.include_usage`,
-  /// then `[DONE]`. Failures before the first event are HTTP errors; later ones an error event.
-  /// When the client goes away, the write fails and generation is cancelled.
+  /// The answer as server-sent chunks: for each choice the role first, one chunk per text delta,
+  /// the tool calls whole (one delta each), each text's `logprobs` when asked (a chunk after it),
+  /// its finish reason; with `n` > 1 the choices' chunks interleave as they come, each with its
+  /// `index`. Then the usage when `stream_options.include_usage`, then `[DONE]`. Failures before
+  /// the first events are HTTP errors; later ones an error event. When the client goes away, the
+  /// write fails and generation is cancelled.
   func stream(_ wire: ChatCompletionRequest) async throws -> Response {
     let request = try await model.checked(try wire.generationRequest(), logger: logger)
-    let events = GenerationEvents(model.model.generate(request))
-    let first = try await events.next()
+    let choices = (0..<wire.choiceCount).map { GenerationEvents(model.model.generate(request.forChoice($0))) }
+    var firstEvents: [GenerationEvent?] = []
+    do {
+      for events in choices { firstEvents.append(try await events.next()) }
+    } catch {
+      for events in choices { events.cancel() }
+      throw error
+    }
+    let firsts = firstEvents
     let includeUsage = wire.streamOptions?.includeUsage == true
     let id = Self.completionID(), created = Self.now(), modelName = model.modelVersion
     let logger = self.logger
     let body = ResponseBody { writer in
-      func chunk(_ delta: ChatCompletionChunk.Delta, finishReason: String? = nil,
-                 logprobs: ChatLogProbabilities? = nil) throws -> ByteBuffer {
-        try ServerSentEvents.event(ChatCompletionChunk(id: id, created: created, model: modelName,
-                                                       choices: [.init(delta: delta, finishReason: finishReason, logprobs: logprobs)]),
-                                   style: .openAI)
+      var states = (0..<choices.count).map { ChoiceStream(index: $0) }
+      var completions: [RawResponse] = []
+      func write(_ chunks: [ChatCompletionChunk.Choice]) async throws {
+        for choice in chunks {
+          try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(id: id, created: created, model: modelName,
+                                                                                choices: [choice]), style: .openAI))
+        }
       }
-      var event = first
-      var callsSent = 0   // tool calls are numbered across the whole answer
-      var logProbabilitiesSent = false
+      let merged = choices.count == 1 ? nil : MergedGenerationEvents(choices, firsts: firsts)
       do {
-        try await writer.write(try chunk(.init(role: "assistant", content: "")))
-        while let current = event {
-          switch current {
-          case .textDelta(let delta):
-            try await writer.write(try chunk(.init(content: delta)))
-          case .toolCalls(let calls):
-            let deltas = calls.enumerated().map { offset, call in
-              ChatCompletionChunk.ToolCallDelta(index: callsSent + offset, id: call.id, type: "function",
-                                                function: .init(name: call.toolName, arguments: call.arguments.jsonString))
-            }
-            callsSent += calls.count
-            try await writer.write(try chunk(.init(toolCalls: deltas)))
-          case .logProbabilities(let entries):
-            // Right after the text they belong to, in a chunk of their own.
-            logProbabilitiesSent = true
-            try await writer.write(try chunk(.init(), logprobs: ChatLogProbabilities(entries)))
-          case .completed(let raw):
-            // A model that gave its log probabilities only at the end: all of them with the finish reason.
-            let unsent = logProbabilitiesSent ? nil : raw.logProbabilities.map(ChatLogProbabilities.init)
-            try await writer.write(try chunk(.init(), finishReason: ChatCompletion.finishReason(raw.finishReason, calledTools: callsSent > 0),
-                                             logprobs: unsent))
-            if includeUsage {
-              try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(
-                id: id, created: created, model: modelName, choices: [], usage: ChatUsage(raw.usage)), style: .openAI))
-            }
-          case .routed, .artifact:
-            break   // served models answer themselves; Chat Completions has no place for files
+        for index in states.indices { try await write([.init(index: index, delta: .init(role: "assistant", content: ""))]) }
+        if let merged {
+          while let (index, event) = try await merged.next() {
+            if case .completed(let raw) = event { completions.append(raw) }
+            try await write(states[index].chunks(for: event))
           }
-          event = try await events.next()
+        } else {
+          var event = firsts[0]
+          while let current = event {
+            if case .completed(let raw) = current { completions.append(raw) }
+            try await write(states[0].chunks(for: current))
+            event = try await choices[0].next()
+          }
+        }
+        if includeUsage, !completions.isEmpty {
+          try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(
+            id: id, created: created, model: modelName, choices: [], usage: ChatUsage(Self.usage(of: completions))), style: .openAI))
         }
         try await writer.write(ServerSentEvents.done)
       } catch {
-        events.cancel()
+        if let merged { merged.cancel() } else { choices[0].cancel() }
         logger.info("stream ended early", metadata: ["error": "\(error)"])
         if !(error is CancellationError) {   // headers are gone: the error is the last event
           try? await writer.write(ServerSentEvents.event(OpenAIAPIError.from(error, maxRequestBytes: 0).envelope, style: .openAI))
@@ -94,6 +99,14 @@ struct ChatCompletionGeneration: Sendable {
       try await writer.finish(nil)
     }
     return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
+  }
+
+  /// The usage of several choices of one prompt: the prompt counted once, every choice's output.
+  static func usage(of completions: [RawResponse]) -> Usage {
+    let first = completions.first?.usage ?? .zero
+    return Usage(promptTokens: first.promptTokens, cachedPromptTokens: first.cachedPromptTokens,
+                 outputTokens: completions.reduce(0) { $0 + $1.usage.outputTokens },
+                 reasoningTokens: completions.reduce(0) { $0 + $1.usage.reasoningTokens })
   }
 
   static func completionID() -> String { "chatcmpl-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased() }

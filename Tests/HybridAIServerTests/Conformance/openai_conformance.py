@@ -162,7 +162,29 @@ record("unknown_model", lambda: ok.chat.completions.create(model="gpt-nothing", 
 record("cut_short", lambda: ok.chat.completions.create(
     model=model, messages=[{"role": "user", "content": "Weather in Oslo?"}], tools=[weather_tool],
     tool_choice="required", temperature=0, max_tokens=4))
-record("two_choices", lambda: ok.chat.completions.create(model=model, messages=messages, max_tokens=2, n=2))
+
+
+def two_choices():
+    sampled = dict(model=model, messages=messages, max_tokens=6, temperature=1, seed=5)
+    answer = ok.chat.completions.create(n=2, **sampled)
+    alone = ok.chat.completions.create(**sampled)
+    streamed, finishes = {}, {}
+    for chunk in ok.chat.completions.create(n=2, stream=True, **sampled):
+        for choice in chunk.choices:
+            streamed[choice.index] = streamed.get(choice.index, "") + (choice.delta.content or "")
+            if choice.finish_reason:
+                finishes[choice.index] = choice.finish_reason
+    greedy = ok.chat.completions.create(model=model, messages=messages, max_tokens=6, temperature=0, n=2)
+    return {"indexes": [choice.index for choice in answer.choices], "texts": [choice.message.content for choice in answer.choices],
+            "alone": alone.choices[0].message.content, "completion_tokens": answer.usage.completion_tokens,
+            "alone_tokens": alone.usage.completion_tokens, "prompt_tokens": answer.usage.prompt_tokens,
+            "alone_prompt_tokens": alone.usage.prompt_tokens,
+            "streamed": [streamed.get(0), streamed.get(1)], "stream_finishes": [finishes.get(0), finishes.get(1)],
+            "greedy": [choice.message.content for choice in greedy.choices]}
+
+
+record("two_choices", two_choices)
+record("too_many_choices", lambda: ok.chat.completions.create(model=model, messages=messages, max_tokens=2, n=17))
 # GET /v1/models is shared with the Gemini API: an OpenAI client still gets OpenAI's errors there.
 record("v1_models_wrong_key", lambda: openai.OpenAI(api_key="wrong-key", base_url=base_url + "/v1/", max_retries=0,
                                                     timeout=60).models.list())

@@ -23,6 +23,8 @@ public final class ScriptedLanguageModel: LanguageModel {
     public var requests: [GenerationRequest] = []
     /// Whether a generation saw its task cancelled.
     public var sawCancellation = false
+    /// Generations that saw their task cancelled.
+    public var cancellations = 0
     /// Text deltas handed to consumers, over all answers.
     public var deltasSent = 0
   }
@@ -135,7 +137,7 @@ public final class ScriptedLanguageModel: LanguageModel {
         if let failure, failAfterEvents >= events.count { throw failure }
         continuation.finish()
       } catch {
-        if error is CancellationError { self.recorded.withLock { $0.sawCancellation = true } }
+        if error is CancellationError { self.recorded.withLock { $0.sawCancellation = true; $0.cancellations += 1 } }
         continuation.finish(throwing: error)
       }
     }
