@@ -14,6 +14,34 @@ struct WireCodingTests {
     try Gemini.JSON.decode(type, from: Data(text.utf8))
   }
 
+  @Test("logprobsResult: entries both ways (ids, alternatives, the sum, the mean); a stream's chunks fold whether each carries its own tokens or all so far")
+  func logprobsResult() throws {
+    let entries = [TokenLogProbability(token: "Hi", logProbability: -0.5, topAlternatives: [
+                     TokenLogProbability(token: "Hi", logProbability: -0.5, tokenID: 7), TokenLogProbability(token: "Yo", logProbability: -1, tokenID: 9)],
+                                       tokenID: 7),
+                   TokenLogProbability(token: "!", logProbability: -0.25, tokenID: 3)]
+    let result = LogprobsResult(entries)
+    #expect(result.logProbabilitySum == -0.75 && result.averageLogProbability == -0.375)
+    #expect(result.entries == entries)
+    #expect(result.topCandidates?.map { $0.candidates?.count } == [2, 0])
+
+    func chunk(_ chosen: [(String, Double)]) throws -> GenerateContentResponse {
+      let result = LogprobsResult(chosenCandidates: chosen.map { .init(token: $0.0, tokenId: nil, logProbability: $0.1) },
+                                  topCandidates: chosen.map { _ in .init(candidates: []) })
+      var response = GenerateContentResponse.text(chosen.map(\.0).joined(), finishReason: nil, usage: nil, modelVersion: nil, responseId: nil)
+      response.candidates[0].logprobsResult = try JSONValue(encoding: result)
+      return response
+    }
+    func folded(_ chunks: [GenerateContentResponse]) throws -> [String] {
+      var accumulator = GenerateContentResponse.Accumulator()
+      for chunk in chunks { accumulator.add(chunk) }
+      let value = try #require(accumulator.response.candidates.first?.logprobsResult)
+      return try value.decode(as: LogprobsResult.self).entries.map(\.token)
+    }
+    #expect(try folded([chunk([("A", -1)]), chunk([("B", -2)]), chunk([("C", -3)])]) == ["A", "B", "C"], "each chunk its own")
+    #expect(try folded([chunk([("A", -1)]), chunk([("A", -1), ("B", -2)])]) == ["A", "B"], "all so far each time")
+  }
+
   @Test("unset fields are left out")
   func omitsNil() throws {
     let request = GenerateContentRequest(contents: [.user("hi")])

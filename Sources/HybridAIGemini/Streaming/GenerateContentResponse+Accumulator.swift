@@ -60,8 +60,23 @@ extension Gemini.Candidate {
     }
     if let urlContext = next.urlContextMetadata { urlContextMetadata = urlContext }
     if let average = next.avgLogprobs { avgLogprobs = average }
-    if let logprobs = next.logprobsResult { logprobsResult = logprobs }
+    if let logprobs = next.logprobsResult { logprobsResult = Self.mergeLogprobs(logprobsResult, logprobs) }
     if let count = next.tokenCount { tokenCount = count }
+  }
+
+  /// A stream's log probabilities so far and a chunk's: the chunk's when they repeat the ones so
+  /// far and go on (a stream that sends them whole each time), else both lists joined (one that
+  /// sends each chunk's own tokens); the chunk's as they are when either is not a `logprobsResult`.
+  static func mergeLogprobs(_ current: JSONValue?, _ next: JSONValue) -> JSONValue {
+    guard let current, let old = try? current.decode(as: LogprobsResult.self),
+          let new = try? next.decode(as: LogprobsResult.self)
+    else { return next }
+    let oldChosen = old.chosenCandidates ?? [], newChosen = new.chosenCandidates ?? []
+    if newChosen.count >= oldChosen.count, Array(newChosen.prefix(oldChosen.count)) == oldChosen { return next }
+    let joined = LogprobsResult(
+      chosenCandidates: oldChosen + newChosen, topCandidates: (old.topCandidates ?? []) + (new.topCandidates ?? []),
+      logProbabilitySum: old.logProbabilitySum.flatMap { sum in new.logProbabilitySum.map { sum + $0 } })
+    return (try? JSONValue(encoding: joined)) ?? next
   }
 
   private static func mergeCitations(_ current: JSONValue?, _ next: JSONValue) -> JSONValue {
