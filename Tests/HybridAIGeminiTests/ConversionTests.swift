@@ -54,11 +54,14 @@ struct ConversionTests {
     #expect(seeded.sampling == .random(probabilityThreshold: 1, seed: 7), "a seed alone makes sampling repeatable")
   }
 
-  @Test("candidateCount other than 1 is a typed error, not one candidate in silence")
+  @Test("candidateCount outside 1…16 is a typed error")
   func candidateCount() throws {
     #expect(try GenerationOptions(geminiConfig: GenerationConfig(candidateCount: 1)).sampling == nil)
-    #expect(throws: GeminiConversionError.invalidOption("candidateCount 2 is not supported: this server answers with one candidate")) {
-      try GenerationOptions(geminiConfig: GenerationConfig(candidateCount: 2))
+    #expect(try GenerationOptions(geminiConfig: GenerationConfig(candidateCount: 16)).sampling == nil)
+    for count in [0, 17] {
+      #expect(throws: GeminiConversionError.invalidOption("candidateCount must be between 1 and 16, got \(count)")) {
+        try GenerationOptions(geminiConfig: GenerationConfig(candidateCount: count))
+      }
     }
   }
 

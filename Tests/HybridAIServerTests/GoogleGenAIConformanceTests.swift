@@ -7,7 +7,7 @@ import Testing
 /// .deps/venv) against `hybrid serve`: what a Gemini user would run, unchanged but for the URL.
 @Suite("google-genai conformance")
 struct GoogleGenAIConformanceTests {
-  @Test("generate, stream, system instruction, chat history, count tokens, log probabilities, models, key and model errors")
+  @Test("generate, stream, system instruction, chat history, count tokens, log probabilities, two candidates, models, key and model errors")
   func officialClient() async throws {
     let python = TestRepository.python
     try #require(FileManager.default.isExecutableFile(atPath: python.path),
@@ -69,6 +69,18 @@ struct GoogleGenAIConformanceTests {
     let unasked = try #require((try object("logprobs_without_response_logprobs"))["api_error"] as? [String: Any],
                                "logprobs without responseLogprobs must fail")
     #expect(unasked["code"] as? Int == 400 && (unasked["message"] as? String)?.contains("responseLogprobs") == true, "\(unasked)")
+
+    // candidateCount 2: the first candidate is the one-candidate answer with the same seed, the
+    // second another; the usage counts the prompt once and both; streamed, the candidates
+    // interleave by index and a last chunk carries the usage.
+    let candidates = try object("two_candidates")
+    let texts = try #require(candidates["texts"] as? [String], "\(candidates)")
+    #expect(candidates["indexes"] as? [Int] == [0, 1] && texts.count == 2)
+    #expect(texts[0] == candidates["alone"] as? String && texts[0] != texts[1], "\(texts)")
+    #expect(candidates["prompt_tokens"] as? Int == candidates["alone_prompt_tokens"] as? Int)
+    #expect((candidates["candidates_tokens"] as? Int ?? 0) > (candidates["alone_tokens"] as? Int ?? 0))
+    #expect(candidates["streamed"] as? [String] == texts, "\(candidates)")
+    #expect(candidates["stream_candidates_tokens"] as? Int == candidates["candidates_tokens"] as? Int)
 
     let models = try object("models")
     #expect(models["names"] as? [String] == ["models/\(RunningTestServer.modelName)"])

@@ -31,6 +31,9 @@ extension GenerationConfig {
     return config == GenerationConfig() ? nil : config
   }
 
+  /// The most candidates (`candidateCount`) a Gemini-compatible server answers side by side.
+  public static let maximumCandidates = 16
+
   /// Gemini's names of `modalities` (`TEXT`, `IMAGE`, `AUDIO`), `nil` for text alone (the default).
   static func wireModalities(_ modalities: Set<Modality>) -> [String]? {
     guard !modalities.subtracting([.text]).isEmpty else { return nil }
@@ -71,7 +74,7 @@ extension GenerationOptions {
   ///
   /// `topK` becomes `.random(top:)`, else `topP` becomes `.random(probabilityThreshold:)`, else
   /// a `seed` alone samples the whole distribution (each repeatable with the seed); `topK: 1` is
-  /// greedy; a `candidateCount` other than 1 is refused (one candidate is answered); `frequencyPenalty` and `presencePenalty` (`-2…2`) are kept;
+  /// greedy; a `candidateCount` outside 1…16 is refused (the server answers each candidate side by side); `frequencyPenalty` and `presencePenalty` (`-2…2`) are kept;
   /// `responseLogprobs` with `logprobs` (`0…20`) becomes ``HybridAI/GenerationOptions/logProbabilities``; `responseModalities` become ``HybridAI/GenerationOptions/responseModalities``
   /// (so a served model that answers with text only refuses `IMAGE`). The options apply to every model (`appliesTo` is `nil`).
   ///
@@ -106,8 +109,8 @@ extension GenerationOptions {
       }
     }
     if config.responseLogprobs == true { logProbabilities = config.logprobs ?? 0 }
-    if let count = config.candidateCount, count != 1 {
-      throw GeminiConversionError.invalidOption("candidateCount \(count) is not supported: this server answers with one candidate")
+    if let count = config.candidateCount, !(1...GenerationConfig.maximumCandidates).contains(count) {
+      throw GeminiConversionError.invalidOption("candidateCount must be between 1 and \(GenerationConfig.maximumCandidates), got \(count)")
     }
     if let names = config.responseModalities, !names.isEmpty {
       responseModalities = Set(try names.map { name in

@@ -25,72 +25,83 @@ struct ContentGeneration: Sendable {
     return CountTokensResponse(totalTokens: try await model.countTokens(generationRequest))
   }
 
-  /// `generateContent`: the whole answer in one response.
+  /// `generateContent`: the whole answer in one response; `candidateCount` candidates generated
+  /// side by side, the usage counting the prompt once.
   func generate(_ wire: GenerateContentRequest) async throws -> GenerateContentResponse {
     let request = try await checkedGenerationRequest(from: wire)
-    let answer = try await model.wholeAnswer(to: request)
-    guard let completion = answer.completion else {
-      throw GoogleAPIError.internal("The model ended its answer without completing it.")
+    let chunks = ResponseChunks(modelVersion: model.modelVersion)
+    var finals: [GenerateContentResponse] = [], completions: [RawResponse] = []
+    for answer in try await model.wholeAnswers(to: request, count: wire.generationConfig?.candidateCount ?? 1) {
+      guard let completion = answer.completion else {
+        throw GoogleAPIError.internal("The model ended its answer without completing it.")
+      }
+      finals.append(try chunks.final(text: answer.text, files: answer.files, toolCalls: answer.toolCalls, completion: completion))
+      completions.append(completion)
     }
-    return try ResponseChunks(modelVersion: model.modelVersion).final(text: answer.text, files: answer.files,
-                                                                  toolCalls: answer.toolCalls, completion: completion)
+    return chunks.combined(finals, completions: completions)
   }
 
   /// `streamGenerateContent`: one chunk per text delta (and per file the model made, as
   /// `inlineData`), the last one with the model's function calls (if any), the finish reason and
   /// usage — as server-sent events (`alt=sse`) or as the elements of one JSON array written as
-  /// they come (Google's default). Errors before the first delta get a normal error response;
-  /// later ones are the last chunk; when the client goes away, the write fails and generation is
-  /// cancelled.
+  /// they come (Google's default). With `candidateCount` > 1 the candidates' chunks interleave as
+  /// they come, each with its `index`, and one chunk after them all carries the usage. Errors
+  /// before the first delta get a normal error response; later ones are the last chunk; when the
+  /// client goes away, the write fails and generation is cancelled.
   func stream(_ wire: GenerateContentRequest, framing: GeminiStreamFraming = .serverSentEvents) async throws -> Response {
     let received = ContinuousClock.now
     let request = try await checkedGenerationRequest(from: wire)
     let checked = ContinuousClock.now
-    let events = GenerationEvents(model.model.generate(request))
-    let first = try await events.next()     // failures before the first chunk become HTTP errors
+    let answers = (0..<(wire.generationConfig?.candidateCount ?? 1)).map { GenerationEvents(model.model.generate(request.forChoice($0))) }
+    var firstEvents: [GenerationEvent?] = []
+    do {
+      for events in answers { firstEvents.append(try await events.next()) }   // failures before the first chunk become HTTP errors
+    } catch {
+      for events in answers { events.cancel() }
+      throw error
+    }
+    let firsts = firstEvents
     let firstEvent = ContinuousClock.now
     let modelVersion = model.modelVersion
     let logger = self.logger
     let body = ResponseBody { writer in
       let chunks = ResponseChunks(modelVersion: modelVersion)
-      var event = first
-      var toolCalls: [Transcript.ToolCall] = []
+      var candidates = answers.indices.map { CandidateStream(chunks: chunks, index: $0, carriesUsage: answers.count == 1) }
+      var completions: [RawResponse] = []
       var textWritten = false
       var chunksWritten = 0
       func write(_ chunk: some Encodable) async throws {
         try await writer.write(try framing.chunk(chunk, first: chunksWritten == 0))
         chunksWritten += 1
       }
+      func write(_ event: GenerationEvent, of index: Int) async throws {
+        if case .completed(let raw) = event { completions.append(raw) }
+        for chunk in try candidates[index].chunks(for: event) { try await write(chunk) }
+        if case .textDelta = event, !textWritten {
+          textWritten = true
+          // Beside the model's own timeToFirstTokenMs and a client's TTFT: where the time goes
+          // between the request reaching this handler, the first token, and the client.
+          let milliseconds = { (instant: ContinuousClock.Instant) in "\(Int(((instant - received).seconds * 1000).rounded()))" }
+          logger.debug("first text written", metadata: [
+            "checkedMs": "\(milliseconds(checked))", "firstEventMs": "\(milliseconds(firstEvent))",
+            "sinceRequestMs": "\(milliseconds(.now))",
+          ])
+        }
+      }
+      let merged = answers.count == 1 ? nil : MergedGenerationEvents(answers, firsts: firsts)
       do {
-        while let current = event {
-          switch current {
-          case .textDelta(let delta):
-            try await write(chunks.delta(delta))
-            if !textWritten {
-              textWritten = true
-              // Beside the model's own timeToFirstTokenMs and a client's TTFT: where the time goes
-              // between the request reaching this handler, the first token, and the client.
-              let milliseconds = { (instant: ContinuousClock.Instant) in "\(Int(((instant - received).seconds * 1000).rounded()))" }
-              logger.debug("first text written", metadata: [
-                "checkedMs": "\(milliseconds(checked))", "firstEventMs": "\(milliseconds(firstEvent))",
-                "sinceRequestMs": "\(milliseconds(.now))",
-              ])
-            }
-          case .artifact(let file):
-            try await write(try chunks.file(file))
-          case .toolCalls(let calls):
-            toolCalls += calls    // sent with the finish reason, in the last chunk
-          case .completed(let raw):
-            try await write(try chunks.final(text: "", toolCalls: toolCalls, completion: raw))
-          case .routed:
-            break   // served models answer themselves
-          case .logProbabilities:
-            break   // the whole answer's go in the last chunk's logprobsResult
+        if let merged {
+          while let (index, event) = try await merged.next() { try await write(event, of: index) }
+          try await write(chunks.usage(Usage(answersTo: completions)))
+        } else {
+          var event = firsts[0]
+          while let current = event {
+            try await write(current, of: 0)
+            event = try await answers[0].next()
           }
-          event = try await events.next()
         }
       } catch {
-        events.cancel()
+        if let merged { merged.cancel() } else { answers[0].cancel() }
         logger.info("stream ended early", metadata: ["error": "\(error)"])
         // Headers are gone already: end the stream with Google's error envelope as the last event.
         if !(error is CancellationError) {

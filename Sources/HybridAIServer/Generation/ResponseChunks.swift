@@ -39,6 +39,33 @@ struct ResponseChunks {
     return final
   }
 
+  /// A chunk with the usage of the whole answer and no candidate: the last of a stream of several
+  /// candidates.
+  func usage(_ usage: Usage) -> GenerateContentResponse {
+    var response = GenerateContentResponse.text("", usage: Self.usageMetadata(usage), modelVersion: modelVersion, responseId: responseId)
+    response.candidates = []
+    return response
+  }
+
+  /// Several candidates' last chunks (or whole answers) as one response: candidate `i` with
+  /// `index` `i`, the usage counting the prompt once.
+  func combined(_ finals: [GenerateContentResponse], completions: [RawResponse]) -> GenerateContentResponse {
+    guard var combined = finals.first, finals.count > 1 else { return finals.first ?? usage(Usage(answersTo: completions)) }
+    combined.candidates = finals.enumerated().compactMap { index, final in
+      var candidate = final.candidates.first
+      candidate?.index = index
+      return candidate
+    }
+    combined.usageMetadata = Self.usageMetadata(Usage(answersTo: completions))
+    return combined
+  }
+
+  static func usageMetadata(_ usage: Usage) -> UsageMetadata {
+    UsageMetadata(promptTokenCount: usage.promptTokens,
+                  cachedContentTokenCount: usage.cachedPromptTokens > 0 ? usage.cachedPromptTokens : nil,
+                  candidatesTokenCount: usage.outputTokens, totalTokenCount: usage.totalTokens)
+  }
+
   /// A file's bytes as an `inlineData` part.
   private static func inlineData(_ file: Artifact) throws -> Gemini.Part {
     let bytes = try file.data ?? Data(contentsOf: file.fileURL ?? URL(fileURLWithPath: "/dev/null"))
@@ -47,11 +74,7 @@ struct ResponseChunks {
 
   private func response(text: String, files: [Gemini.Part] = [], toolCalls: [Transcript.ToolCall],
                         finishReason: Gemini.FinishReason?, usage: Usage?) -> GenerateContentResponse {
-    let usageMetadata = usage.map {
-      UsageMetadata(promptTokenCount: $0.promptTokens,
-                    cachedContentTokenCount: $0.cachedPromptTokens > 0 ? $0.cachedPromptTokens : nil,
-                    candidatesTokenCount: $0.outputTokens, totalTokenCount: $0.totalTokens)
-    }
+    let usageMetadata = usage.map(Self.usageMetadata)
     var response = GenerateContentResponse.text(text, finishReason: finishReason, usage: usageMetadata,
                                                 modelVersion: modelVersion, responseId: responseId)
     guard !toolCalls.isEmpty || !files.isEmpty else { return response }

@@ -16,16 +16,10 @@ struct ChatCompletionGeneration: Sendable {
   /// sequence of the batch); the usage counts the prompt once and every choice's tokens.
   func generate(_ wire: ChatCompletionRequest) async throws -> Response {
     let request = try await model.checked(try wire.generationRequest(), logger: logger)
-    let model = self.model
-    let answers = try await withThrowingTaskGroup(of: (Int, ServedModel.WholeAnswer).self) { group in
-      for index in 0..<wire.choiceCount {
-        group.addTask { (index, try await model.wholeAnswer(to: request.forChoice(index))) }
-      }
-      return try await group.reduce(into: [Int: ServedModel.WholeAnswer]()) { $0[$1.0] = $1.1 }
-    }
+    let answers = try await model.wholeAnswers(to: request, count: wire.choiceCount)
     var choices: [ChatCompletion.Choice] = [], completions: [RawResponse] = []
-    for index in 0..<wire.choiceCount {
-      guard let whole = answers[index], let completion = whole.completion else {
+    for (index, whole) in answers.enumerated() {
+      guard let completion = whole.completion else {
         throw OpenAIAPIError(status: .internalServerError, message: "The model ended its answer without completing it.",
                              type: "server_error")
       }
@@ -35,7 +29,7 @@ struct ChatCompletionGeneration: Sendable {
       completions.append(completion)
     }
     let answer = ChatCompletion(id: Self.completionID(), created: Self.now(), model: model.modelVersion, choices: choices,
-                                usage: ChatUsage(Self.usage(of: completions)))
+                                usage: ChatUsage(Usage(answersTo: completions)))
     return try OpenAIResponses.json(answer)
   }
 
@@ -86,7 +80,7 @@ struct ChatCompletionGeneration: Sendable {
         }
         if includeUsage, !completions.isEmpty {
           try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(
-            id: id, created: created, model: modelName, choices: [], usage: ChatUsage(Self.usage(of: completions))), style: .openAI))
+            id: id, created: created, model: modelName, choices: [], usage: ChatUsage(Usage(answersTo: completions))), style: .openAI))
         }
         try await writer.write(ServerSentEvents.done)
       } catch {
@@ -99,14 +93,6 @@ struct ChatCompletionGeneration: Sendable {
       try await writer.finish(nil)
     }
     return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
-  }
-
-  /// The usage of several choices of one prompt: the prompt counted once, every choice's output.
-  static func usage(of completions: [RawResponse]) -> Usage {
-    let first = completions.first?.usage ?? .zero
-    return Usage(promptTokens: first.promptTokens, cachedPromptTokens: first.cachedPromptTokens,
-                 outputTokens: completions.reduce(0) { $0 + $1.usage.outputTokens },
-                 reasoningTokens: completions.reduce(0) { $0 + $1.usage.reasoningTokens })
   }
 
   static func completionID() -> String { "chatcmpl-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased() }

@@ -106,8 +106,33 @@ def logprobs():
             "streamed_chosen": [entry.token for entry in last.chosen_candidates] if last else None}
 
 
+def candidate_text(candidate):
+    return "".join(part.text or "" for part in (candidate.content.parts or [])) if candidate.content else ""
+
+
+def two_candidates():
+    sampled = dict(temperature=1, top_p=0.9, seed=5, max_output_tokens=6)
+    config = types.GenerateContentConfig(candidate_count=2, **sampled)
+    response = good.models.generate_content(model=model, contents=prompt, config=config)
+    alone = good.models.generate_content(model=model, contents=prompt, config=types.GenerateContentConfig(**sampled))
+    streamed, usage = {}, None
+    for chunk in good.models.generate_content_stream(model=model, contents=prompt, config=config):
+        for candidate in chunk.candidates or []:
+            streamed[candidate.index] = streamed.get(candidate.index, "") + candidate_text(candidate)
+        usage = chunk.usage_metadata or usage
+    return {"indexes": [candidate.index for candidate in response.candidates],
+            "texts": [candidate_text(candidate) for candidate in response.candidates], "alone": alone.text,
+            "candidates_tokens": response.usage_metadata.candidates_token_count,
+            "alone_tokens": alone.usage_metadata.candidates_token_count,
+            "prompt_tokens": response.usage_metadata.prompt_token_count,
+            "alone_prompt_tokens": alone.usage_metadata.prompt_token_count,
+            "streamed": [streamed.get(0), streamed.get(1)],
+            "stream_candidates_tokens": usage.candidates_token_count if usage else None}
+
+
 record("generate", generate)
 record("logprobs", logprobs)
+record("two_candidates", two_candidates)
 record("logprobs_without_response_logprobs", lambda: good.models.generate_content(
     model=model, contents=prompt, config=types.GenerateContentConfig(max_output_tokens=2, logprobs=2)).text)
 record("stream", stream)
