@@ -31,6 +31,19 @@ struct OpenAIServerTests {
     }
   }
 
+  /// A client reading a streamed answer to `body` to its end; cancel the task to go away mid-stream.
+  static func reading(_ server: ScriptedServer, _ body: [String: Any]) throws -> Task<Void, any Error> {
+    let data = try JSONSerialization.data(withJSONObject: body)
+    return Task {
+      var request = HTTPClientRequest(url: url(server, "chat/completions").absoluteString)
+      request.method = .POST
+      request.headers.add(name: "content-type", value: "application/json")
+      request.body = .bytes(ByteBuffer(bytes: data))
+      let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(120))
+      for try await _ in response.body {}
+    }
+  }
+
   static func error(_ reply: TestHTTP.Reply) throws -> [String: Any] {
     try #require(try reply.json["error"] as? [String: Any], "no error envelope: \(reply.text)")
   }
@@ -279,15 +292,7 @@ struct OpenAIServerTests {
     }
     let slowServer = try await ScriptedServer.start(slow)
     defer { Task { await slowServer.stop() } }
-    let body = try JSONSerialization.data(withJSONObject: ["model": ScriptedServer.modelName, "messages": Self.hello, "stream": true, "n": 3])
-    let reader = Task {
-      var request = HTTPClientRequest(url: Self.url(slowServer, "chat/completions").absoluteString)
-      request.method = .POST
-      request.headers.add(name: "content-type", value: "application/json")
-      request.body = .bytes(ByteBuffer(bytes: body))
-      let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(120))
-      for try await _ in response.body {}
-    }
+    let reader = try Self.reading(slowServer, ["model": ScriptedServer.modelName, "messages": Self.hello, "stream": true, "n": 3])
     while slow.recording.deltasSent < 6 { try await Task.sleep(for: .milliseconds(5)) }
     reader.cancel()
     _ = await reader.result
@@ -314,15 +319,7 @@ struct OpenAIServerTests {
     }
     let server = try await ScriptedServer.start(slow)
     defer { Task { await server.stop() } }
-    let body = try JSONSerialization.data(withJSONObject: ["model": ScriptedServer.modelName, "messages": Self.hello, "stream": true])
-    let reader = Task {
-      var request = HTTPClientRequest(url: Self.url(server, "chat/completions").absoluteString)
-      request.method = .POST
-      request.headers.add(name: "content-type", value: "application/json")
-      request.body = .bytes(ByteBuffer(bytes: body))
-      let response = try await TestHTTPClient.shared.execute(request, timeout: .seconds(120))
-      for try await _ in response.body {}
-    }
+    let reader = try Self.reading(server, ["model": ScriptedServer.modelName, "messages": Self.hello, "stream": true])
     while slow.recording.deltasSent < 3 { try await Task.sleep(for: .milliseconds(5)) }
     reader.cancel()   // the client goes away
     _ = await reader.result
