@@ -18,10 +18,10 @@ struct CandidateStream {
     self.carriesUsage = carriesUsage
   }
 
-  /// What `event` adds to the stream: a text delta, a file as `inlineData`, or the last chunk with
-  /// the function calls, the finish reason (and the log probabilities when asked); nothing for the
-  /// rest (served models answer themselves; log probabilities go whole in the last chunk).
-  mutating func chunks(for event: GenerationEvent) throws -> [GenerateContentResponse] {
+  /// The chunk `event` adds to the stream: a text delta, a file as `inlineData`, or the last one
+  /// with the function calls, the finish reason (and the log probabilities when asked); none for
+  /// the rest (served models answer themselves; log probabilities go whole in the last chunk).
+  mutating func chunk(for event: GenerationEvent) throws -> GenerateContentResponse? {
     var produced: GenerateContentResponse
     switch event {
     case .textDelta(let delta):
@@ -30,14 +30,14 @@ struct CandidateStream {
       produced = try chunks.file(file)
     case .toolCalls(let calls):
       toolCalls += calls
-      return []
+      return nil
     case .completed(let raw):
       produced = try chunks.final(text: "", toolCalls: toolCalls, completion: raw)
       if !carriesUsage { produced.usageMetadata = nil }
     case .routed, .logProbabilities:
-      return []
+      return nil
     }
     for position in produced.candidates.indices { produced.candidates[position].index = index }
-    return [produced]
+    return produced
   }
 }

@@ -76,7 +76,7 @@ struct ContentGeneration: Sendable {
       }
       func write(_ event: GenerationEvent, of index: Int) async throws {
         if case .completed(let raw) = event { completions.append(raw) }
-        for chunk in try candidates[index].chunks(for: event) { try await write(chunk) }
+        if let chunk = try candidates[index].chunk(for: event) { try await write(chunk) }
         if case .textDelta = event, !textWritten {
           textWritten = true
           // Beside the model's own timeToFirstTokenMs and a client's TTFT: where the time goes

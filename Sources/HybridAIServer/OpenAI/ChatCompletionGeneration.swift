@@ -56,25 +56,24 @@ struct ChatCompletionGeneration: Sendable {
     let body = ResponseBody { writer in
       var states = (0..<choices.count).map { ChoiceStream(index: $0) }
       var completions: [RawResponse] = []
-      func write(_ chunks: [ChatCompletionChunk.Choice]) async throws {
-        for choice in chunks {
-          try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(id: id, created: created, model: modelName,
-                                                                                choices: [choice]), style: .openAI))
-        }
+      func write(_ choice: ChatCompletionChunk.Choice?) async throws {
+        guard let choice else { return }
+        try await writer.write(try ServerSentEvents.event(ChatCompletionChunk(id: id, created: created, model: modelName,
+                                                                              choices: [choice]), style: .openAI))
       }
       let merged = choices.count == 1 ? nil : MergedGenerationEvents(choices, firsts: firsts)
       do {
-        for index in states.indices { try await write([.init(index: index, delta: .init(role: "assistant", content: ""))]) }
+        for index in states.indices { try await write(.init(index: index, delta: .init(role: "assistant", content: ""))) }
         if let merged {
           while let (index, event) = try await merged.next() {
             if case .completed(let raw) = event { completions.append(raw) }
-            try await write(states[index].chunks(for: event))
+            try await write(states[index].chunk(for: event))
           }
         } else {
           var event = firsts[0]
           while let current = event {
             if case .completed(let raw) = current { completions.append(raw) }
-            try await write(states[0].chunks(for: current))
+            try await write(states[0].chunk(for: current))
             event = try await choices[0].next()
           }
         }

@@ -10,30 +10,30 @@ struct ChoiceStream {
 
   init(index: Int) { self.index = index }
 
-  /// What `event` adds to the stream: a text delta, the tool calls whole (one delta each), a
+  /// The chunk choice `event` adds to the stream: a text delta, the tool calls whole (one delta each), a
   /// text's log probabilities (right after it, with an empty delta), or the finish reason; nothing
   /// for the rest (served models answer themselves; Chat Completions has no place for files).
-  mutating func chunks(for event: GenerationEvent) -> [ChatCompletionChunk.Choice] {
+  mutating func chunk(for event: GenerationEvent) -> ChatCompletionChunk.Choice? {
     switch event {
     case .textDelta(let delta):
-      return [.init(index: index, delta: .init(content: delta))]
+      return .init(index: index, delta: .init(content: delta))
     case .toolCalls(let calls):
       let deltas = calls.enumerated().map { offset, call in
         ChatCompletionChunk.ToolCallDelta(index: callsSent + offset, id: call.id, type: "function",
                                           function: .init(name: call.toolName, arguments: call.arguments.jsonString))
       }
       callsSent += calls.count
-      return [.init(index: index, delta: .init(toolCalls: deltas))]
+      return .init(index: index, delta: .init(toolCalls: deltas))
     case .logProbabilities(let entries):
       logProbabilitiesSent = true
-      return [.init(index: index, delta: .init(), logprobs: ChatLogProbabilities(entries))]
+      return .init(index: index, delta: .init(), logprobs: ChatLogProbabilities(entries))
     case .completed(let raw):
       // A model that gave its log probabilities only at the end: all of them with the finish reason.
       let unsent = logProbabilitiesSent ? nil : raw.logProbabilities.map(ChatLogProbabilities.init)
-      return [.init(index: index, delta: .init(), finishReason: ChatCompletion.finishReason(raw.finishReason, calledTools: callsSent > 0),
-                    logprobs: unsent)]
+      return .init(index: index, delta: .init(), finishReason: ChatCompletion.finishReason(raw.finishReason, calledTools: callsSent > 0),
+                   logprobs: unsent)
     case .routed, .artifact:
-      return []
+      return nil
     }
   }
 }
