@@ -738,8 +738,7 @@ actor BatchScheduler: LlamaContextOwner {
         generation: sequence.firstToken.map { finished - $0 } ?? .zero,
         evaluatedPromptTokens: request.promptTokens.count - sequence.reusedPromptTokens,
         generatedTokens: sequence.generated))
-    response.logProbabilities = sequence.logProbabilities?.entries(metStopSequence: sequence.text.metStopSequence,
-                                                                   textBytes: sequence.text.emittedByteCount)
+    response.logProbabilities = sequence.logProbabilities?.handedOn
     request.continuation.yield(.completed(response))
     request.continuation.finish()
     release(sequence, keepingCache: settings.reusesPromptPrefixes)

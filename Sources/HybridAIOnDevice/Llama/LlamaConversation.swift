@@ -129,7 +129,7 @@ actor LlamaConversation: LlamaContextOwner {
         generation: firstToken.map { finished - $0 } ?? .zero,
         evaluatedPromptTokens: promptTokens.count - reused,
         generatedTokens: generated))
-    response.logProbabilities = logProbabilities?.entries(metStopSequence: text.metStopSequence, textBytes: text.emittedByteCount)
+    response.logProbabilities = logProbabilities?.handedOn
     return response
   }
 

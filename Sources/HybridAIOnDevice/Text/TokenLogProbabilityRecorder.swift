@@ -67,8 +67,9 @@ struct TokenLogProbabilityRecorder {
     return Array(entries[start..<delivered])
   }
 
-  /// At the end: the entries not handed on yet that belong to the answer (see
-  /// ``entries(metStopSequence:textBytes:)``).
+  /// At the end: the entries not handed on yet that belong to the answer — all of them, or after a
+  /// stop sequence (whose text the answer leaves out) those that begin within the answer's first
+  /// `textBytes` bytes.
   mutating func takeRest(metStopSequence: Bool, textBytes: Int) -> [TokenLogProbability] {
     guard metStopSequence else {
       defer { delivered = entries.count }
@@ -77,18 +78,8 @@ struct TokenLogProbabilityRecorder {
     return takeDelivered(textBytes: textBytes)
   }
 
-  /// The entries of the tokens whose text is in the answer: all of them, or after a stop sequence
-  /// (whose text the answer leaves out) those that begin within the answer's first `textBytes`
-  /// bytes.
-  func entries(metStopSequence: Bool, textBytes: Int) -> [TokenLogProbability] {
-    guard metStopSequence else { return entries }
-    var kept: [TokenLogProbability] = [], offset = 0
-    for entry in entries where offset < textBytes {
-      kept.append(entry)
-      offset += entry.bytes.count
-    }
-    return kept
-  }
+  /// Every entry handed on so far: after ``takeRest(metStopSequence:textBytes:)``, the answer's.
+  var handedOn: [TokenLogProbability] { Array(entries[..<delivered]) }
 
   /// The positions of the `wanted` largest finite values, largest first (the first on a tie): one
   /// compare per logit against the smallest kept so far, an insertion only for a larger one.

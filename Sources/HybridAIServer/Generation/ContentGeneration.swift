@@ -52,15 +52,8 @@ struct ContentGeneration: Sendable {
     let received = ContinuousClock.now
     let request = try await checkedGenerationRequest(from: wire)
     let checked = ContinuousClock.now
-    let answers = (0..<(wire.generationConfig?.candidateCount ?? 1)).map { GenerationEvents(model.model.generate(request.forChoice($0))) }
-    var firstEvents: [GenerationEvent?] = []
-    do {
-      for events in answers { firstEvents.append(try await events.next()) }   // failures before the first chunk become HTTP errors
-    } catch {
-      for events in answers { events.cancel() }
-      throw error
-    }
-    let firsts = firstEvents
+    // Failures before the first chunk become HTTP errors.
+    let (answers, firsts) = try await model.startedAnswers(to: request, count: wire.generationConfig?.candidateCount ?? 1)
     let firstEvent = ContinuousClock.now
     let modelVersion = model.modelVersion
     let logger = self.logger

@@ -37,6 +37,23 @@ extension ServedModel {
   }
 }
 
+extension ServedModel {
+  /// `count` answers to `request` started side by side (answer `i` to `request.forChoice(i)`),
+  /// each with its first event already read, so that a failure before any chunk (a bad request,
+  /// a full context) is thrown here and becomes an HTTP error; then every answer is stopped.
+  func startedAnswers(to request: GenerationRequest, count: Int) async throws -> (streams: [GenerationEvents], firsts: [GenerationEvent?]) {
+    let streams = (0..<count).map { GenerationEvents(model.generate(request.forChoice($0))) }
+    var firsts: [GenerationEvent?] = []
+    do {
+      for events in streams { firsts.append(try await events.next()) }
+    } catch {
+      for events in streams { events.cancel() }
+      throw error
+    }
+    return (streams, firsts)
+  }
+}
+
 extension Usage {
   /// The usage of several answers to one prompt: the prompt counted once (the first answer's
   /// count), every answer's output.

@@ -41,15 +41,7 @@ struct ChatCompletionGeneration: Sendable {
   /// write fails and generation is cancelled.
   func stream(_ wire: ChatCompletionRequest) async throws -> Response {
     let request = try await model.checked(try wire.generationRequest(), logger: logger)
-    let choices = (0..<wire.choiceCount).map { GenerationEvents(model.model.generate(request.forChoice($0))) }
-    var firstEvents: [GenerationEvent?] = []
-    do {
-      for events in choices { firstEvents.append(try await events.next()) }
-    } catch {
-      for events in choices { events.cancel() }
-      throw error
-    }
-    let firsts = firstEvents
+    let (choices, firsts) = try await model.startedAnswers(to: request, count: wire.choiceCount)
     let includeUsage = wire.streamOptions?.includeUsage == true
     let id = Self.completionID(), created = Self.now(), modelName = model.modelVersion
     let logger = self.logger

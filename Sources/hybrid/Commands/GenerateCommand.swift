@@ -84,7 +84,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     do {
       text = try promptText()
     } catch {
-      if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
+      report(error)
       throw ExitCode.validationFailure
     }
     // Ctrl-C, from the start: loading stops or the answer stops (what was written stays); --json
@@ -98,9 +98,14 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
       if json { JSONOutput.print(ErrorReport(CancellationError())) } else { Terminal.write("\n"); Terminal.status("  [stopped]") }
       throw ExitCode(130)
     } catch {
-      if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
+      report(error)
       throw ExitCode.failure
     }
+  }
+
+  /// A failure on stderr, or as the `--json` error object.
+  private func report(_ error: any Error) {
+    if json { JSONOutput.print(ErrorReport(error)) } else { Terminal.status("error: \(error)") }
   }
 
   /// Makes the model and the session, and answers.
