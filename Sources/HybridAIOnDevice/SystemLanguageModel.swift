@@ -389,6 +389,8 @@ extension SystemLanguageModel {
     /// The device for offloaded layers by llama.cpp's name (`CUDA0`, `Vulkan1`, `CPU`); `nil` picks
     /// the first GPU. See ``ComputeBackends/devices``.
     public var device: String?
+    /// How ``SystemLanguageModel/embeddings(for:)`` pools a text's token states into its vector.
+    public var pooling: EmbeddingPooling
     /// llama.cpp contexts that will use the weights at once (a ``BatchedLanguageModel``'s
     /// ``BatchedLanguageModel/Configuration/contexts``): the offload planner keeps room for each
     /// one's compute buffers.
@@ -397,7 +399,7 @@ extension SystemLanguageModel {
     public init(contextSize: Int = 4096, batchSize: Int = 512,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 chatTemplate: ChatTemplate? = nil, isEnabled: Bool = true,
-                gpuLayers: GPULayers = .automatic, device: String? = nil) {
+                gpuLayers: GPULayers = .automatic, device: String? = nil, pooling: EmbeddingPooling = .automatic) {
       self.contextSize = contextSize
       self.batchSize = batchSize
       self.threads = max(1, threads)
@@ -405,6 +407,7 @@ extension SystemLanguageModel {
       self.isEnabled = isEnabled
       self.gpuLayers = gpuLayers
       self.device = device
+      self.pooling = pooling
     }
   }
 

@@ -59,6 +59,8 @@ extension BatchedLanguageModel {
     /// on the GPU, where with one context the GPU waits for it. On the CPU, where a call is done
     /// when it returns, more contexts only add passes over the weights.
     public var contexts: Int?
+    /// How ``BatchedLanguageModel/embeddings(for:)`` pools a text's token states into its vector.
+    public var pooling: EmbeddingPooling
 
     /// The prompt cache's bytes for a model that sits on a GPU (`usesGPU`) or the CPU: ``promptCacheMemory``,
     /// or when that is `nil`, ``defaultPromptCacheMemory`` on the CPU and none on a GPU.
@@ -71,7 +73,7 @@ extension BatchedLanguageModel {
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil,
                 gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil,
                 reusesPromptPrefixes: Bool = false, promptScheduling: PromptScheduling? = nil,
-                promptCacheMemory: Int? = nil, contexts: Int? = nil) {
+                promptCacheMemory: Int? = nil, contexts: Int? = nil, pooling: EmbeddingPooling = .automatic) {
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)
@@ -84,6 +86,7 @@ extension BatchedLanguageModel {
       self.promptScheduling = promptScheduling
       self.promptCacheMemory = promptCacheMemory.map { max(0, $0) }
       self.contexts = contexts.map { max(1, $0) }
+      self.pooling = pooling
     }
   }
 }

@@ -52,7 +52,7 @@ public final class BatchedLanguageModel: LanguageModel {
     var single = SystemLanguageModel.Configuration(
       contextSize: overflow ? Int(Int32.max) : min(cells, Int(Int32.max)),
       batchSize: configuration.batchSize, threads: configuration.threads, chatTemplate: configuration.chatTemplate,
-      gpuLayers: configuration.gpuLayers, device: configuration.device)
+      gpuLayers: configuration.gpuLayers, device: configuration.device, pooling: configuration.pooling)
     single.contextsSharingWeights = Self.contexts(configuration.contexts ?? Self.contextsFromEnvironment,
                                                   sequences: Self.sequences(configuration))
     singleSession = SystemLanguageModel(modelPath: modelPath, configuration: single)

@@ -29,7 +29,9 @@ enum LlamaRuntime {
   static func logLevel(of message: String, level: ggml_log_level) -> Logger.Level {
     let aborted = message.hasSuffix("compute_async failed with error 1") || message.hasSuffix("compute status: 1")
       || message.hasSuffix("failed to decode, ret = 2") || message.contains("removing memory module entries for seq_id")
-    if aborted { return .debug }
+    // An embedding context that asks for a pooling the model does not state (the mean, for a chat model): as meant.
+    let chosenPooling = message.contains("model default pooling_type is")
+    if aborted || chosenPooling { return .debug }
     switch level {
     case GGML_LOG_LEVEL_ERROR: return .error
     case GGML_LOG_LEVEL_WARN: return .warning
