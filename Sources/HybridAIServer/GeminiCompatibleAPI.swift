@@ -14,7 +14,8 @@ import Hummingbird
 /// ```
 ///
 /// Endpoints: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent` (server-sent
-/// events with `alt=sse`, else one JSON array written as it comes), `:countTokens`; `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`, where they
+/// events with `alt=sse`, else one JSON array written as it comes), `:countTokens`, `:embedContent`
+/// and `:batchEmbedContents` (for a model that embeds); `GET /v1beta/models` and `/v1beta/models/{model}` (also under `/v1`, where they
 /// carry OpenAI's fields as well, for OpenAI clients whose base URL is `/v1`). All of
 /// them are client routes (the server's API keys guard them). Errors use Google's envelope and
 /// status names, so `GeminiModel` and Google's own clients handle them as they would Google's.

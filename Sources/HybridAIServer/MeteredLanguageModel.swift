@@ -52,6 +52,8 @@ extension ServedModel {
   /// This model with its answers recorded in `metrics` (under its served name).
   public func metered(by metrics: ServerMetrics) -> ServedModel {
     ServedModel(name: name, model: MeteredLanguageModel(base: base, name: name, metrics: metrics),
-                inputTokenLimit: inputTokenLimit, outputTokenLimit: outputTokenLimit, countTokens: countTokens)
+                inputTokenLimit: inputTokenLimit, outputTokenLimit: outputTokenLimit,
+                embedder: embedder.map { MeteredEmbeddingModel(base: $0, name: name, metrics: metrics) },
+                countTokens: countTokens)
   }
 }

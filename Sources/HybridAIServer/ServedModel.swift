@@ -18,13 +18,19 @@ public struct ServedModel: Sendable {
   /// The most tokens an answer may have.
   public let outputTokenLimit: Int
 
+  /// The model that embeds texts under this name (`:embedContent`, `:batchEmbedContents`,
+  /// `/v1/embeddings`), or `nil` when this name does not embed.
+  public let embedder: (any EmbeddingModel)?
+
   /// The `modelVersion` reported to clients: the served name (an alias reports its model's), so
   /// answers say which server model replied.
   public let modelVersion: String
 
   public init(name: String, model: any LanguageModel, inputTokenLimit: Int, outputTokenLimit: Int,
+              embedder: (any EmbeddingModel)? = nil,
               countTokens: @escaping @Sendable (GenerationRequest) async throws -> Int) {
     self.name = name
+    self.embedder = embedder
     self.base = model
     self.model = KeyChargedLanguageModel(base: model, countPrompt: countTokens)
     self.inputTokenLimit = inputTokenLimit
@@ -41,11 +47,12 @@ public struct ServedModel: Sendable {
     return copy
   }
 
-  /// A GGUF model served with continuous batching: concurrent requests decode together.
+  /// A GGUF model served with continuous batching: concurrent requests decode together. It embeds
+  /// texts too, with the same weights.
   public init(name: String, batched model: BatchedLanguageModel) {
     self.init(name: name, model: model,
               inputTokenLimit: model.configuration.contextSizePerSequence,
-              outputTokenLimit: model.configuration.contextSizePerSequence,
+              outputTokenLimit: model.configuration.contextSizePerSequence, embedder: model,
               countTokens: { try await model.tokenCount(for: $0) })
   }
 

@@ -85,6 +85,13 @@ public struct GeminiClient: Sendable {
     return try decode(CountTokensResponse.self, from: try await collectBody(response))
   }
 
+  /// `POST models/{model}:batchEmbedContents`: one vector per request, in order.
+  public func batchEmbedContents(model: String, _ request: BatchEmbedContentsRequest) async throws -> BatchEmbedContentsResponse {
+    let response = try await send(.POST, Endpoint.model(model, method: "batchEmbedContents"), body: try encode(request),
+                                  operation: "batchEmbedContents")
+    return try decode(BatchEmbedContentsResponse.self, from: try await collectBody(response))
+  }
+
   /// `GET models`: one page of the models the key may use.
   public func listModels(pageSize: Int? = nil, pageToken: String? = nil) async throws -> ListModelsResponse {
     var query: [(String, String)] = []

@@ -75,6 +75,12 @@ public struct OpenAIClient: Sendable {
     return completion
   }
 
+  /// `POST embeddings`: one vector per input text.
+  public func embeddings(_ request: EmbeddingsRequest) async throws -> EmbeddingsResponse {
+    let response = try await send(.POST, path: "embeddings", body: try encode(request), operation: "embeddings")
+    return try decode(EmbeddingsResponse.self, from: try await collectBody(response))
+  }
+
   /// `GET models`: the models the server offers.
   public func listModels() async throws -> ChatModelList {
     let response = try await send(.GET, path: "models", body: nil, operation: "listModels")

@@ -5,13 +5,15 @@ import HybridAIOpenAI
 import HybridAIServing
 import Hummingbird
 
-/// The Gemini API's model endpoints: listing, describing, generating, counting tokens.
+/// The Gemini API's model endpoints: listing, describing, generating, counting tokens, embedding.
 struct GeminiEndpoints: Sendable {
   let api: GeminiCompatibleAPI
   /// The largest request body read (``ServerConfiguration/maxRequestBytes``).
   let maxRequestBytes: Int
 
   static let supportedMethods = ["generateContent", "streamGenerateContent", "countTokens"]
+  /// The methods of a served model that embeds too.
+  static let embeddingMethods = ["embedContent", "batchEmbedContents"]
 
   /// `GET {version}/models`; under `v1` OpenAI's list too (``ModelListForBothAPIs``).
   func listModels(version: String) throws -> Response {
@@ -34,12 +36,19 @@ struct GeminiEndpoints: Sendable {
       throw GoogleAPIError.methodNotFound("POST models/\(modelAction)")
     }
     let name = String(modelAction[..<colon]), method = String(modelAction[modelAction.index(after: colon)...])
-    guard Self.supportedMethods.contains(method) else { throw GoogleAPIError.methodNotFound(method) }
+    guard Self.supportedMethods.contains(method) || Self.embeddingMethods.contains(method) else {
+      throw GoogleAPIError.methodNotFound(method)
+    }
     let model = try api.servedModel(named: name, method: method)
     var request = request
     let body = try await request.collectBody(upTo: maxRequestBytes)
     let generation = ContentGeneration(model: model, logger: context.logger)
     switch method {
+    case "embedContent":
+      return try json(try await GeminiEmbeddings(model: model, logger: context.logger).embed(try decode(EmbedContentRequest.self, from: body)))
+    case "batchEmbedContents":
+      return try json(try await GeminiEmbeddings(model: model, logger: context.logger)
+        .embed(try decode(BatchEmbedContentsRequest.self, from: body)))
     case "countTokens":
       return try json(try await generation.countTokens(try decode(CountTokensRequest.self, from: body)))
     case "generateContent":
@@ -63,7 +72,7 @@ struct GeminiEndpoints: Sendable {
       description: model.name == model.modelVersion ? "\(model.model.modelIdentifier), served by hybrid serve"
         : "an alias of \(model.modelVersion) (\(model.model.modelIdentifier)), served by hybrid serve",
       inputTokenLimit: model.inputTokenLimit, outputTokenLimit: model.outputTokenLimit,
-      supportedGenerationMethods: Self.supportedMethods,
+      supportedGenerationMethods: Self.supportedMethods + (model.embedder == nil ? [] : Self.embeddingMethods),
       inputModalities: Gemini.modalityNames(model.model.capabilities.inputModalities),
       outputModalities: Gemini.modalityNames(model.model.capabilities.outputModalities))
   }

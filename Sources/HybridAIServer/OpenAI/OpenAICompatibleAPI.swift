@@ -15,9 +15,10 @@ import Hummingbird
 /// ```
 ///
 /// Endpoints: `POST /v1beta/openai/chat/completions` (unary, or `stream: true` as server-sent
-/// events ending with `data: [DONE]`), `GET /v1beta/openai/models` and `/v1beta/openai/models/{model}`.
+/// events ending with `data: [DONE]`), `POST /v1beta/openai/embeddings`, `GET /v1beta/openai/models`
+/// and `/v1beta/openai/models/{model}`.
 /// Also at the base URL OpenAI clients are usually given for local servers, `/v1`:
-/// `POST /v1/chat/completions`, and the models at `GET /v1/models` — a route the Gemini API shares,
+/// `POST /v1/chat/completions`, `POST /v1/embeddings`, and the models at `GET /v1/models` — a route the Gemini API shares,
 /// answered for both by ``GeminiCompatibleAPI``.
 /// The server's API keys are accepted as `Authorization: Bearer KEY`. Errors use OpenAI's envelope
 /// (`{"error": {"message", "type", "param", "code"}}`) and status codes.
@@ -47,6 +48,10 @@ public struct OpenAICompatibleAPI: ServerComponent {
       routes(under: prefix).post("/chat/completions") { request, context in
         try await chatCompletion(request, context: context, maxRequestBytes: server.maxRequestBytes)
       }
+      routes(under: prefix).post("/embeddings") { request, context in
+        let wire = try await Self.decodeBody(EmbeddingsRequest.self, of: request, maxRequestBytes: server.maxRequestBytes)
+        return try await EmbeddingsAnswer(model: try servedModel(named: wire.model), logger: context.logger).answer(wire)
+      }
     }
     // Only here: under `/v1` the Gemini API's model routes answer for both APIs (ModelListForBothAPIs).
     let served = routes(under: OpenAI.servedPathPrefix)
@@ -60,16 +65,20 @@ public struct OpenAICompatibleAPI: ServerComponent {
 
   /// `POST …/chat/completions`: unary, or streamed as server-sent events with `stream: true`.
   private func chatCompletion(_ request: Request, context: BasicRequestContext, maxRequestBytes: Int) async throws -> Response {
+    let wire = try await Self.decodeBody(ChatCompletionRequest.self, of: request, maxRequestBytes: maxRequestBytes)
+    let completion = ChatCompletionGeneration(model: try servedModel(named: wire.model), logger: context.logger)
+    return wire.stream == true ? try await completion.stream(wire) : try await completion.generate(wire)
+  }
+
+  /// The request's JSON body as `type`; a body that does not decode is OpenAI's 400.
+  private static func decodeBody<Wire: Decodable>(_ type: Wire.Type, of request: Request, maxRequestBytes: Int) async throws -> Wire {
     var request = request
     let body = try await request.collectBody(upTo: maxRequestBytes)
-    let wire: ChatCompletionRequest
     do {
-      wire = try JSONDecoder().decode(ChatCompletionRequest.self, from: Data(buffer: body))
+      return try JSONDecoder().decode(Wire.self, from: Data(buffer: body))
     } catch let error as DecodingError {
       throw OpenAIAPIError.invalidRequest("We could not parse the JSON body of your request. \(error.briefDescription)")
     }
-    let completion = ChatCompletionGeneration(model: try servedModel(named: wire.model), logger: context.logger)
-    return wire.stream == true ? try await completion.stream(wire) : try await completion.generate(wire)
   }
 
   func servedModel(named name: String) throws -> ServedModel {

@@ -76,6 +76,7 @@ public enum MetricName {
   public static let outputTokens = "hybrid_output_tokens_total"
   public static let timeToFirstToken = "hybrid_time_to_first_token_seconds"
   public static let activeStreams = "hybrid_active_generations"
+  public static let embeddingRequests = "hybrid_embedding_requests_total"
   public static let batchWidth = "hybrid_batch_sequences"
   public static let queueDepth = "hybrid_batch_queue_depth"
   public static let downloads = "hybrid_downloads_total"

@@ -51,7 +51,7 @@ final class RunningTestServer: Sendable {
     let model = ObservedLanguageModel(batched)
     let log = RequestLog()
     let served = ServedModel(name: modelName, model: model, inputTokenLimit: configuration.contextSizePerSequence,
-                             outputTokenLimit: configuration.contextSizePerSequence,
+                             outputTokenLimit: configuration.contextSizePerSequence, embedder: batched,
                              countTokens: { try await batched.tokenCount(for: $0) })
     let api = GeminiCompatibleAPI(models: [served], onGenerateRequest: { _, request in log.append(request) })
     let server = try await RunningServer.start(
