@@ -8,7 +8,7 @@ struct HybridCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hybrid",
     abstract: "Hybrid on-device + cloud generative AI for Swift on Linux.",
-    subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, ServeCommand.self, ModelsCommand.self, DevicesCommand.self,
+    subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, EmbedCommand.self, ServeCommand.self, ModelsCommand.self, DevicesCommand.self,
                   SessionsCommand.self, KeysCommand.self,
                   TFLiteCommand.self, BenchCommand.self])
 

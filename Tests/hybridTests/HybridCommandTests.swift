@@ -74,6 +74,42 @@ struct HybridCommandTests {
               == "the prompt was to come from standard input (-), which held none", "\(empty.stdout)")
   }
 
+  @Test("embed: texts from arguments or standard input, the vectors in --json; the same vectors from hybrid serve with --mode cloud (Gemini and OpenAI APIs); bad input exits 64")
+  func embed() async throws {
+    func vectors(_ result: Run) throws -> [[Double]] {
+      #expect(result.status == 0, "\(result.stderr)")
+      let embeddings = try #require(try json(result.stdout)["embeddings"] as? [[String: Any]], "\(result.stdout)")
+      return embeddings.compactMap { $0["values"] as? [Double] }
+    }
+    let texts = ["The sky is blue.", "Bread needs yeast."]
+    let local = try vectors(try await run(["embed", "--json"] + texts))
+    #expect(local.count == 2 && local.allSatisfy { $0.count == 576 })
+    #expect(try vectors(try await run(["embed", "--json", "-"], input: texts.joined(separator: "\n") + "\n\n")) == local)
+    let plain = try await run(["embed"] + texts)
+    #expect(plain.status == 0 && plain.stdout.contains("cosine similarity:") && plain.stdout.contains("1–2  0."), "\(plain.stdout)")
+
+    let scratch = try TemporaryDirectory()
+    let server = try await ServeLifecycleTests.Server.servingTheTestModel(in: scratch, [])
+    let root = "http://127.0.0.1:\(server.port)"
+    let gemini = try vectors(try await run(["embed", "--json", "--mode", "cloud", "--cloud-url", root] + texts))
+    let openAI = try vectors(try await run(["embed", "--json", "--mode", "cloud", "--cloud-api", "openai",
+                                            "--cloud-url", root + "/v1", "--cloud-model", "smollm2"] + texts))
+    _ = await server.stop()
+    for remote in [gemini, openAI] {
+      #expect(remote.count == 2)
+      for (mine, theirs) in zip(local, remote) {
+        #expect(mine.count == theirs.count && zip(mine, theirs).allSatisfy { abs($0 - $1) < 1e-4 })
+      }
+    }
+
+    let none = try await run(["embed"])
+    #expect(none.status == 64 && none.stderr.contains("Missing the texts"), "\(none.stderr)")
+    let hybrid = try await run(["embed", "--mode", "prefer-cloud", "x"])
+    #expect(hybrid.status == 64 && hybrid.stderr.contains("cannot be compared"), "\(hybrid.stderr)")
+    let long = try await run(["embed", "--batch-size", "4", "a much longer text than four tokens"])
+    #expect(long.status == 64 && long.stderr.contains("raise --batch-size"), "\(long.stderr)")
+  }
+
   @Test("generate --log-probabilities N: --json lists each token with its log probability and N alternatives, the text made of them; plain output a line per token on stderr; out of range exits 64")
   func logProbabilities() async throws {
     let result = try await run(["generate", "Name a color.", "--greedy", "--max-tokens", "5", "--log-probabilities", "2", "--json"])
