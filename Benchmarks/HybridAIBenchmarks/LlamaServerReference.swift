@@ -16,9 +16,10 @@ struct LlamaServerReference: Sendable {
     func stop() async { _ = await process.stop(signal: SIGTERM, gracePeriod: .seconds(5)) }
   }
 
-  /// Starts it with `slots` parallel slots of `contextPerSlot` tokens and `offload`'s layers on a
-  /// GPU, and waits until `/health` is 200.
-  func start(model: String, threads: Int, slots: Int, contextPerSlot: Int, offload: ReferenceOffload) async throws -> Running {
+  /// Starts it with `slots` parallel slots of `contextPerSlot` tokens, `offload`'s layers on a
+  /// GPU and `extraArguments`, and waits until `/health` is 200.
+  func start(model: String, threads: Int, slots: Int, contextPerSlot: Int, offload: ReferenceOffload,
+             extraArguments: [String] = []) async throws -> Running {
     guard FileManager.default.isExecutableFile(atPath: executable) else {
       throw BenchmarkError.referenceFailed("\(executable) is not an executable (run scripts/bootstrap)")
     }
@@ -26,7 +27,7 @@ struct LlamaServerReference: Sendable {
     let process = try await ChildProcess(executable: executable, arguments: [
       "-m", model, "--host", "127.0.0.1", "--port", "\(port)", "-t", "\(threads)", "-tb", "\(threads)",
       "-np", "\(slots)", "-c", "\(slots * contextPerSlot)", "--no-webui", "--log-disable",
-    ] + offload.arguments).start()
+    ] + offload.arguments + extraArguments).start()
     let health = HTTPClientRequest(url: "http://127.0.0.1:\(port)/health")
     for _ in 0..<600 {
       guard process.isRunning else { break }

@@ -12,7 +12,7 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hybrid bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Guided.self, TensorFlowLite.self, Delivery.self],
+    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Embeddings.self, Guided.self, TensorFlowLite.self, Delivery.self],
     defaultSubcommand: OnDevice.self)
 
   struct OnDevice: AsyncParsableCommand {
@@ -123,6 +123,50 @@ struct BenchCommand: AsyncParsableCommand {
       settings.gpuLayers = model.configuration.gpuLayers
       settings.device = model.configuration.device
       try BenchCommand.publish(try await ServingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Embeddings: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "embeddings",
+      abstract: "`hybrid serve`'s /v1/embeddings vs llama-server --embeddings --pooling mean over HTTP: texts/s at 1 and N clients; in process too.")
+
+    @Option(name: .long, help: "llama.cpp's llama-server, the reference (scripts/bootstrap builds it).")
+    var reference = ".deps/llama-server/llama-server"
+
+    @Option(name: .long, help: "Texts embedded per round by each side.")
+    var texts = 256
+
+    @Option(name: .long, help: "Texts per request.")
+    var textsPerRequest = 32
+
+    @Option(name: .long, help: "Clients at once in the concurrent measurement.")
+    var clients = 4
+
+    @Option(name: .long, help: "Rounds; who goes first alternates by round (ratios are medians of the per-round ratios).")
+    var rounds = 4
+
+    @OptionGroup var report: ReportOptions
+
+    @OptionGroup var modelOptions: ModelOptions
+
+    func validate() throws {
+      guard texts > 0, textsPerRequest > 0, clients > 0, rounds > 0 else {
+        throw ValidationError("--texts, --texts-per-request, --clients and --rounds must be positive")
+      }
+    }
+
+    func run() async throws {
+      report.logging.bootstrap()
+      let model = try modelOptions.makeModel()
+      var settings = EmbeddingBenchmark.Settings(
+        modelPath: model.modelPath, threads: model.configuration.threads, hybridExecutable: Executables.sibling(named: "hybrid"),
+        llamaServerPath: reference)
+      settings.texts = texts
+      settings.textsPerRequest = textsPerRequest
+      settings.clients = clients
+      settings.rounds = rounds
+      try BenchCommand.publish(try await EmbeddingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 

@@ -105,12 +105,16 @@ struct EmbeddingServingTests {
     await #expect(throws: GenerationError.self) { _ = try await openAI.embeddings(for: ["fine", ""]) }
   }
 
+  /// One text per request: llama-server (pinned) decodes the texts of one request in several slots
+  /// at once, and then its vectors of all but the first differ from the same texts alone (cosine
+  /// 0.96–0.99 on longer texts, measured 2026-11-28); one by one they are llama.cpp's reference.
   @Test("the on-device vectors are llama-server's own (--embeddings --pooling mean) for the same file, read by OpenAIModel")
   func sameAsLlamaServer() async throws {
     let llama = try await RunningLlamaServer.start(extraArguments: ["--embeddings", "--pooling", "mean"])
     defer { Task { await llama.stop() } }
-    let theirs = try await llama.openAIModel().embeddings(for: Self.texts)
-    Self.expectSame(theirs.embeddings.map(\.values), try await Self.reference(), minimumSimilarity: 0.99999, "llama-server")
+    var theirs: [[Float]] = []
+    for text in Self.texts { theirs.append(try await llama.openAIModel().embedding(for: text).values) }
+    Self.expectSame(theirs, try await Self.reference(), minimumSimilarity: 0.99999, "llama-server")
   }
 
   @Test("Gemini calls that cannot be embedded are 400s naming the field; a model that does not embed says so")
