@@ -25,7 +25,8 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     }
     // Only the methods the APIs have: an unknown one is `:other`, so requests cannot add labels without end.
     let method = path[path.index(after: colon)...]
-    let known = ["generateContent", "streamGenerateContent", "countTokens", "download"].contains(method)
+    let known = ["generateContent", "streamGenerateContent", "countTokens", "embedContent", "batchEmbedContents", "download"]
+      .contains(method)
     return endpointPath + ":" + (known ? method : "other")
   }
 
