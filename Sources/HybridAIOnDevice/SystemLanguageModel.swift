@@ -319,6 +319,12 @@ public struct SystemLanguageModel: LanguageModel {
       throw GenerationError.unsupportedRequest(.other(invalid))
     }
     let weights = try await loadedWeights()
+    if request.promptRendering == .plainText {
+      // A text completion: the text as it is (control tokens written in it count, as llama-server
+      // reads a completion's prompt), no template, no grammar, no turn-end texts.
+      let tokens = try weights.tokenize(try request.plainTextPrompt(), addSpecial: true, parseSpecial: true)
+      return PreparedPrompt(weights: weights, tokens: tokens, guidance: nil)
+    }
     let template = try resolvedChatTemplate(for: weights)
     let cache = request.sessionState.state(for: "llama.prompt:\(modelPath)") { RenderedPromptCache() }
     let prompt = try cache.prompt(for: request, template: configuration.chatTemplate, weights: weights) {

@@ -208,7 +208,7 @@ struct ServerAPITests {
                                        json: HTTP.generateBody(String(repeating: "x", count: 10_000)))
     #expect(tooLarge.status == 413 && tooLarge.errorStatus == "INVALID_ARGUMENT")
 
-    let unknownMethod = try await TestHTTP.send(.POST, url(server, "models/smollm2:embedContent"), json: HTTP.generateBody("hi"))
+    let unknownMethod = try await TestHTTP.send(.POST, url(server, "models/smollm2:noSuchMethod"), json: HTTP.generateBody("hi"))
     #expect(unknownMethod.status == 404 && unknownMethod.errorStatus == "NOT_FOUND")
 
     let unknownPath = try await TestHTTP.send(.GET, URL(string: "\(server.baseURL.absoluteString)/v2/whatever")!)

@@ -30,6 +30,7 @@ extension GeminiModel {
   }
 
   private func answer(_ request: GenerationRequest, emit: (GenerationEvent) -> Void) async throws -> CloudGeneration.Answer {
+    try request.requireConversation()
     let wire = try GenerateContentRequest(request)
     let clock = ContinuousClock()
     let start = clock.now

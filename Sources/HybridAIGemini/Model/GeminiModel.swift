@@ -86,8 +86,9 @@ public struct GeminiModel: LanguageModel {
   /// unreachable service fails with ``GeminiError/offline(_:detail:)``). No network I/O happens here.
   public var availability: ModelAvailability { .available }
 
-  /// Supported: every transcript HybridAI can hold can be sent to Gemini.
-  public func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
+  /// Supported: every conversation HybridAI can hold can be sent to Gemini (a text completion,
+  /// ``PromptRendering/plainText``, cannot).
+  public func supports(_ request: GenerationRequest) async -> RequestSupport { request.conversationSupport }
 
   // MARK: - Lower-level calls bound to this model
 

@@ -29,6 +29,7 @@ extension OpenAIModel {
   }
 
   private func answer(_ request: GenerationRequest, delta: (String) -> Void) async throws -> CloudGeneration.Answer {
+    try request.requireConversation()
     let wire = try ChatCompletionRequest(request, model: name, sending: capabilities.inputModalities)
     let clock = ContinuousClock()
     let start = clock.now

@@ -74,8 +74,9 @@ public struct OpenAIModel: LanguageModel {
   /// unreachable server fails with ``OpenAIError/offline(_:detail:)``). No network I/O happens here.
   public var availability: ModelAvailability { .available }
 
-  /// Supported: every transcript HybridAI holds today (text, tools, structured output) can be sent.
-  public func supports(_ request: GenerationRequest) async -> RequestSupport { .supported }
+  /// Supported: every conversation HybridAI holds today (text, tools, structured output) can be
+  /// sent; a text completion (``PromptRendering/plainText``) cannot.
+  public func supports(_ request: GenerationRequest) async -> RequestSupport { request.conversationSupport }
 }
 
 extension OpenAIModel {

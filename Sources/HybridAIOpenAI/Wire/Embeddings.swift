@@ -3,7 +3,7 @@ import Foundation
 /// A request to `POST embeddings`: the texts, the model, and how the vectors come back.
 public struct EmbeddingsRequest: Sendable, Hashable, Codable {
   public var model: String
-  public var input: EmbeddingsInput
+  public var input: TextsOrTokens
   /// `float` (JSON numbers, the default) or `base64` (little-endian 32-bit floats, what OpenAI's
   /// Python client asks for unless told otherwise).
   public var encodingFormat: EmbeddingsEncoding?
@@ -11,7 +11,7 @@ public struct EmbeddingsRequest: Sendable, Hashable, Codable {
   public var dimensions: Int?
   public var user: String?
 
-  public init(model: String, input: EmbeddingsInput, encodingFormat: EmbeddingsEncoding? = nil,
+  public init(model: String, input: TextsOrTokens, encodingFormat: EmbeddingsEncoding? = nil,
               dimensions: Int? = nil, user: String? = nil) {
     self.model = model
     self.input = input
@@ -21,40 +21,6 @@ public struct EmbeddingsRequest: Sendable, Hashable, Codable {
   }
 
   enum CodingKeys: String, CodingKey { case model, input, dimensions, user, encodingFormat = "encoding_format" }
-}
-
-/// What to embed: one text, several, or (OpenAI's other forms) token ids of the server's model.
-public enum EmbeddingsInput: Sendable, Hashable, Codable {
-  case text(String)
-  case texts([String])
-  case tokens([Int])
-  case tokenLists([[Int]])
-
-  public init(from decoder: any Decoder) throws {
-    let container = try decoder.singleValueContainer()
-    if let text = try? container.decode(String.self) {
-      self = .text(text)
-    } else if let texts = try? container.decode([String].self) {
-      self = .texts(texts)
-    } else if let tokens = try? container.decode([Int].self) {
-      self = .tokens(tokens)
-    } else if let lists = try? container.decode([[Int]].self) {
-      self = .tokenLists(lists)
-    } else {
-      throw DecodingError.dataCorruptedError(
-        in: container, debugDescription: "input must be a string, an array of strings, an array of token ids or an array of such arrays")
-    }
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.singleValueContainer()
-    switch self {
-    case .text(let text): try container.encode(text)
-    case .texts(let texts): try container.encode(texts)
-    case .tokens(let tokens): try container.encode(tokens)
-    case .tokenLists(let lists): try container.encode(lists)
-    }
-  }
 }
 
 /// How vectors travel in an ``EmbeddingsResponse``.

@@ -10,11 +10,7 @@ struct EmbeddingsAnswer: Sendable {
   let logger: Logger
 
   func answer(_ wire: EmbeddingsRequest) async throws -> Response {
-    let texts: [String]
-    switch wire.input {
-    case .text(let text): texts = [text]
-    case .texts(let many): texts = many
-    case .tokens, .tokenLists:
+    guard let texts = wire.input.texts else {
       throw OpenAIAPIError.invalidRequest(
         "This server embeds text: send input as a string or an array of strings. Token ids are not accepted "
           + "(LangChain's OpenAIEmbeddings sends them unless check_embedding_ctx_length=False).", param: "input")

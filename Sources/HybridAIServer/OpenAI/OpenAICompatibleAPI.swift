@@ -15,10 +15,11 @@ import Hummingbird
 /// ```
 ///
 /// Endpoints: `POST /v1beta/openai/chat/completions` (unary, or `stream: true` as server-sent
-/// events ending with `data: [DONE]`), `POST /v1beta/openai/embeddings`, `GET /v1beta/openai/models`
+/// events ending with `data: [DONE]`), `POST /v1beta/openai/completions` (legacy text completions:
+/// the prompt continued without a chat template), `POST /v1beta/openai/embeddings`, `GET /v1beta/openai/models`
 /// and `/v1beta/openai/models/{model}`.
 /// Also at the base URL OpenAI clients are usually given for local servers, `/v1`:
-/// `POST /v1/chat/completions`, `POST /v1/embeddings`, and the models at `GET /v1/models` — a route the Gemini API shares,
+/// `POST /v1/chat/completions`, `POST /v1/completions`, `POST /v1/embeddings`, and the models at `GET /v1/models` — a route the Gemini API shares,
 /// answered for both by ``GeminiCompatibleAPI``.
 /// The server's API keys are accepted as `Authorization: Bearer KEY`. Errors use OpenAI's envelope
 /// (`{"error": {"message", "type", "param", "code"}}`) and status codes.
@@ -47,6 +48,11 @@ public struct OpenAICompatibleAPI: ServerComponent {
     for prefix in [OpenAI.servedPathPrefix, OpenAI.conventionalPathPrefix] {
       routes(under: prefix).post("/chat/completions") { request, context in
         try await chatCompletion(request, context: context, maxRequestBytes: server.maxRequestBytes)
+      }
+      routes(under: prefix).post("/completions") { request, context in
+        let wire = try await Self.decodeBody(CompletionRequest.self, of: request, maxRequestBytes: server.maxRequestBytes)
+        let completion = TextCompletionGeneration(model: try servedModel(named: wire.model), logger: context.logger)
+        return wire.stream == true ? try await completion.stream(wire) : try await completion.generate(wire)
       }
       routes(under: prefix).post("/embeddings") { request, context in
         let wire = try await Self.decodeBody(EmbeddingsRequest.self, of: request, maxRequestBytes: server.maxRequestBytes)
