@@ -22,6 +22,9 @@ extension SystemLanguageModel: EmbeddingModel {
       try Task.checkCancellation()
       tokenized.append(try weights.tokenize(text, addSpecial: true, parseSpecial: false))
     }
+    if let empty = tokenized.firstIndex(where: \.isEmpty) {
+      throw GenerationError.unsupportedRequest(.other("text \(empty + 1) of \(tokenized.count) has no tokens"))
+    }
     let embedder = LlamaEmbedder.shared(weights: weights, settings: embedderSettings(for: weights), logger: logger)
     let cancellation = CancellationFlag()
     let vectors = try await withTaskCancellationHandler {
