@@ -30,3 +30,16 @@ public struct TokenLogProbability: Sendable, Hashable, Codable {
   /// The most alternatives a position may list (OpenAI's and Gemini's limit).
   public static let maximumAlternatives = 20
 }
+
+extension [TokenLogProbability] {
+  /// The entries of the tokens that start within the first `byteCount` bytes of the answer they
+  /// list, in order: the tokens of an answer's visible text, when the bytes after it became tool
+  /// calls (whose tokens OpenAI and Gemini do not list).
+  public func startingWithin(_ byteCount: Int) -> [TokenLogProbability] {
+    var start = 0
+    return prefix { entry in
+      defer { start += entry.bytes.count }
+      return start < byteCount
+    }
+  }
+}

@@ -11,6 +11,8 @@ struct CandidateStream {
   let carriesUsage: Bool
   /// Sent with the finish reason, in the last chunk.
   private var toolCalls: [Transcript.ToolCall] = []
+  /// The text's bytes sent so far (the log probabilities of tokens after them belong to tool calls).
+  private var textBytes = 0
 
   init(chunks: ResponseChunks, index: Int, carriesUsage: Bool) {
     self.chunks = chunks
@@ -26,13 +28,14 @@ struct CandidateStream {
     switch event {
     case .textDelta(let delta):
       produced = chunks.delta(delta)
+      textBytes += delta.utf8.count
     case .artifact(let file):
       produced = try chunks.file(file)
     case .toolCalls(let calls):
       toolCalls += calls
       return nil
     case .completed(let raw):
-      produced = try chunks.final(text: "", toolCalls: toolCalls, completion: raw)
+      produced = try chunks.final(text: "", toolCalls: toolCalls, completion: raw, textBytes: textBytes)
       if !carriesUsage { produced.usageMetadata = nil }
     case .routed, .logProbabilities:
       return nil

@@ -24,14 +24,16 @@ struct ResponseChunks {
   /// The last chunk (streaming: its remaining text, often empty) or the whole unary answer. Files
   /// become `inlineData` parts and tool calls `functionCall` parts (with their ids) after the
   /// text; an answer that calls tools finishes with `STOP`, as Gemini's do. Log probabilities, when
-  /// asked for, are the candidate's `logprobsResult` and `avgLogprobs`.
+  /// asked for, are the candidate's `logprobsResult` and `avgLogprobs`: those of the text's tokens
+  /// (`textBytes` of it, the whole `text` when `nil`) when the answer called tools.
   func final(text: String, files: [Artifact] = [], toolCalls: [Transcript.ToolCall] = [],
-             completion: RawResponse) throws -> GenerateContentResponse {
+             completion: RawResponse, textBytes: Int? = nil) throws -> GenerateContentResponse {
     let reason = toolCalls.isEmpty ? Self.wireFinishReason(completion.finishReason) : .stop
     var final = response(text: text, files: try files.map(Self.inlineData), toolCalls: toolCalls, finishReason: reason,
                          usage: completion.usage)
-    if let entries = completion.logProbabilities {
+    if let all = completion.logProbabilities {
       // The whole answer's, on the last chunk (the model gives them when it ends).
+      let entries = toolCalls.isEmpty ? all : all.startingWithin(textBytes ?? text.utf8.count)
       let result = LogprobsResult(entries)
       final.candidates[0].logprobsResult = try? JSONValue(encoding: result)
       final.candidates[0].avgLogprobs = result.averageLogProbability

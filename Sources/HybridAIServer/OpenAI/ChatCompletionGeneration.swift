@@ -25,7 +25,10 @@ struct ChatCompletionGeneration: Sendable {
       }
       choices.append(.init(index: index, message: ChatCompletion.message(text: whole.text, toolCalls: whole.toolCalls),
                            finishReason: ChatCompletion.finishReason(completion.finishReason, calledTools: !whole.toolCalls.isEmpty),
-                           logprobs: completion.logProbabilities.map(ChatLogProbabilities.init)))
+                           logprobs: completion.logProbabilities.map { all in
+                             // The text's tokens only: a tool call's are not listed (as OpenAI's).
+                             ChatLogProbabilities(whole.toolCalls.isEmpty ? all : all.startingWithin(whole.text.utf8.count))
+                           }))
       completions.append(completion)
     }
     let answer = ChatCompletion(id: Self.completionID(), created: Self.now(), model: model.modelVersion, choices: choices,
