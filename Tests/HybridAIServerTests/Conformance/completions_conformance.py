@@ -7,9 +7,10 @@ instead of stopping the script.
 """
 import json
 import sys
-import traceback
 
 import openai
+
+import observations
 
 base_url, model, prompt = sys.argv[1], sys.argv[2], sys.argv[3]
 client = openai.OpenAI(api_key="unused", base_url=base_url + "/v1/", max_retries=0, timeout=600)
@@ -17,14 +18,7 @@ observed = {}
 
 
 def record(name, action):
-    try:
-        observed[name] = action()
-    except openai.APIStatusError as error:
-        body = error.body if isinstance(error.body, dict) else {}
-        observed[name] = {"api_error": {"status": error.status_code, "type": body.get("type"), "param": body.get("param"),
-                                        "message": body.get("message")}}
-    except Exception as error:  # noqa: BLE001 - reported to the Swift test, which fails on it
-        observed[name] = {"exception": repr(error), "traceback": traceback.format_exc()}
+    observations.record(observed, name, action)
 
 
 def unary():

@@ -9,28 +9,19 @@ model's own. Every call that fails records its error instead of stopping the scr
 import json
 import math
 import sys
-import traceback
 
 import openai
 from google import genai
-from google.genai import errors as genai_errors
 from google.genai import types
+
+import observations
 
 base_url, model, api_key, texts = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 observed = {}
 
 
 def record(name, action):
-    try:
-        observed[name] = action()
-    except openai.APIStatusError as error:
-        body = error.body if isinstance(error.body, dict) else {}
-        observed[name] = {"api_error": {"status": error.status_code, "type": body.get("type"), "code": body.get("code"),
-                                        "param": body.get("param"), "message": body.get("message")}}
-    except genai_errors.APIError as error:
-        observed[name] = {"api_error": {"status": error.code, "status_name": error.status, "message": error.message}}
-    except Exception as error:  # noqa: BLE001 - reported to the Swift test, which fails on it
-        observed[name] = {"exception": repr(error), "traceback": traceback.format_exc()}
+    observations.record(observed, name, action)
 
 
 def norm(vector):
