@@ -84,10 +84,11 @@ struct TextCompletionServingTests {
     #expect(defaults["completion_tokens"] as? Int == 16 && defaults["finish_reason"] as? String == "length", "\(defaults)")
 
     for (key, param) in [("suffix", "suffix"), ("tokens", "prompt"), ("echo_logprobs", "echo"), ("too_many_logprobs", "logprobs"),
-                         ("zero_tokens", "max_tokens")] {
+                         ("zero_tokens", "max_tokens"), ("too_long", "prompt")] {
       let error = try apiError(key)
       #expect(error["status"] as? Int == 400 && error["param"] as? String == param, "\(key): \(error)")
     }
+    #expect(try apiError("too_long")["code"] as? String == "context_length_exceeded")
   }
 
   @Test("cloud models report a text completion unsupported (they take conversations only)")

@@ -104,10 +104,17 @@ struct TextCompletionGeneration: Sendable {
     return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: body)
   }
 
-  /// The request of each prompt, once the model says it is ready for it.
+  /// The request of each prompt, once the model says it is ready for it; a prompt longer than the
+  /// context is `context_length_exceeded` naming `prompt` (not chat's `messages`).
   private func checkedRequests(_ wire: CompletionRequest) async throws -> [GenerationRequest] {
     var checked: [GenerationRequest] = []
-    for request in try wire.generationRequests() { checked.append(try await model.checked(request, logger: logger)) }
+    do {
+      for request in try wire.generationRequests() { checked.append(try await model.checked(request, logger: logger)) }
+    } catch let error as GenerationError {
+      guard case .exceededContextWindowSize = error else { throw error }
+      throw OpenAIAPIError.invalidRequest(GoogleAPIError.from(generationError: error).message, param: "prompt",
+                                          code: "context_length_exceeded")
+    }
     return checked
   }
 

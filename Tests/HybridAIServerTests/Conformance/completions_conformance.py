@@ -75,5 +75,6 @@ record("suffix", lambda: client.completions.create(model=model, prompt=prompt, s
 record("tokens", lambda: client.completions.create(model=model, prompt=[1, 2, 3]).model_dump())
 record("echo_logprobs", lambda: client.completions.create(model=model, prompt=prompt, echo=True, logprobs=1).model_dump())
 record("too_many_logprobs", lambda: client.completions.create(model=model, prompt=prompt, logprobs=21).model_dump())
+record("too_long", lambda: client.completions.create(model=model, prompt="word " * 3000, max_tokens=4).model_dump())
 record("zero_tokens", lambda: client.completions.create(model=model, prompt=prompt, max_tokens=0).model_dump())
 print(json.dumps(observed))
