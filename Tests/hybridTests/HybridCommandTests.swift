@@ -74,7 +74,7 @@ struct HybridCommandTests {
               == "the prompt was to come from standard input (-), which held none", "\(empty.stdout)")
   }
 
-  @Test("embed: texts from arguments or standard input, the vectors in --json; the same vectors from hybrid serve with --mode cloud (Gemini and OpenAI APIs); bad input exits 64")
+  @Test("embed: texts from arguments or standard input, the vectors in --json; the same vectors from hybrid serve (--embedding-pooling) with --mode cloud (Gemini and OpenAI APIs); bad input exits 64")
   func embed() async throws {
     func vectors(_ result: Run) throws -> [[Double]] {
       #expect(result.status == 0, "\(result.stderr)")
@@ -88,8 +88,11 @@ struct HybridCommandTests {
     let plain = try await run(["embed"] + texts)
     #expect(plain.status == 0 && plain.stdout.contains("cosine similarity:") && plain.stdout.contains("1–2  0."), "\(plain.stdout)")
 
+    // hybrid serve with --embedding-pooling last-token: the vectors of `hybrid embed --pooling last-token`.
+    let lastToken = try vectors(try await run(["embed", "--json", "--pooling", "last-token"] + texts))
+    #expect(lastToken.count == 2 && lastToken != local, "the pooling changes the vectors")
     let scratch = try TemporaryDirectory()
-    let server = try await ServeLifecycleTests.Server.servingTheTestModel(in: scratch, [])
+    let server = try await ServeLifecycleTests.Server.servingTheTestModel(in: scratch, ["--embedding-pooling", "last-token"])
     let root = "http://127.0.0.1:\(server.port)"
     let gemini = try vectors(try await run(["embed", "--json", "--mode", "cloud", "--cloud-url", root] + texts))
     let openAI = try vectors(try await run(["embed", "--json", "--mode", "cloud", "--cloud-api", "openai",
@@ -97,7 +100,7 @@ struct HybridCommandTests {
     _ = await server.stop()
     for remote in [gemini, openAI] {
       #expect(remote.count == 2)
-      for (mine, theirs) in zip(local, remote) {
+      for (mine, theirs) in zip(lastToken, remote) {
         #expect(mine.count == theirs.count && zip(mine, theirs).allSatisfy { abs($0 - $1) < 1e-4 })
       }
     }

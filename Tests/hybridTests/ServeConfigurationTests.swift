@@ -109,6 +109,20 @@ struct ServeConfigurationTests {
     }
   }
 
+  @Test("embedding pooling: the model's own by default; from a flag, a file or the environment; an unknown one is refused")
+  func embeddingPooling() async throws {
+    #expect(try await settings([]).1.embeddingPooling == .automatic)
+    #expect(try await settings(["--embedding-pooling", "last-token"]).1.embeddingPooling == .lastToken)
+    let directory = try TemporaryDirectory()
+    let file = try write("embedding-pooling: first-token\n", to: "serve.yaml", in: directory)
+    #expect(try await settings(["--config", file]).1.embeddingPooling == .firstToken)
+    #expect(try await settings([], environment: ["HYBRIDAI_SERVE_EMBEDDING_POOLING": "MEAN"]).1.embeddingPooling == .mean)
+    await #expect(throws: ServeConfigurationError.self) {
+      try await settings([], environment: ["HYBRIDAI_SERVE_EMBEDDING_POOLING": "max"])
+    }
+    await #expect(throws: (any Error).self, "a flag is checked as it is parsed") { try await settings(["--embedding-pooling", "max"]) }
+  }
+
   @Test("batch contexts: one by default; from a flag, a file or the environment; not above max-concurrent-requests, not 0")
   func batchContexts() async throws {
     #expect(try await settings([]).1.batchContexts == nil)

@@ -16,7 +16,7 @@ extension EmbeddingPurpose: ExpressibleByArgument {
 
 extension EmbeddingPooling: ExpressibleByArgument {
   public init?(argument: String) {
-    self.init(rawValue: argument.split(separator: "-").enumerated()
+    self.init(rawValue: argument.lowercased().split(separator: "-").enumerated()
       .map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined())
   }
 }

@@ -108,6 +108,12 @@ struct ServeCommand: AsyncParsableCommand {
     valueName: "N"))
   var batchContexts: Int?
 
+  @Option(name: .long, help: ArgumentHelp(
+    "How the models pool a text's token states into its embedding (/v1/embeddings, :embedContent).",
+    discussion: "automatic (the default): the GGUF's own pooling, the mean for a model that states none (as llama-server --pooling mean); last-token often ranks better for a chat model's vectors.",
+    valueName: "automatic|mean|first-token|last-token"))
+  var embeddingPooling: String?
+
   @Option(name: .long, help: "CPU threads (default: all cores).")
   var threads: Int?
 
@@ -191,6 +197,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.promptScheduling, promptScheduling)
     set(.promptCacheMemory, promptCacheMemory)
     set(.batchContexts, batchContexts)
+    set(.embeddingPooling, embeddingPooling)
     set(.threads, threads)
     set(.gpuLayers, gpuLayers)
     set(.device, device)
@@ -254,6 +261,7 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.promptScheduling = settings.promptScheduling
       configuration.promptCacheMemory = settings.promptCacheMemoryMiB.map { $0 << 20 }
       configuration.contexts = settings.batchContexts
+      configuration.pooling = settings.embeddingPooling
       if let threads = settings.threads { configuration.threads = threads }
       configuration.gpuLayers = settings.gpuLayers
       configuration.device = settings.device

@@ -32,6 +32,8 @@ struct ServeSettings: Sendable {
   /// llama.cpp contexts each model's sequences are spread over (``BatchedLanguageModel/Configuration/contexts``);
   /// `nil`: one.
   var batchContexts: Int?
+  /// How the served models pool a text's token states into its embedding.
+  var embeddingPooling: EmbeddingPooling = .automatic
   var threads: Int?
   var gpuLayers: GPULayers
   var device: String?
@@ -108,6 +110,11 @@ struct ServeSettings: Sendable {
     if let batchContexts, batchContexts > maxConcurrentRequests {
       throw invalid(.batchContexts, "must be at most max-concurrent-requests (\(maxConcurrentRequests)), not \(batchContexts)")
     }
+    let pooling = configuration.string(.embeddingPooling) ?? "automatic"
+    guard let chosenPooling = EmbeddingPooling(argument: pooling) else {
+      throw invalid(.embeddingPooling, "must be automatic, mean, first-token or last-token, not \(pooling)")
+    }
+    embeddingPooling = chosenPooling
     threads = try positive(.threads)
     do {
       gpuLayers = try GPULayers(parsing: configuration.string(.gpuLayers) ?? "auto")
