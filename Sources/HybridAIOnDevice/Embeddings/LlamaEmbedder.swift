@@ -129,18 +129,8 @@ actor LlamaEmbedder: LlamaContextOwner {
 
   private func makeContextIfNeeded() throws -> OpaquePointer {
     if let context { return context }
-    var made = try makeContext(pooling: settings.pooling.llamaPoolingType)
-    switch llama_pooling_type(made) {
-    case LLAMA_POOLING_TYPE_NONE:
-      // The model states no pooling (a chat model): average its tokens, as llama-server's --pooling mean.
-      llama_free(made)
-      made = try makeContext(pooling: LLAMA_POOLING_TYPE_MEAN)
-    case LLAMA_POOLING_TYPE_RANK:
-      llama_free(made)
-      throw GenerationError.unsupportedRequest(.other("\(weights.path) is a reranking model: it scores pairs, it does not embed"))
-    default:
-      break
-    }
+    let pooling = try resolvedPooling()
+    let made = try makeContext(pooling: pooling)
     logger.debug("created llama embedding context", metadata: [
       "inputLimit": "\(settings.inputLimit)", "pooling": "\(llama_pooling_type(made).rawValue)",
     ])
@@ -148,6 +138,27 @@ actor LlamaEmbedder: LlamaContextOwner {
     batch = LlamaBatch(capacity: settings.inputLimit)
     LlamaContextRegistry.shared.register(self)
     return made
+  }
+
+  /// The pooling the context gets: the configured one; for ``EmbeddingPooling/automatic`` the
+  /// file's own (`<architecture>.pooling_type`), or the mean when it states none (a chat model: as
+  /// llama-server's `--pooling mean`). A reranking model is refused: it scores pairs.
+  private func resolvedPooling() throws -> llama_pooling_type {
+    guard settings.pooling == .automatic else { return settings.pooling.llamaPoolingType }
+    func metadata(_ key: String) -> String? {
+      var buffer = [CChar](repeating: 0, count: 128)
+      guard llama_model_meta_val_str(weights.pointer, key, &buffer, buffer.count) >= 0 else { return nil }
+      return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    let stated = metadata("general.architecture").flatMap { metadata("\($0).pooling_type") }.flatMap(Int32.init)
+    switch stated.map(llama_pooling_type.init(rawValue:)) {
+    case nil, LLAMA_POOLING_TYPE_NONE?, LLAMA_POOLING_TYPE_UNSPECIFIED?:
+      return LLAMA_POOLING_TYPE_MEAN
+    case LLAMA_POOLING_TYPE_RANK?:
+      throw GenerationError.unsupportedRequest(.other("\(weights.path) is a reranking model: it scores pairs, it does not embed"))
+    case let own?:
+      return own
+    }
   }
 
   private func makeContext(pooling: llama_pooling_type) throws -> OpaquePointer {

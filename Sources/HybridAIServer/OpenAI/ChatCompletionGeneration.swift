@@ -79,10 +79,7 @@ struct ChatCompletionGeneration: Sendable {
         try await writer.write(ServerSentEvents.done)
       } catch {
         if let merged { merged.cancel() } else { choices[0].cancel() }
-        logger.info("stream ended early", metadata: ["error": "\(error)"])
-        if !(error is CancellationError) {   // headers are gone: the error is the last event
-          try? await writer.write(ServerSentEvents.event(OpenAIAPIError.from(error, maxRequestBytes: 0).envelope, style: .openAI))
-        }
+        await OpenAIAPIError.endStream(&writer, after: error, logger: logger)
       }
       try await writer.finish(nil)
     }

@@ -5,6 +5,7 @@ import HybridAIOnDevice
 import HybridAIOpenAI
 import HybridAIServing
 import Hummingbird
+import Logging
 import NIOCore
 
 /// An error the OpenAI API answers with: a status and OpenAI's envelope (`type`, `param`, `code`),
@@ -120,5 +121,15 @@ enum OpenAIResponses {
   static func json(_ value: some Encodable) throws -> Response {
     Response(status: .ok, headers: [.contentType: "application/json"],
              body: ResponseBody(byteBuffer: ByteBuffer(bytes: try JSONEncoder.api.encode(value))))
+  }
+}
+
+extension OpenAIAPIError {
+  /// Ends a stream that failed after its headers went (its generations already stopped): logged,
+  /// and the error written as its last event, unless the client left (a cancellation).
+  static func endStream(_ writer: inout any ResponseBodyWriter, after error: any Error, logger: Logger) async {
+    logger.info("stream ended early", metadata: ["error": "\(error)"])
+    guard !(error is CancellationError) else { return }
+    try? await writer.write(ServerSentEvents.event(from(error, maxRequestBytes: 0).envelope, style: .openAI))
   }
 }

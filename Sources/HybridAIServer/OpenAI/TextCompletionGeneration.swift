@@ -94,10 +94,7 @@ struct TextCompletionGeneration: Sendable {
         try await writer.write(ServerSentEvents.done)
       } catch {
         merged.cancel()
-        logger.info("stream ended early", metadata: ["error": "\(error)"])
-        if !(error is CancellationError) {
-          try? await writer.write(ServerSentEvents.event(OpenAIAPIError.from(error, maxRequestBytes: 0).envelope, style: .openAI))
-        }
+        await OpenAIAPIError.endStream(&writer, after: error, logger: logger)
       }
       try await writer.finish(nil)
     }
