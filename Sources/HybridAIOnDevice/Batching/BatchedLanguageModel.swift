@@ -263,7 +263,7 @@ public final class BatchedLanguageModel: LanguageModel {
     BatchScheduler.Settings(
       maxSequences: sequences, contextSizePerSequence: contextSizePerSequence(for: weights),
       batchSize: max(configuration.batchSize, sequences), threads: max(1, configuration.threads),
-      backendSampling: configuration.backendSampling ?? Self.backendSamplingFromEnvironment ?? weights.placement.usesGPU,
+      backendSampling: configuration.backendSampling ?? Self.backendSamplingFromEnvironment ?? false,
       reusesPromptPrefixes: configuration.reusesPromptPrefixes,
       promptScheduling: configuration.promptScheduling ?? (weights.placement.usesGPU ? .throughput : .reproducible),
       promptStateCacheBytes: configuration.promptCacheBytes(usesGPU: weights.placement.usesGPU),
@@ -277,7 +277,7 @@ public final class BatchedLanguageModel: LanguageModel {
   static let contextsFromEnvironment = ProcessInfo.processInfo.environment["HYBRIDAI_BATCH_CONTEXTS"].flatMap { Int($0) }
 
   /// `HYBRIDAI_BACKEND_SAMPLING=0|1`: backend sampling off or on for every batched model whose
-  /// configuration leaves it `nil` — a switch for measuring its effect (`scripts/gpu-check`).
+  /// configuration leaves it `nil` (then off) — a switch for measuring its effect (`scripts/gpu-check`).
   static let backendSamplingFromEnvironment = environmentSwitch("HYBRIDAI_BACKEND_SAMPLING")
 
   /// `HYBRIDAI_TEXT_OVERLAP=0|1`: whether the throughput scheduling streams each token's text
