@@ -567,6 +567,29 @@ struct BatchedLanguageModelTests {
     }
   }
 
+  @Test("seeded random requests sampled side by side on several threads give SystemLanguageModel's texts",
+        arguments: schedulings)
+  func seededSamplingSideBySide(scheduling: BatchedLanguageModel.PromptScheduling) async throws {
+    let model = try batchedModel(sequences: 4, promptScheduling: scheduling)
+    let system = try TestModel.requireModel()
+    let scheduler = try await Self.scheduler(of: model)
+    // Nucleus (the default chain), and top-k with a repetition penalty (a chain that remembers
+    // the answer: the token kept must be accepted).
+    let chains = [GenerationOptions(sampling: .random(probabilityThreshold: 0.9, seed: 7), temperature: 0.9, maximumResponseTokens: 16),
+                  GenerationOptions(sampling: .random(top: 20, seed: 11), temperature: 1.0, maximumResponseTokens: 16,
+                                    repetitionPenalty: 1.3)]
+    for options in chains {
+      let prompts = Array(Self.prompts.prefix(4))
+      var alone: [String] = []
+      for prompt in prompts { alone.append(try await Answer.collect(system, prompt, options).text) }
+      let before = await scheduler.statistics
+      let together = try await Answer.collectConcurrently(model, prompts, options)
+      let done = await scheduler.statistics.since(before)
+      #expect(together.map(\.text) == alone, "\(options)")
+      #expect(done.rowsSampledTogether > 0, "the rows were sampled side by side: \(done.summary)")
+    }
+  }
+
   @Test("a full sequence context ends with contextWindowFull")
   func contextWindowFull() async throws {
     let prompt = "Write a long story about a dragon."

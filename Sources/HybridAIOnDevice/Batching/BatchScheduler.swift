@@ -342,7 +342,7 @@ actor BatchScheduler: LlamaContextOwner {
       }
       if decode(batch, of: decoding, in: context) {
         statistics.answerTokens += decoding.count
-        let choices = largestLogitChoices(for: zip(decoding, indices).map { (sequence: $0, logitsIndex: $1) }, in: context)
+        let choices = cpuChoices(for: zip(decoding, indices).map { (sequence: $0, logitsIndex: $1) }, in: context)
         for ((sequence, index), choice) in zip(zip(decoding, indices), choices) {
           sequence.position += 1
           if settings.reusesPromptPrefixes, let token = sequence.nextToken { sequence.evaluatedAnswer.append(token) }
@@ -413,7 +413,7 @@ actor BatchScheduler: LlamaContextOwner {
         if !sequence.isEvaluatingPrompt { sequence.promptEvaluated = now }
       }
     }
-    let choices = largestLogitChoices(for: launched.outputs, in: context)
+    let choices = cpuChoices(for: launched.outputs, in: context)
     for ((sequence, logitsIndex), choice) in zip(launched.outputs, choices) {
       // Its last token's text met a stop sequence: the token decoded in this step is not used.
       if sequence.text.metStopSequence { complete(sequence, .stop); continue }
@@ -422,29 +422,48 @@ actor BatchScheduler: LlamaContextOwner {
     return !active.isEmpty || !waiting.isEmpty
   }
 
-  /// The greedy choice of each output whose tokens the CPU picks by the largest logit (`nil` for
-  /// the others), found for all of them at once: ``LargestLogit/indices(ofRows:rowLength:threads:)``
-  /// scans many rows on several threads. The same tokens `advance` would pick one by one.
-  private func largestLogitChoices(for outputs: [(sequence: BatchedSequence, logitsIndex: Int32)],
-                                   in context: OpaquePointer) -> [llama_token?] {
+  /// The token of each output that the CPU picks without a grammar, found for many at once
+  /// (`nil` for the others, which `advance` picks one by one): greedy rows by one scan of the rows
+  /// on several threads (``LargestLogit/indices(ofRows:rowLength:threads:)``), randomly sampled
+  /// rows side by side, each by its own request's chain (``SampledRows``). The same tokens
+  /// `advance` would pick one by one; a sampled one is accepted there.
+  private func cpuChoices(for outputs: [(sequence: BatchedSequence, logitsIndex: Int32)],
+                          in context: OpaquePointer) -> [llama_token?] {
     var choices = [llama_token?](repeating: nil, count: outputs.count)
-    guard outputs.count >= LargestLogit.parallelRows else { return choices }
-    let candidates = outputs.indices.filter {
-      !outputs[$0].sequence.usesBackendSampling && outputs[$0].sequence.selector.choosesLargestLogit
-    }
+    guard outputs.count >= SampledRows.parallelRows, weights.vocabularySize > 0 else { return choices }
+    let onCPU = outputs.indices.filter { !outputs[$0].sequence.usesBackendSampling }
+    let greedy = onCPU.filter { outputs[$0].sequence.selector.choosesLargestLogit }
     // Fewer rows: each is scanned in `advance`, as before (no logits fetched twice).
-    guard candidates.count >= LargestLogit.parallelRows, weights.vocabularySize > 0 else { return choices }
-    var rows: [UnsafePointer<Float>] = [], slots: [Int] = []
-    for slot in candidates {
+    if greedy.count >= LargestLogit.parallelRows {
+      let (rows, slots) = logitsRows(of: greedy, in: outputs, context: context)
+      let indices = LargestLogit.indices(ofRows: rows, rowLength: weights.vocabularySize, threads: settings.threads)
+      for (slot, index) in zip(slots, indices) { choices[slot] = llama_token(index) }
+      statistics.rowsScannedTogether += rows.count
+    }
+    let sampled = onCPU.filter {
+      !outputs[$0].sequence.selector.choosesLargestLogit && outputs[$0].sequence.selector.unconstrainedSampler != nil
+    }
+    if sampled.count >= SampledRows.parallelRows, settings.threads > 1 {
+      let (rows, slots) = logitsRows(of: sampled, in: outputs, context: context)
+      let samplers = slots.compactMap { outputs[$0].sequence.selector.unconstrainedSampler }
+      let tokens = SampledRows.choices(ofRows: rows, samplers: samplers, threads: settings.threads)
+      for (slot, token) in zip(slots, tokens) { choices[slot] = token }
+      statistics.rowsSampledTogether += rows.count
+    }
+    return choices
+  }
+
+  /// The logits rows of `outputs[slot]` for each slot (those llama.cpp has), and their slots.
+  private func logitsRows(of slots: [Int], in outputs: [(sequence: BatchedSequence, logitsIndex: Int32)],
+                          context: OpaquePointer) -> (rows: [UnsafePointer<Float>], slots: [Int]) {
+    var rows: [UnsafePointer<Float>] = [], found: [Int] = []
+    for slot in slots {
       // Read on this thread: llama_get_logits_ith synchronises the context first.
       guard let row = llama_get_logits_ith(context, outputs[slot].logitsIndex) else { continue }
       rows.append(UnsafePointer(row))
-      slots.append(slot)
+      found.append(slot)
     }
-    let indices = LargestLogit.indices(ofRows: rows, rowLength: weights.vocabularySize, threads: settings.threads)
-    for (slot, index) in zip(slots, indices) { choices[slot] = llama_token(index) }
-    statistics.rowsScannedTogether += rows.count
-    return choices
+    return (rows, found)
   }
 
   /// Prompts shorter than ``tiledAttentionRows`` tokens, whole and together in one call: every
@@ -612,7 +631,7 @@ actor BatchScheduler: LlamaContextOwner {
   ///
   /// `deferringText`: a token that is neither the first nor the last of the answer only goes to
   /// the next step; its text is streamed while that step computes (``streamDeferredText()``).
-  /// `choice`: the token already picked for it (``largestLogitChoices(for:in:)``).
+  /// `choice`: the token already picked for it (``cpuChoices(for:in:)``), accepted here.
   private func advance(_ sequence: BatchedSequence, logitsAt index: Int32, in context: OpaquePointer,
                        deferringText: Bool = false, choice: llama_token? = nil) {
     if sequence.request.cancellation.isCancelled { return finish(sequence, throwing: CancellationError()) }
@@ -623,7 +642,12 @@ actor BatchScheduler: LlamaContextOwner {
       token = llama_get_sampled_token_ith(context, index)
       guard token != LLAMA_TOKEN_NULL else { return finish(sequence, throwing: OnDeviceModelError.decodeFailed(code: -100)) }
     } else {
-      token = choice ?? sequence.selector.next(context, at: index)
+      if let choice {
+        token = choice
+        sequence.selector.accept(choice)
+      } else {
+        token = sequence.selector.next(context, at: index)
+      }
     }
     if sequence.firstToken == nil { sequence.firstToken = .now }
     if weights.isEndOfGeneration(token) { return complete(sequence, .stop) }

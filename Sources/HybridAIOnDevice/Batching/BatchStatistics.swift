@@ -33,6 +33,9 @@ struct BatchStatistics: Sendable, Hashable {
   /// Greedy tokens chosen on the CPU by one scan of many rows on several threads
   /// (``LargestLogit/indices(ofRows:rowLength:threads:)``), not one sequence at a time.
   var rowsScannedTogether = 0
+  /// Randomly sampled tokens chosen side by side on several threads, each row by its own request's
+  /// sampler chain (``SampledRows/choices(ofRows:samplers:threads:)``), not one sequence at a time.
+  var rowsSampledTogether = 0
   /// Time inside `llama_decode` and waiting for its results: ``launchTime`` + ``waitTime``.
   var decodeTime: Duration { launchTime + waitTime }
   /// Time inside `llama_decode` calls (on a GPU: building the graph and queueing its work; on the
@@ -57,6 +60,7 @@ struct BatchStatistics: Sendable, Hashable {
                     samplersAttached: samplersAttached - earlier.samplersAttached,
                     samplersDetached: samplersDetached - earlier.samplersDetached,
                     rowsScannedTogether: rowsScannedTogether - earlier.rowsScannedTogether,
+                    rowsSampledTogether: rowsSampledTogether - earlier.rowsSampledTogether,
                     launchTime: launchTime - earlier.launchTime, waitTime: waitTime - earlier.waitTime,
                     stepTime: stepTime - earlier.stepTime)
   }
@@ -68,7 +72,7 @@ struct BatchStatistics: Sendable, Hashable {
       "answerTokens": "\(answerTokens)",
       "graphsReused": "\(graphsReused)", "splitCalls": "\(splitCalls)", "statesSaved": "\(statesSaved)", "statesAlreadyHeld": "\(statesAlreadyHeld)",
       "promptStartsShared": "\(promptStartsShared)", "samplersAttached": "\(samplersAttached)", "samplersDetached": "\(samplersDetached)",
-      "rowsScannedTogether": "\(rowsScannedTogether)",
+      "rowsScannedTogether": "\(rowsScannedTogether)", "rowsSampledTogether": "\(rowsSampledTogether)",
       "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
       "waitMs": "\(waitTime.milliseconds)", "schedulingMs": "\(schedulingTime.milliseconds)",
       "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",

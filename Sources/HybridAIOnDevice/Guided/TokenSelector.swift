@@ -40,6 +40,15 @@ final class TokenSelector {
   /// no grammar), so a caller may find that position itself (``LargestLogit``).
   var choosesLargestLogit: Bool { grammar == nil && sampler.isGreedy }
 
+  /// The sampler alone when no grammar constrains the choice: its ``LlamaSampler/choice(fromRow:)``
+  /// is then this selector's whole choice (give the token to ``accept(_:)``).
+  var unconstrainedSampler: LlamaSampler? { grammar == nil ? sampler : nil }
+
+  /// Makes a token chosen by ``unconstrainedSampler`` part of the answer.
+  func accept(_ token: llama_token) {
+    sampler.accept(token)
+  }
+
   /// The next token from the logits of the batch's token at `index` (`-1`: the last one).
   func next(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
     guard grammar != nil else { return sampler.sampleAndAccept(context, at: index) }

@@ -73,6 +73,15 @@ final class LlamaSampler {
     return withCandidates(logits) { choose(from: &$0) }
   }
 
+  /// The chain's choice from one row of `vocabularySize` logits, not accepted (give the token kept
+  /// to ``accept(_:)``): what ``sample(_:at:)`` picks for that row, without touching the context,
+  /// so rows of different requests may be sampled on different threads (each chain and candidate
+  /// array is this sampler's own).
+  func choice(fromRow logits: UnsafePointer<Float>) -> llama_token {
+    if isGreedy { return llama_token(LargestLogit.index(in: UnsafeBufferPointer(start: logits, count: vocabularySize))) }
+    return withCandidates(logits) { choose(from: &$0) }
+  }
+
   /// The most likely token of the raw logits, or `nil` when there are none.
   private func argMax(_ context: OpaquePointer, at index: Int32) -> llama_token? {
     guard vocabularySize > 0, let logits = llama_get_logits_ith(context, index) else { return nil }
