@@ -79,6 +79,10 @@ actor BatchScheduler: LlamaContextOwner {
     /// them than of busy ones have been attached for ``BatchScheduler/idleSamplerSteps`` steps in
     /// a row. Off only to measure what idle chains cost (`HYBRIDAI_DETACH_IDLE_SAMPLERS=0`).
     var detachesIdleSamplers: Bool = true
+    /// Whether a step's randomly sampled rows are chosen side by side on several threads
+    /// (``SampledRows``) rather than one by one. Off only to measure what that saves
+    /// (`HYBRIDAI_SAMPLE_ROWS_TOGETHER=0`).
+    var samplesRowsTogether: Bool = true
     /// With ``BatchedLanguageModel/PromptScheduling/throughput``: whether a step lets the llama
     /// thread run other jobs while its call computes, taking the results afterwards. Set when
     /// several schedulers (contexts) serve one model (``BatchedLanguageModel/Configuration/contexts``):
@@ -443,7 +447,7 @@ actor BatchScheduler: LlamaContextOwner {
     let sampled = onCPU.filter {
       !outputs[$0].sequence.selector.choosesLargestLogit && outputs[$0].sequence.selector.unconstrainedSampler != nil
     }
-    if sampled.count >= SampledRows.parallelRows, settings.threads > 1 {
+    if settings.samplesRowsTogether, sampled.count >= SampledRows.parallelRows, settings.threads > 1 {
       let (rows, slots) = logitsRows(of: sampled, in: outputs, context: context)
       let samplers = slots.compactMap { outputs[$0].sequence.selector.unconstrainedSampler }
       let tokens = SampledRows.choices(ofRows: rows, samplers: samplers, threads: settings.threads)

@@ -269,6 +269,7 @@ public final class BatchedLanguageModel: LanguageModel {
       promptStateCacheBytes: configuration.promptCacheBytes(usesGPU: weights.placement.usesGPU),
       overlapsText: Self.textOverlapFromEnvironment ?? true,
       detachesIdleSamplers: Self.idleSamplerDetachingFromEnvironment ?? true,
+      samplesRowsTogether: Self.rowSamplingTogetherFromEnvironment ?? true,
       yieldsWhileComputing: yieldsWhileComputing)
   }
 
@@ -288,6 +289,10 @@ public final class BatchedLanguageModel: LanguageModel {
   /// detached after a sustained narrow load (``BatchScheduler/idleSamplerSteps``) — a switch for
   /// measuring what they cost (`scripts/gpu-check`).
   static let idleSamplerDetachingFromEnvironment = environmentSwitch("HYBRIDAI_DETACH_IDLE_SAMPLERS")
+
+  /// `HYBRIDAI_SAMPLE_ROWS_TOGETHER=0|1`: whether a step's randomly sampled rows are chosen on
+  /// several threads (``SampledRows``) — a switch for measuring what that saves (`scripts/gpu-check`).
+  static let rowSamplingTogetherFromEnvironment = environmentSwitch("HYBRIDAI_SAMPLE_ROWS_TOGETHER")
 
   /// A measuring switch from the environment: `0`/`off`/`false`, `1`/`on`/`true`, else `nil`.
   private static func environmentSwitch(_ name: String) -> Bool? {
