@@ -13,33 +13,12 @@ enum SampledRows {
   /// The fewest rows worth waking other threads for.
   static let parallelRows = 2
 
-  /// The choice of `samplers[i]` from `rows[i]` (not accepted) for every row.
+  /// The choice of `samplers[i]` from `rows[i]` (not accepted) for every row; each row's sampler
+  /// (its chain, random state and candidate array) is used by the one worker that takes the row.
   static func choices(ofRows rows: [UnsafePointer<Float>], samplers: [LlamaSampler], threads: Int) -> [llama_token] {
     precondition(rows.count == samplers.count)
-    var tokens = [llama_token](repeating: 0, count: rows.count)
-    let workers = min(rows.count, max(1, threads))
-    tokens.withUnsafeMutableBufferPointer { results in
-      let work = RowSampling(rows: rows, samplers: samplers, results: results)
-      guard rows.count >= parallelRows, workers > 1 else { return (0..<rows.count).forEach(work.run) }
-      // Worker w takes rows w, w + workers, …: distinct samplers and result slots for each thread.
-      DispatchQueue.concurrentPerform(iterations: workers) { worker in
-        for row in stride(from: worker, to: work.rows.count, by: workers) { work.run(row) }
-      }
-    }
-    return tokens
-  }
-
-  /// The rows, their samplers and the results of one ``choices(ofRows:samplers:threads:)`` call.
-  /// `@unchecked Sendable`: the rows are only read, each row's sampler (its chain, random state
-  /// and candidate array) and result slot are touched by the one worker that takes the row, and
-  /// `concurrentPerform` returns only when every worker has finished.
-  private struct RowSampling: @unchecked Sendable {
-    let rows: [UnsafePointer<Float>]
-    let samplers: [LlamaSampler]
-    let results: UnsafeMutableBufferPointer<llama_token>
-
-    func run(_ row: Int) {
-      results[row] = samplers[row].choice(fromRow: rows[row])
+    return RowWorkers.map(rows: rows.count, threads: threads, minimumRows: parallelRows, initial: 0) {
+      samplers[$0].choice(fromRow: rows[$0])
     }
   }
 }

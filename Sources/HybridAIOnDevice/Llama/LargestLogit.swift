@@ -37,29 +37,8 @@ enum LargestLogit {
   /// host: 64 rows of 49,152 logits, ~0.9 ms a step on one thread).
   static func indices(ofRows rows: [UnsafePointer<Float>], rowLength: Int,
                       threads: Int = ProcessInfo.processInfo.activeProcessorCount) -> [Int] {
-    var indices = [Int](repeating: 0, count: rows.count)
-    let workers = min(rows.count, max(1, threads))
-    indices.withUnsafeMutableBufferPointer { results in
-      let scan = RowScan(rows: rows, rowLength: rowLength, results: results)
-      guard rows.count >= parallelRows, workers > 1 else { return (0..<rows.count).forEach(scan.run) }
-      // Worker w takes rows w, w + workers, …: distinct slots of `results`, so no two threads write one.
-      DispatchQueue.concurrentPerform(iterations: workers) { worker in
-        for row in stride(from: worker, to: scan.rows.count, by: workers) { scan.run(row) }
-      }
-    }
-    return indices
-  }
-
-  /// The rows and the results of one ``indices(ofRows:rowLength:threads:)`` call, for its workers.
-  /// `@unchecked Sendable`: the rows are only read, each worker writes its own rows' slots, and
-  /// `concurrentPerform` returns only when every worker has finished, within the buffers' lifetime.
-  private struct RowScan: @unchecked Sendable {
-    let rows: [UnsafePointer<Float>]
-    let rowLength: Int
-    let results: UnsafeMutableBufferPointer<Int>
-
-    func run(_ row: Int) {
-      results[row] = LargestLogit.index(in: UnsafeBufferPointer(start: rows[row], count: rowLength))
+    RowWorkers.map(rows: rows.count, threads: threads, minimumRows: parallelRows, initial: 0) {
+      index(in: UnsafeBufferPointer(start: rows[$0], count: rowLength))
     }
   }
 
