@@ -4,11 +4,11 @@ import Foundation
 /// Randomly sampled tokens of a wide step, chosen side by side: each row of logits by its own
 /// request's sampler chain, the rows spread over several threads.
 ///
-/// A sampler chain that truncates by probability (top-p, HybridAI's default) first turns the whole
-/// vocabulary into probabilities: ~1.5 ms a row for SmolLM2's 49,152 tokens on this project's 2-core
-/// VM (top-k alone ~0.1 ms). One thread sampling 64 such rows would take several times a GPU's
-/// whole step, so the rows go to ``threads`` workers; the chains are independent, so the tokens are
-/// the ones sequential sampling picks.
+/// A sampler chain costs a pass over the vocabulary a row: ~0.37 ms for SmolLM2's 49,152 tokens with
+/// the default chain (top-k 64, then top-p) on this project's 2-core VM, ~1.3–1.5 ms for a top-p cut
+/// over the whole vocabulary, which turns every token into a probability. One thread sampling 64
+/// rows would take several times a GPU's whole step, so the rows go to the threads; the chains are
+/// independent, so the tokens are the ones sequential sampling picks.
 enum SampledRows {
   /// The fewest rows worth waking other threads for.
   static let parallelRows = 2
