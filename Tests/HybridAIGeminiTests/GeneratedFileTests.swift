@@ -21,7 +21,7 @@ struct GeneratedFileTests {
     let server = try await TestHTTPServer.start { request, _ in GeminiEchoReply.reply(to: request) }
     defer { Task { await server.stop() } }
     let (store, directory) = try makeStore()
-    defer { _ = directory }
+    defer { directory.remove() }
     let session = GenerativeModelSession(model: testModel(server), artifactStore: store)
 
     var generated: [ArtifactReference] = []
@@ -109,6 +109,7 @@ struct GeneratedFileTests {
     ]))
     defer { Task { await server.stop() } }
     let directory = try TemporaryDirectory()
+    defer { directory.remove() }
     let store = try ArtifactStore(directory: directory.url.appendingPathComponent("artifacts"),
                                   limits: .init(maxArtifactBytes: 1_000))
     let session = GenerativeModelSession(model: testModel(server), artifactStore: store)

@@ -11,6 +11,7 @@ struct DeploymentFilesTests {
     let unit = try String(contentsOf: TestRepository.file("deploy/systemd/hybrid-serve.service"), encoding: .utf8)
     #expect(unit.contains("ExecStart=/opt/hybrid/bin/hybrid serve --config /etc/hybridai/serve.yaml"))
     let directory = try TemporaryDirectory("systemd-unit")
+    defer { directory.remove() }
     let copy = directory.url.appendingPathComponent("hybrid-serve.service")
     try Data(unit.replacingOccurrences(of: "/opt/hybrid/bin/hybrid", with: HybridCommandTests.executable.path).utf8).write(to: copy)
     let verified = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/systemd-analyze"), ["verify", copy.path],

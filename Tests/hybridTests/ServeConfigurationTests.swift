@@ -25,6 +25,7 @@ struct ServeConfigurationTests {
   @Test("flags win over the environment, which wins over the file, which wins over the defaults; each value knows its source")
   func layering() async throws {
     let directory = try TemporaryDirectory("serve-config")
+    defer { directory.remove() }
     let file = try write("""
       # a service's settings
       host: 0.0.0.0
@@ -60,6 +61,7 @@ struct ServeConfigurationTests {
     #expect(defaults.chatMaxTokens == 1024 && defaults.chatLoopPenalty == 0.8)
     #expect(defaults.chatOptions.maximumResponseTokens == 1024 && defaults.chatOptions.loopPenalty == .standard)
     let directory = try TemporaryDirectory()
+    defer { directory.remove() }
     let file = try write("chat-loop-penalty: 1\nchat-max-tokens: 300\n", to: "serve.yaml", in: directory)
     let fromFile = try await settings(["--config", file]).1
     #expect(fromFile.chatLoopPenalty == 1 && fromFile.chatMaxTokens == 300)
@@ -85,6 +87,7 @@ struct ServeConfigurationTests {
     }
     #expect(try await settings(["--prompt-scheduling", "throughput"]).1.promptScheduling == .throughput)
     let directory = try TemporaryDirectory()
+    defer { directory.remove() }
     let file = try write("prompt-scheduling: reproducible\n", to: "serve.yaml", in: directory)
     #expect(try await settings(["--config", file]).1.promptScheduling == .reproducible)
     #expect(try await settings(["--config", file], environment: ["HYBRIDAI_SERVE_PROMPT_SCHEDULING": "AUTO"]).1.promptScheduling == nil)
@@ -114,6 +117,7 @@ struct ServeConfigurationTests {
     #expect(try await settings([]).1.embeddingPooling == .automatic)
     #expect(try await settings(["--embedding-pooling", "last-token"]).1.embeddingPooling == .lastToken)
     let directory = try TemporaryDirectory()
+    defer { directory.remove() }
     let file = try write("embedding-pooling: first-token\n", to: "serve.yaml", in: directory)
     #expect(try await settings(["--config", file]).1.embeddingPooling == .firstToken)
     #expect(try await settings([], environment: ["HYBRIDAI_SERVE_EMBEDDING_POOLING": "MEAN"]).1.embeddingPooling == .mean)
@@ -128,6 +132,7 @@ struct ServeConfigurationTests {
     #expect(try await settings([]).1.batchContexts == nil)
     #expect(try await settings(["--batch-contexts", "2"]).1.batchContexts == 2)
     let directory = try TemporaryDirectory()
+    defer { directory.remove() }
     let file = try write("batch-contexts: 4\nmax-concurrent-requests: 64\n", to: "serve.yaml", in: directory)
     #expect(try await settings(["--config", file]).1.batchContexts == 4)
     #expect(try await settings([], environment: ["HYBRIDAI_SERVE_BATCH_CONTEXTS": "3"]).1.batchContexts == 3)
@@ -218,6 +223,7 @@ struct ServeConfigurationTests {
   @Test("secrets from files (one value; a list one a line); --print-config masks them and names every source")
   func secretsAndPrinting() async throws {
     let directory = try TemporaryDirectory("serve-secrets")
+    defer { directory.remove() }
     let token = try write("admin-secret-value\n", to: "admin-token", in: directory)
     let keys = try write("# client keys\nkey-one\n\nkey-two\n", to: "api-keys", in: directory)
     let file = try write("admin-token-file: \(token)\nport: 9000\n", to: "serve.yaml", in: directory)
@@ -242,6 +248,7 @@ struct ServeConfigurationTests {
   @Test("unknown keys (with a suggestion), unknown HYBRIDAI_SERVE_ variables, wrong types and bad values name their source")
   func errors() async throws {
     let directory = try TemporaryDirectory("serve-errors")
+    defer { directory.remove() }
     func failure(_ text: String, name: String = "serve.yaml", environment: [String: String] = [:]) async -> String {
       do {
         let path = try write(text, to: name, in: directory)
@@ -277,6 +284,7 @@ struct ServeConfigurationTests {
   @Test("the real executable: --print-config, a bad file exits 64 with the reason, a server started from a file, keys made by hybrid keys")
   func executable() async throws {
     let directory = try TemporaryDirectory("serve-config-cli")
+    defer { directory.remove() }
     let data = directory.url.appending(path: "data").path
     let file = try write("registry-only: true\ndata: \(data)\nadmin-token: file-admin\n", to: "serve.yaml", in: directory)
     let printed = try await ChildProcess.run(HybridCommandTests.executable, ["serve", "--config", file, "--print-config"])

@@ -286,6 +286,7 @@ struct TwoInstanceTests {
     let (port, descriptor) = try Sockets.refusingPort()
     defer { Sockets.closeAll([descriptor]) }
     let data = try TemporaryDirectory("two-instances-unreachable")
+    defer { data.remove() }
     let url = "postgres://hybrid:secret-password@127.0.0.1:\(port)/registry?sslmode=disable&connect_timeout=1"
     let started = ContinuousClock.now
     let refused = try await ChildProcess.run(HybridCommandTests.executable, [
