@@ -38,6 +38,12 @@ struct APIKeyScopeTests {
 
     func url(_ path: String) -> URL { URL(string: server.baseURL.absoluteString + path)! }
 
+    /// Stops the server, then removes its directory.
+    func stop() async {
+      await server.stop()
+      directory.remove()
+    }
+
     func generate(key: String?, stream: Bool = false) async throws -> TestHTTP.Reply {
       let path = stream ? "/v1beta/models/m:streamGenerateContent?alt=sse" : "/v1beta/models/m:generateContent"
       return try await TestHTTP.send(.POST, url(path), headers: key.map { ["x-goog-api-key": $0] } ?? [:],
@@ -48,6 +54,7 @@ struct APIKeyScopeTests {
   @Test("the key file keeps only hashes (mode 0600); list, revoke by id or name, typed errors; concurrent creates lose nothing")
   func keyFile() async throws {
     let directory = try TemporaryDirectory("hybrid-keyfile")
+    defer { directory.remove() }
     let file = APIKeyFile(url: directory.url.appending(path: "keys/api-keys.json"))
     #expect(try file.records().isEmpty, "no file: no keys")
     let (record, key) = try file.create(name: "ios-app", scopes: [.generate, .registryRead], tokensPerMinute: 500)
@@ -87,7 +94,7 @@ struct APIKeyScopeTests {
   @Test("each scope opens its routes only: generate, registry-read, registry-admin; a missing or unknown key is refused")
   func scopes() async throws {
     let keyed = try await KeyedServer.start()
-    defer { Task { await keyed.server.stop() } }
+    defer { Task { await keyed.stop() } }
     let (_, generator) = try keyed.file.create(name: "generator", scopes: [.generate])
     let (_, reader) = try keyed.file.create(name: "reader", scopes: [.registryRead])
     let (_, admin) = try keyed.file.create(name: "admin", scopes: [.registryAdmin])
@@ -117,6 +124,7 @@ struct APIKeyScopeTests {
         .enabled(if: getuid() == 0, "changing a file's owner needs root"))
   func ownerKept() throws {
     let directory = try TemporaryDirectory("hybrid-keyowner")
+    defer { directory.remove() }
     let service: uid_t = 65534   // nobody: the server's user (systemd's DynamicUser is another uid like it)
     #expect(chown(directory.url.path, service, gid_t(service)) == 0)
     let file = APIKeyFile(url: directory.url.appending(path: "api-keys.json"))
@@ -136,6 +144,7 @@ struct APIKeyScopeTests {
   @Test("a key file the server cannot read keeps the keys read before, and says so through keyFileProblem (/readyz)")
   func unreadableKeyFile() async throws {
     let directory = try TemporaryDirectory("hybrid-keyproblem")
+    defer { directory.remove() }
     let file = APIKeyFile(url: directory.url.appending(path: "api-keys.json"))
     let (_, key) = try file.create(name: "app", scopes: [.generate])
     let keys = APIKeyAuthority(keyFile: file, logger: TestLogging.logger("keys"))
@@ -152,7 +161,7 @@ struct APIKeyScopeTests {
   func revocation() async throws {
     let model = ScriptedLanguageModel(deltas: ["one ", "two ", "three ", "four"], delay: .milliseconds(150))
     let keyed = try await KeyedServer.start(model: model)
-    defer { Task { await keyed.server.stop() } }
+    defer { Task { await keyed.stop() } }
     let (record, key) = try keyed.file.create(name: "leaked", scopes: [.generate])
     let streaming = Task { try await keyed.generate(key: key, stream: true) }
     while model.recording.deltasSent == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -179,7 +188,7 @@ struct APIKeyScopeTests {
     let model = ScriptedLanguageModel(deltas: ["a", "b"], usage: Usage(promptTokens: 20, outputTokens: 15))
     let frozen = ContinuousClock.now   // no refill between the answers, however slowly a loaded machine serves them
     let keyed = try await KeyedServer.start(model: model, tokensPerMinute: 30, now: { frozen })
-    defer { Task { await keyed.server.stop() } }
+    defer { Task { await keyed.stop() } }
     let (_, unary) = try keyed.file.create(name: "unary", scopes: [.generate])
     let (_, streamed) = try keyed.file.create(name: "streamed", scopes: [.generate])
     let (_, generous) = try keyed.file.create(name: "generous", scopes: [.generate], tokensPerMinute: 10_000)
@@ -201,7 +210,7 @@ struct APIKeyScopeTests {
     let model = ScriptedLanguageModel(deltas: Array(repeating: "word ", count: 200), delay: .milliseconds(20))
     let frozen = ContinuousClock.now
     let keyed = try await KeyedServer.start(model: model, tokensPerMinute: 30, promptTokens: 40, now: { frozen })
-    defer { Task { await keyed.server.stop() } }
+    defer { Task { await keyed.stop() } }
     let (_, key) = try keyed.file.create(name: "reader", scopes: [.generate])
     let reader = Task {
       var request = HTTPClientRequest(url: keyed.url("/v1beta/models/m:streamGenerateContent?alt=sse").absoluteString)
@@ -228,7 +237,7 @@ struct APIKeyScopeTests {
   func burst() async throws {
     let frozen = ContinuousClock.now   // no refill while the burst is served, however long that takes here
     let keyed = try await KeyedServer.start(requestsPerMinute: 10, now: { frozen })
-    defer { Task { await keyed.server.stop() } }
+    defer { Task { await keyed.stop() } }
     let (_, key) = try keyed.file.create(name: "burst", scopes: [.generate])
     let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
       for _ in 0..<120 {
