@@ -30,6 +30,9 @@ struct OpenAIStreamLoad: Sendable {
   let apiRoot: URL
   let model: String
   let outputTokens: Int
+  /// 0: greedy (seed 0). Above it, sampled with no seed and no `top_p`: each server's own default
+  /// chain (hybrid serve: top-k 64, then top-p 0.9; llama-server: top-k 40, top-p 0.95, min-p 0.05).
+  let temperature: Double
   private let client: HTTPClient
   /// Requests sent again because the connection closed before any answer.
   let retries = RetryCounter()
@@ -40,10 +43,11 @@ struct OpenAIStreamLoad: Sendable {
     func increment() { value.withLock { $0 += 1 } }
   }
 
-  init(apiRoot: URL, model: String, outputTokens: Int) {
+  init(apiRoot: URL, model: String, outputTokens: Int, temperature: Double = 0) {
     self.apiRoot = apiRoot
     self.model = model
     self.outputTokens = outputTokens
+    self.temperature = temperature
     var configuration = HTTPClient.Configuration()
     configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(600))
     configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256
@@ -101,8 +105,8 @@ struct OpenAIStreamLoad: Sendable {
 
   private func stream(prompt: String) async throws -> Result {
     var body = ChatCompletionRequest(model: model, messages: [ChatMessage(role: "user", text: prompt)], stream: true,
-                                     streamOptions: .init(includeUsage: true), maxTokens: outputTokens, temperature: 0)
-    body.seed = 0
+                                     streamOptions: .init(includeUsage: true), maxTokens: outputTokens, temperature: temperature)
+    if temperature == 0 { body.seed = 0 }
     var request = HTTPClientRequest(url: apiRoot.appendingPathComponent("chat/completions").absoluteString)
     request.method = .POST
     request.headers.add(name: "content-type", value: "application/json")

@@ -27,6 +27,8 @@ public struct ServingBenchmark: Sendable {
     public var requestsPerStream = 2
     public var rounds = 4
     public var contextPerSlot = 512
+    /// 0: greedy. Above it, sampled with each server's own default chain (``OpenAIStreamLoad/temperature``).
+    public var temperature = 0.0
     /// Where the model's layers run: `hybrid serve` gets `--gpu-layers` and `--device` as they are,
     /// the references the layer count and device its placement comes to (``ReferenceOffload``).
     public var gpuLayers: GPULayers = .automatic
@@ -83,8 +85,9 @@ public struct ServingBenchmark: Sendable {
       throw error
     }
     let ours = OpenAIStreamLoad(apiRoot: hybrid.baseURL.appendingPathComponent("v1beta/openai"), model: "bench",
-                                outputTokens: settings.outputTokens)
-    let reference = OpenAIStreamLoad(apiRoot: llama.apiRoot, model: "bench", outputTokens: settings.outputTokens)
+                                outputTokens: settings.outputTokens, temperature: settings.temperature)
+    let reference = OpenAIStreamLoad(apiRoot: llama.apiRoot, model: "bench", outputTokens: settings.outputTokens,
+                                     temperature: settings.temperature)
 
     var measured: [Int: (ours: [OpenAIStreamLoad.Result], reference: [OpenAIStreamLoad.Result])] = [:]
     // llama-batched-bench runs inside each round too, right after the servers at the same width, so
@@ -168,8 +171,10 @@ public struct ServingBenchmark: Sendable {
     }
     report.rows += coldStart
     let tokens = measured.values.flatMap { $0.ours.map(\.tokens) + $0.reference.map(\.tokens) }
+    let tokenKind = settings.temperature == 0 ? "greedy"
+      : "sampled (temperature \(settings.temperature), each server's own default chain: hybrid serve top-k 64 then top-p 0.9, llama-server top-k 40, top-p 0.95, min-p 0.05)"
     report.notes.append("one load generator (Swift, OpenAI Chat Completions streaming with include_usage) for both: "
-      + "\(settings.requestsPerStream) requests per stream back to back, up to \(settings.outputTokens) greedy tokens each, "
+      + "\(settings.requestsPerStream) requests per stream back to back, up to \(settings.outputTokens) \(tokenKind) tokens each, "
       + "\(settings.rounds) rounds, which server goes first alternating by round; ratios are medians of per-round ratios; tokens are the servers' own usage counts "
       + "(\(tokens.min() ?? 0)–\(tokens.max() ?? 0) per width and round)")
     if settings.batchedBenchPath != nil {

@@ -100,6 +100,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Rounds; who goes first alternates by round (ratios are medians of the per-round ratios).")
     var rounds = 4
 
+    @Option(name: .long, help: "0 (the default): greedy. Above it, sampled by each server's own default chain.")
+    var temperature = 0.0
+
     @OptionGroup var report: ReportOptions
 
     @OptionGroup var modelOptions: ModelOptions
@@ -108,6 +111,7 @@ struct BenchCommand: AsyncParsableCommand {
       guard widths.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } == true }) else {
         throw ValidationError("--widths takes positive integers separated by commas, e.g. 1,2,4,8")
       }
+      guard (0...2).contains(temperature) else { throw ValidationError("--temperature must be between 0 and 2") }
     }
 
     func run() async throws {
@@ -120,6 +124,7 @@ struct BenchCommand: AsyncParsableCommand {
       settings.outputTokens = streamTokens
       settings.requestsPerStream = requestsPerStream
       settings.rounds = rounds
+      settings.temperature = temperature
       settings.gpuLayers = model.configuration.gpuLayers
       settings.device = model.configuration.device
       try BenchCommand.publish(try await ServingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
