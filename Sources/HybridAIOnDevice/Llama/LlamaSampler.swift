@@ -74,9 +74,8 @@ final class LlamaSampler {
   /// Picks the next token like ``sampleAndAccept(_:at:)`` without making it part of the answer
   /// (a grammar may still reject it): give the token finally kept to ``accept(_:)``.
   func sample(_ context: OpaquePointer, at index: Int32 = -1) -> llama_token {
-    if isGreedy, let token = argMax(context, at: index) { return token }
     guard let logits = llama_get_logits_ith(context, index) else { return llama_sampler_sample(chain, context, index) }
-    return withCandidates(logits) { choose(from: &$0) }
+    return choice(fromRow: logits)
   }
 
   /// The chain's choice from one row of `vocabularySize` logits, not accepted (give the token kept
