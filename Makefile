@@ -23,6 +23,7 @@ demo: bootstrap
 
 test: bootstrap
 	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+	scripts/build-examples $(SWIFT_BUILD_FLAGS)
 	rm -rf .build/test-bundle
 	scripts/make-bundle --configuration debug --cpu native --swift-runtime shared --compression fast --with-bench --output .build/test-bundle >/dev/null
 	scripts/run-tests $(SWIFT_BUILD_FLAGS)

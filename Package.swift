@@ -36,6 +36,7 @@
 //   hybrid            the command-line tool.
 //   HybridAITestSupport (Tests/)  test-only: servers on loopback, temporary directories, shared by test targets.
 import CompilerPluginSupport
+import Foundation
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -47,6 +48,12 @@ let strictSwift: [SwiftSetting] = [
 /// them through this rpath (`make bundle` rewrites it to `$ORIGIN/../lib`).
 let llamaPrefix = (Context.environment["HYBRIDAI_DEPS_DIR"] ?? Context.packageDirectory + "/.deps") + "/llama"
 let llamaLibraryFolder = llamaPrefix + "/lib"
+/// In a checkout that ran scripts/bootstrap (this repository, the Examples beside it), the on-device
+/// targets add the rpath above. A package that depends on HybridAI by URL has no such folder: it
+/// finds llama.cpp through pkg-config alone (scripts/install-llama puts it in a prefix), as SwiftPM
+/// refuses unsafe flags in dependencies.
+let llamaRpath: [LinkerSetting] = FileManager.default.fileExists(atPath: llamaLibraryFolder)
+  ? [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder])] : []
 
 let package = Package(
   name: "HybridAI",
@@ -55,7 +62,9 @@ let package = Package(
     .library(name: "HybridAI", targets: ["HybridAI"]),
     .library(name: "HybridAIOnDevice", targets: ["HybridAIOnDevice"]),
     .library(name: "HybridAIGemini", targets: ["HybridAIGemini"]),
+    .library(name: "HybridAIGeminiWire", targets: ["HybridAIGeminiWire"]),
     .library(name: "HybridAIOpenAI", targets: ["HybridAIOpenAI"]),
+    .library(name: "HybridAIOpenAIWire", targets: ["HybridAIOpenAIWire"]),
     .library(name: "HybridAIWire", targets: ["HybridAIWire"]),
     .library(name: "HybridAIServing", targets: ["HybridAIServing"]),
     .library(name: "HybridAIRegistry", targets: ["HybridAIRegistry"]),
@@ -68,6 +77,7 @@ let package = Package(
     .library(name: "TFLiteImage", targets: ["TFLiteImage"]),
     .executable(name: "hybrid", targets: ["hybrid"]),
     .executable(name: "hybrid-bench", targets: ["hybrid-bench"]),
+    .executable(name: "hybrid-registry", targets: ["hybrid-registry"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -118,16 +128,13 @@ let package = Package(
         "HybridAI", "CLlama", "CLlamaChatTemplates", "CLinuxExtras", .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift,
-      linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder])]),
+      linkerSettings: llamaRpath),
     // llama.cpp's `common` chat templates (Jinja, tool-call formats) behind a C API; C++ inside,
-    // compiled against the headers scripts/bootstrap installs into .deps/llama/include/llama-common.
+    // compiled against llama.cpp's common headers (pkg-config `hybridai-llama`: its llama-common folder).
     .target(
       name: "CLlamaChatTemplates",
-      cxxSettings: [.unsafeFlags(["-I", llamaPrefix + "/include/llama-common", "-I", llamaPrefix + "/include"])],
-      linkerSettings: [
-        .linkedLibrary("llama-common"), .linkedLibrary("llama"),
-        .unsafeFlags(["-L", llamaLibraryFolder, "-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder]),
-      ]),
+      dependencies: ["CLlama"],
+      linkerSettings: llamaRpath),
     .target(
       name: "HybridAIHTTP",
       dependencies: [
@@ -143,10 +150,16 @@ let package = Package(
       name: "HybridAIWire",
       dependencies: ["HybridAI"],
       swiftSettings: strictSwift),
+    // The Gemini API's wire types and their conversions to and from HybridAI's requests and answers:
+    // Foundation only, no HTTP client, shared by GeminiModel and the server's Gemini endpoints.
+    .target(
+      name: "HybridAIGeminiWire",
+      dependencies: ["HybridAI", "HybridAIWire"],
+      swiftSettings: strictSwift),
     .target(
       name: "HybridAIGemini",
       dependencies: [
-        "HybridAI", "HybridAIHTTP", "HybridAIWire",
+        "HybridAI", "HybridAIGeminiWire", "HybridAIHTTP", "HybridAIWire",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -186,12 +199,17 @@ let package = Package(
       ],
       resources: [.copy("openapi.yaml")],
       swiftSettings: strictSwift),
-    // The OpenAI Chat Completions API: wire types, conversions both ways, and OpenAIModel (a client
-    // for any OpenAI-compatible server).
+    // The OpenAI API's wire types and their conversions both ways: Foundation only, no HTTP client,
+    // shared by OpenAIModel and the server's OpenAI endpoints.
+    .target(
+      name: "HybridAIOpenAIWire",
+      dependencies: ["HybridAI"],
+      swiftSettings: strictSwift),
+    // OpenAIModel: a client for any OpenAI-compatible server (re-exports the wire types).
     .target(
       name: "HybridAIOpenAI",
       dependencies: [
-        "HybridAI", "HybridAIHTTP",
+        "HybridAI", "HybridAIOpenAIWire", "HybridAIHTTP",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -201,7 +219,7 @@ let package = Package(
     .target(
       name: "HybridAIServer",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIHTTP", "HybridAIServing",
+        "HybridAI", "HybridAIGeminiWire", "HybridAIOpenAIWire", "HybridAIHTTP", "HybridAIServing",
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -269,13 +287,22 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
-    // What the executables share: logging and model options, terminal output, sibling executables.
+    // What the executables share: logging options, service status lines, terminal output, sibling
+    // executables. No llama.cpp (hybrid-registry links it).
     .target(
       name: "HybridCommandLine",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice",
+        "HybridAI",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSwift),
+    // The on-device model's options shared by hybrid and hybrid-bench: --model, --gpu-layers, --device, --chat-template.
+    .target(
+      name: "HybridOnDeviceCommandLine",
+      dependencies: [
+        "HybridAI", "HybridAIOnDevice", "HybridCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strictSwift),
     .target(
@@ -292,7 +319,7 @@ let package = Package(
     .executableTarget(
       name: "hybrid-bench",
       dependencies: [
-        "HybridAIBenchmarks", "HybridCommandLine",
+        "HybridAIBenchmarks", "HybridCommandLine", "HybridOnDeviceCommandLine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Benchmarks/hybrid-bench",
@@ -302,7 +329,7 @@ let package = Package(
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
         "HybridAIChatApp", "HybridAIProcess", "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage",
-        "HybridCommandLine", "CLinuxExtras",
+        "HybridCommandLine", "HybridOnDeviceCommandLine", "CLinuxExtras",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -311,6 +338,16 @@ let package = Package(
         .product(name: "Configuration", package: "swift-configuration"),
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Yams", package: "Yams"),
+      ],
+      swiftSettings: strictSwift),
+    // The model registry alone (custom-model delivery): no llama.cpp, no LiteRT, no image codecs.
+    .executableTarget(
+      name: "hybrid-registry",
+      dependencies: [
+        "HybridAI", "HybridAIServing", "HybridAIRegistry", "HybridCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ],
       swiftSettings: strictSwift),
     // Test support shared by test targets (not a product): servers on loopback (RunningServer,
@@ -430,7 +467,8 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAITools", "TFLiteImage", "HybridCommandLine", "HybridAIProcess", "HybridAITestSupport"],
+      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAIServer", "HybridAITools", "TFLiteImage",
+                     "HybridCommandLine", "HybridOnDeviceCommandLine", "HybridAIProcess", "HybridAITestSupport"],
       swiftSettings: strictSwift),
   ],
   cxxLanguageStandard: .cxx17

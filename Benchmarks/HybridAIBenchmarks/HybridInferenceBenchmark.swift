@@ -92,7 +92,7 @@ public struct HybridInferenceBenchmark: Sendable {
     if let placement = try? batched.placement() { report.notes.append("server model on \(placement)") }
     let server = HybridServer(
       configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
-      components: [GeminiCompatibleAPI(models: [ServedModel(name: "bench", batched: batched)])])
+      components: [GeminiCompatibleAPI(models: [ServedModel(name: "bench", model: batched, contextSize: batched.configuration.contextSizePerSequence)])])
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let serverTask = Task { try await server.run { portContinuation.yield($0) } }
     defer { serverTask.cancel() }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAIBenchmarks
 import HybridCommandLine
+import HybridOnDeviceCommandLine
 
 /// `hybrid-bench` (also run as `hybrid bench`) — the benchmarks, side by side with the reference tools.
 ///

@@ -20,7 +20,7 @@ public enum ChatAppError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .sessionNotFound(let id): "No chat session \(id)."
-    case .fileNotFound(let id): "No file \(id) in this session."
+    case .fileNotFound(let id): "No file \(id) in the chat session."
     case .emptyMessage: "The message is empty: write something or attach a file."
     case .busy(let id): "Session \(id) is still answering; stop it or wait."
     case .modeUnavailable(let mode, let available):

@@ -20,7 +20,7 @@ public actor ChatSessions {
   /// Files uploaded to a session and not yet sent with a message (they become the session's once sent).
   private var uploads: [String: Set<String>] = [:]
   /// Files the running answer of a session made: the page shows them (and fetches them) before the
-  /// answer is complete and saved. Locked, not actor-isolated, so a file is this session's before
+  /// answer is complete and saved. Locked, not actor-isolated, so a file belongs to the chat before
   /// its event reaches the client.
   private let answerFiles = LockedFileSets()
 

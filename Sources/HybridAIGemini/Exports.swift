@@ -1,3 +1,3 @@
-// Google's error envelope (`GoogleErrorEnvelope`, inside `GeminiError`) is part of the wire
-// contract shared with the model registry's client and `hybrid serve`; users of GeminiModel get it.
-@_exported import HybridAIWire
+// The Gemini API's wire types and conversions (HybridAIGeminiWire, which also re-exports Google's
+// error envelope from HybridAIWire) come with GeminiModel.
+@_exported import HybridAIGeminiWire

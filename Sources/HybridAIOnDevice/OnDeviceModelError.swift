@@ -1,3 +1,5 @@
+import HybridAI
+
 /// Errors of the on-device (llama.cpp) model.
 public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertible {
   /// No file at the model path.
@@ -64,5 +66,13 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
   public var isToolCallCutShort: Bool {
     if case .invalidToolCall(_, let reason) = self { return reason == Self.toolCallCutShortReason }
     return false
+  }
+}
+
+extension OnDeviceModelError: AnswerInterruptingError {
+  /// ``shuttingDown`` and a tool call cut short by the output token limit, as servers report them.
+  public var answerInterruption: AnswerInterruption? {
+    if self == .shuttingDown { return .modelShuttingDown }
+    return isToolCallCutShort ? .toolCallCutShort : nil
   }
 }

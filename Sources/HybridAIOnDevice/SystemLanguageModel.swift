@@ -21,7 +21,7 @@ import Logging
 /// let downloader = ModelDownloader(server: URL(string: "http://127.0.0.1:8080")!)
 /// let system = SystemLanguageModel(modelFile: downloader.modelFile(named: "smollm2"))
 /// system.prepareAssets()   // starts the download now (the first request routed here would too)
-/// // .unavailable(.modelNotReady) while the weights download, so this session uses the cloud meanwhile:
+/// // .unavailable(.modelNotReady) while the weights download, so a hybrid session uses the cloud meanwhile:
 /// let session = GenerativeModelSession(model: .hybrid(primary: system, secondary: cloud))
 /// ```
 public struct SystemLanguageModel: LanguageModel {

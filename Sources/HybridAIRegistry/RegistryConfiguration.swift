@@ -27,3 +27,13 @@ public struct RegistryConfiguration: Sendable {
     self.downloadURLLifetime = downloadURLLifetime
   }
 }
+
+extension RegistryConfiguration {
+  /// Where a registry keeps its files when none is named: `$XDG_DATA_HOME/hybridai/registry`, or
+  /// `~/.local/share/hybridai/registry`.
+  public static func defaultDataDirectory(environment: [String: String]) -> URL {
+    let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+    return base.appendingPathComponent("hybridai/registry", isDirectory: true)
+  }
+}

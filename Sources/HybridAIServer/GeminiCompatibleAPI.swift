@@ -1,6 +1,6 @@
 import Foundation
 import HybridAI
-import HybridAIGemini
+import HybridAIGeminiWire
 import HybridAIServing
 import Hummingbird
 
@@ -9,7 +9,8 @@ import Hummingbird
 ///
 /// ```swift
 /// let model = BatchedLanguageModel(modelPath: "/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-/// let server = HybridServer(components: [GeminiCompatibleAPI(models: [ServedModel(name: "smollm2", batched: model)])])
+/// let served = ServedModel(name: "smollm2", model: model, contextSize: 4096, embedder: model)
+/// let server = HybridServer(components: [GeminiCompatibleAPI(models: [served])])
 /// try await server.run { port in print("listening on \(port)") }   // until SIGINT/SIGTERM
 /// ```
 ///

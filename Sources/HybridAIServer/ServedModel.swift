@@ -1,6 +1,5 @@
 import HybridAI
-import HybridAIOnDevice
-import HybridAIOpenAI
+import HybridAIOpenAIWire
 import Logging
 
 /// A model the server offers under a name, e.g. `models/smollm2`.
@@ -47,12 +46,11 @@ public struct ServedModel: Sendable {
     return copy
   }
 
-  /// A GGUF model served with continuous batching: concurrent requests decode together. It embeds
-  /// texts too, with the same weights.
-  public init(name: String, batched model: BatchedLanguageModel) {
-    self.init(name: name, model: model,
-              inputTokenLimit: model.configuration.contextSizePerSequence,
-              outputTokenLimit: model.configuration.contextSizePerSequence, embedder: model,
+  /// A model whose context holds `contextSize` tokens for each request (a batched on-device model's
+  /// `contextSizePerSequence`), counting prompts with its own ``LanguageModel/tokenCount(for:)``;
+  /// `embedder` (often the model itself) answers the embedding endpoints under the same name.
+  public init(name: String, model: any LanguageModel, contextSize: Int, embedder: (any EmbeddingModel)? = nil) {
+    self.init(name: name, model: model, inputTokenLimit: contextSize, outputTokenLimit: contextSize, embedder: embedder,
               countTokens: { try await model.tokenCount(for: $0) })
   }
 

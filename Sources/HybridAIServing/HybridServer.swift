@@ -1,3 +1,4 @@
+import HybridAI
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -7,7 +8,8 @@ import UnixSignals
 ///
 /// ```swift
 /// let registry = try ModelRegistry(configuration: RegistryConfiguration(dataDirectory: directory))
-/// let gemini = GeminiCompatibleAPI(models: [ServedModel(name: "smollm2", batched: model)])
+/// let served = ServedModel(name: "smollm2", model: model, contextSize: 4096, embedder: model)
+/// let gemini = GeminiCompatibleAPI(models: [served])
 /// let server = HybridServer(components: [RegistryAPI(registry: registry), gemini])
 /// try await server.run { port in print("listening on \(port)") }   // until SIGINT/SIGTERM
 /// ```
@@ -51,7 +53,7 @@ public struct HybridServer: Sendable {
     let app = Application(
       router: makeRouter(),
       configuration: ApplicationConfiguration(
-        address: .hostname(configuration.host, port: configuration.port), serverName: "hybrid-serve"),
+        address: .hostname(configuration.host, port: configuration.port), serverName: "HybridAI/\(HybridAIVersion.current)"),
       onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
       logger: logger)
     let group = ServiceGroup(configuration: ServiceGroupConfiguration(

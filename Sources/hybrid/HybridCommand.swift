@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridAI
 import HybridAIOnDevice
 
 /// `hybrid` — HybridAI's command-line tool.
@@ -8,6 +9,7 @@ struct HybridCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hybrid",
     abstract: "Hybrid on-device + cloud generative AI for Swift on Linux.",
+    version: HybridAIVersion.current,
     subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, EmbedCommand.self, ServeCommand.self, ModelsCommand.self, DevicesCommand.self,
                   SessionsCommand.self, KeysCommand.self,
                   TFLiteCommand.self, BenchCommand.self])

@@ -28,6 +28,7 @@ struct OperationsEndpointTests {
     defer { Task { await server.stop() } }
     let live = try await TestHTTP.send(.GET, server.baseURL.appendingPathComponent("healthz"))
     #expect(live.status == 200 && live.text == "ok\n")
+    #expect(live.header("server") == "HybridAI/\(HybridAIVersion.current)")
     let ready = try await TestHTTP.send(.GET, server.baseURL.appendingPathComponent("readyz"))
     #expect(ready.status == 200)
     #expect(try ready.json["ready"] as? Bool == true)

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 import HybridAIOnDevice
 import HybridAIProcess
 import HybridAITestSupport
@@ -14,9 +15,10 @@ struct ServeLifecycleTests {
     let child: RunningChildProcess
     let port: Int
 
-    /// Starts it (with exactly `environment`, when given) and waits for its "listening on" line.
-    init(executable: URL, arguments: [String], environment: [String: String]? = nil) async throws {
-      var process = ChildProcess(executable: executable, arguments: ["serve", "--port", "0"] + arguments)
+    /// Starts `executable command --port 0 arguments` (with exactly `environment`, when given) and
+    /// waits for its "listening on" line.
+    init(executable: URL, command: [String] = ["serve"], arguments: [String], environment: [String: String]? = nil) async throws {
+      var process = ChildProcess(executable: executable, arguments: command + ["--port", "0"] + arguments)
       if let environment {
         process.environment = environment
         process.inheritsEnvironment = false
@@ -266,6 +268,25 @@ struct ServeLifecycleTests {
     #expect(inspected?["runtime"] as? String == root.appendingPathComponent("lib/libLiteRt.so").path, "\(tflite.output)")
     let bench = try await ChildProcess.run(executable, ["bench", "--help"], mergingStandardError: true, environment: bare)
     #expect(bench.status == 0 && bench.output.contains("USAGE"), "\(bench.output)")
+
+    // One version everywhere: the tarball's name, share/hybridai/VERSION and `hybrid --version`; the licence
+    // of everything in lib/ beside HybridAI's own LICENSE and NOTICE.
+    #expect(tarball.hasPrefix("hybrid-\(HybridAIVersion.current)-linux-"), "\(tarball)")
+    let version = try await ChildProcess.run(executable, ["--version"], environment: bare)
+    #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines) == HybridAIVersion.current, "\(version.output)")
+    let versionFile = try String(contentsOf: root.appendingPathComponent("share/hybridai/VERSION"), encoding: .utf8)
+    #expect(versionFile.hasPrefix(HybridAIVersion.current + " ("), "\(versionFile)")
+    let licences = root.appendingPathComponent("share/hybridai/licenses")
+    let licenceFiles = Set((try? FileManager.default.contentsOfDirectory(atPath: licences.path)) ?? [])
+    for expected in ["llama.cpp-and-ggml.txt", "litert.txt", "libpng.txt", "libjpeg-turbo.txt", "sqlite.txt", "libgomp.txt",
+                     "swift-runtime.txt", "swift-package-swift-nio.txt", "swift-package-GRDB.swift.txt"] {
+      #expect(licenceFiles.contains(expected), "share/hybridai/licenses lacks \(expected): \(licenceFiles.sorted())")
+    }
+    let registryLinks = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/ldd"), [root.appendingPathComponent("bin/hybrid-registry").path])
+    #expect(!registryLinks.output.contains("libllama") && !registryLinks.output.contains("not found"), "\(registryLinks.output)")
+    for file in ["LICENSE", "NOTICE"] {
+      #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(file).path), "the bundle lacks \(file)")
+    }
 
     let devices = try await ChildProcess.run(executable, ["devices", "--json", "--model", model.path])
     let report = try JSONSerialization.jsonObject(with: Data(devices.output.utf8)) as? [String: Any]

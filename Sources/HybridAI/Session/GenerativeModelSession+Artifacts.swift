@@ -54,7 +54,7 @@ extension GenerativeModelSession {
   /// been made (`nil` before).
   public var artifactStore: ArtifactStore? { artifactStorage.current }
 
-  /// Removes the copies of the files attached to this session's prompts from the session's own
+  /// Removes the copies of the files attached to the session's prompts from the session's own
   /// temporary store, when it made one (a store given to the initialiser is left alone). Call it
   /// when the conversation is over and will not be continued — the command-line tools do at exit
   /// — so copies of the user's files do not pile up; the files the model and its tools made stay

@@ -1,5 +1,5 @@
 extension GenerativeModelSession {
-  /// Gets the model ready for this session's next request, so its first answer starts sooner: on
+  /// Gets the model ready for the session's next request, so its first answer starts sooner: on
   /// device the weights load and the instructions, the conversation so far and `promptPrefix` are
   /// evaluated into the session's cache; in the cloud the model is checked and a connection opened.
   ///

@@ -98,7 +98,7 @@ public final class GenerativeModelSession: Sendable {
   /// Whether the session is answering a request right now.
   public var isResponding: Bool { state.withLock { $0.isResponding } }
 
-  /// The token counts of every answer this session object has received, summed (tool rounds and
+  /// The token counts of every answer the session object has received, summed (tool rounds and
   /// the summaries its ``contextPolicy`` had written included). A session made from a saved
   /// transcript starts at zero.
   public var usage: Usage { state.withLock { $0.usage } }

@@ -1,7 +1,7 @@
 import Foundation
 import HybridAI
-import HybridAIGemini
-import HybridAIOpenAI
+import HybridAIGeminiWire
+import HybridAIOpenAIWire
 import HybridAIServing
 import Hummingbird
 

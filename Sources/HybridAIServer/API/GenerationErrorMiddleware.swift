@@ -1,10 +1,9 @@
 import HTTPTypes
 import HybridAI
-import HybridAIOnDevice
 import HybridAIServing
 import Hummingbird
 
-/// Maps a model's failures (``GenerationError``, a model shutting down) thrown from the Gemini API's routes to Google's
+/// Maps a model's failures (``GenerationError``, an ``AnswerInterruption``) thrown from the Gemini API's routes to Google's
 /// errors, before ``GoogleErrorMiddleware`` writes them (which also turns Hummingbird's errors,
 /// such as a body over the limit, into Google's; anything else is `500 INTERNAL`).
 struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -14,7 +13,7 @@ struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     } catch let error as GenerationError {
       throw GoogleAPIError.from(generationError: error)
-    } catch let error as OnDeviceModelError where error == .shuttingDown || error.isToolCallCutShort {
+    } catch let error where AnswerInterruption(error) != nil {
       throw GoogleAPIError.from(generationError: error)
     }
   }
@@ -40,9 +39,9 @@ extension GoogleAPIError {
       return .invalidArgument("Unsupported: \(what).")
     case GenerationError.modelUnavailable(let reason, let detail):
       return .unavailable("The model is unavailable: \(reason) (\(detail)).")
-    case OnDeviceModelError.shuttingDown:
+    case _ where AnswerInterruption(error) == .modelShuttingDown:
       return .unavailable("The server is shutting down; the answer was not finished. Retry on another instance.")
-    case let error as OnDeviceModelError where error.isToolCallCutShort:
+    case _ where AnswerInterruption(error) == .toolCallCutShort:
       return .invalidArgument("The model's tool call did not fit in the output token limit; allow more output tokens "
         + "(maxOutputTokens, max_tokens).")
     default:

@@ -1,5 +1,5 @@
-import HybridAIGemini
-import HybridAIOpenAI
+import HybridAIGeminiWire
+import HybridAIOpenAIWire
 
 /// `GET /v1/models`: Gemini's list (`models`) with OpenAI's beside it (`object`, `data`) in one
 /// object, so the clients of both APIs read it. Gemini's `v1` and OpenAI clients whose base URL is

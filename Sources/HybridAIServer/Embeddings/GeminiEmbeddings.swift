@@ -1,5 +1,5 @@
 import HybridAI
-import HybridAIGemini
+import HybridAIGeminiWire
 import HybridAIServing
 import Logging
 

@@ -1,5 +1,5 @@
 import HybridAI
-import HybridAIGemini
+import HybridAIGeminiWire
 
 /// One candidate of a streamed Gemini answer: turns its model's events into chunks.
 struct CandidateStream {

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HybridAI
-import HybridAIGemini
+import HybridAIGeminiWire
 import HybridAIHTTP
 import HybridAIServing
 import Logging

@@ -1,6 +1,6 @@
 import Foundation
 import HybridAI
-import HybridAIGemini
+import HybridAIGeminiWire
 
 /// Builds the Gemini responses of one answer: a chunk per text delta, and a final chunk with the
 /// finish reason, the true token usage and the model's function calls, if any. All chunks share

@@ -1,7 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIHTTP
-import HybridAIOpenAI
+import HybridAIOpenAIWire
 import HybridAIServing
 import Hummingbird
 import Logging

@@ -1,5 +1,5 @@
 import HybridAI
-import HybridAIOpenAI
+import HybridAIOpenAIWire
 
 /// One choice of a streamed chat completion: turns its model's events into the chunks' choices.
 struct ChoiceStream {

@@ -1,5 +1,5 @@
 import HybridAI
-import HybridAIOpenAI
+import HybridAIOpenAIWire
 import Hummingbird
 import Logging
 

@@ -1,8 +1,7 @@
 import Foundation
 import HTTPTypes
 import HybridAI
-import HybridAIOnDevice
-import HybridAIOpenAI
+import HybridAIOpenAIWire
 import HybridAIServing
 import Hummingbird
 import Logging
@@ -55,10 +54,12 @@ struct OpenAIAPIError: Error, Sendable {
       return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "messages", code: "context_length_exceeded")
     case GenerationError.unsupportedRequest(.unsupportedToolParameters):
       return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "tools")
-    case is GenerationError, OnDeviceModelError.shuttingDown:
-      return from(google: GoogleAPIError.from(generationError: error))
-    case let error as OnDeviceModelError where error.isToolCallCutShort:
+    case _ where AnswerInterruption(error) == .toolCallCutShort:
       return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "max_completion_tokens")
+    case is GenerationError:
+      return from(google: GoogleAPIError.from(generationError: error))
+    case _ where AnswerInterruption(error) == .modelShuttingDown:
+      return from(google: GoogleAPIError.from(generationError: error))
     default:
       return OpenAIAPIError(status: .internalServerError, message: "The server failed: \(error)", type: "server_error")
     }

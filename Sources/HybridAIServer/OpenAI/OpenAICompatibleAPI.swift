@@ -1,6 +1,6 @@
 import Foundation
 import HybridAI
-import HybridAIOpenAI
+import HybridAIOpenAIWire
 import HybridAIServing
 import Hummingbird
 
@@ -10,7 +10,7 @@ import Hummingbird
 /// LangChain, any app that takes a base URL) can use `hybrid serve`.
 ///
 /// ```swift
-/// let models = [ServedModel(name: "smollm2", batched: model)]
+/// let models = [ServedModel(name: "smollm2", model: model, contextSize: 4096, embedder: model)]
 /// let server = HybridServer(components: [GeminiCompatibleAPI(models: models), OpenAICompatibleAPI(models: models)])
 /// ```
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import HybridAI
-import HybridAIOpenAI
+import HybridAIOpenAIWire
 import HybridAIServing
 import Hummingbird
 import Logging

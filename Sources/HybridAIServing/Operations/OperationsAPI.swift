@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The endpoints an operator's tools call: `GET /healthz` (the process answers), `GET /readyz`
+/// The endpoints an operator's tools call: `GET /healthz` (the process answers; like every response, its
+/// `Server` header names HybridAI's version), `GET /readyz`
 /// (ready for work: every required readiness check passes and the server is not stopping; `503`
 /// with the reasons otherwise; failing optional checks listed under `degraded`), `GET /metrics`
 /// (Prometheus' text format). No API key: they are for the machine's own monitoring; bind to

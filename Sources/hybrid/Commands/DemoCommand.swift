@@ -5,6 +5,7 @@ import HybridAIGemini
 import HybridAIOnDevice
 import HybridAIProcess
 import HybridCommandLine
+import HybridOnDeviceCommandLine
 
 /// `hybrid demo` — the guided tour: the on-device model, a streamed conversation, guided generation
 /// and tools, the four inference modes against a `hybrid serve` started on a free loopback port,

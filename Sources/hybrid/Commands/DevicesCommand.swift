@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAIOnDevice
 import HybridCommandLine
+import HybridOnDeviceCommandLine
 
 /// `hybrid devices` — the compute backends and devices llama.cpp found, and where a model would run.
 struct DevicesCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 import HybridCommandLine
+import HybridOnDeviceCommandLine
 
 extension EmbeddingPurpose: ExpressibleByArgument {
   /// `retrieval-query` or Gemini's `RETRIEVAL_QUERY`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import HybridAI
 import HybridAIOnDevice
 import HybridCommandLine
+import HybridOnDeviceCommandLine
 
 /// Options that shape one answer.
 struct SamplingOptions: ParsableArguments, Sendable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridAIRegistry
 import HybridAIServing
 import HybridCommandLine
 
@@ -30,7 +31,7 @@ struct KeyFileOptions: ParsableArguments {
   /// `keysFile`, else `data/api-keys.json`, else the default data directory's.
   static func location(keysFile: String?, data: String?, environment: [String: String]) -> URL {
     if let keysFile { return URL(fileURLWithPath: keysFile) }
-    let directory = data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? ServeCommand.defaultDataDirectory(environment)
+    let directory = data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? RegistryConfiguration.defaultDataDirectory(environment: environment)
     return directory.appendingPathComponent("api-keys.json")
   }
 }

@@ -293,7 +293,7 @@ struct ServeCommand: AsyncParsableCommand {
       }
       let template = settings.chatTemplates[name].map { ", chat template \($0.argument)" } ?? ""
       Self.status.say("model \(name) on \(placement)\(contexts)\(template), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
-      models.append(ServedModel(name: name, batched: batched).metered(by: metrics))
+      models.append(ServedModel(name: name, model: batched, contextSize: batched.configuration.contextSizePerSequence, embedder: batched).metered(by: metrics))
       health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
       metrics.addRefresher {
         let occupancy = await batched.occupancy()
@@ -306,7 +306,8 @@ struct ServeCommand: AsyncParsableCommand {
       if let served = models.first(where: { $0.name == target }) { models.append(served.alias(alias)) }
     }
     let adminToken = settings.adminToken
-    let dataDirectory = settings.data.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? Self.defaultDataDirectory(environment)
+    let dataDirectory = settings.data.map { URL(fileURLWithPath: $0, isDirectory: true) }
+      ?? RegistryConfiguration.defaultDataDirectory(environment: environment)
     // The key file first: a broken one stops the start at once, not after waiting for the database.
     let keyFile = try Self.readKeyFile(settings, dataDirectory: dataDirectory, environment: environment)
     let store = try await Self.openRegistryStore(settings, dataDirectory: dataDirectory)
@@ -470,11 +471,4 @@ struct ServeCommand: AsyncParsableCommand {
   /// Seconds past `shutdown-timeout` (once the streams have ended) that requests other than streams
   /// (uploads) may run on a stop.
   static let uploadGraceAfterStreams = 5
-
-  /// `$XDG_DATA_HOME/hybridai/registry`, or `~/.local/share/hybridai/registry`.
-  static func defaultDataDirectory(_ environment: [String: String]) -> URL {
-    let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
-      ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
-    return base.appendingPathComponent("hybridai/registry", isDirectory: true)
-  }
 }

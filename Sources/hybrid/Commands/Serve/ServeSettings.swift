@@ -3,6 +3,7 @@ import HybridAI
 import HybridAIOnDevice
 import HybridAIRegistry
 import HybridCommandLine
+import HybridOnDeviceCommandLine
 import Logging
 
 /// `hybrid serve`'s settings, typed and checked, whichever layer set them (``ServeConfiguration``):

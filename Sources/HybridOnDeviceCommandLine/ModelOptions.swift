@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAI
 import HybridAIOnDevice
+import HybridCommandLine
 
 /// Options that choose and configure the on-device model.
 public struct ModelOptions: ParsableArguments, Sendable {

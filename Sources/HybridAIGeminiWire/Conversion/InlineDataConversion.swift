@@ -10,26 +10,9 @@ extension Gemini {
   /// when the conversation continues, each is replaced by the reference of the stored file, in order.
   public static let generatedFilePlaceholder = "[generated file]"
 
-  /// The answer's file parts, in order, as artifacts named `gemini-<n>.<ext>`.
-  ///
-  /// Raw PCM audio (`audio/L16`, `audio/pcm`; Gemini's speech output: 16-bit little-endian, with
-  /// `rate=` and optionally `channels=` parameters) is wrapped in a WAV header so it plays as it
-  /// is; other bytes are kept as they came.
-  /// - Throws: ``GeminiError/invalidResponse(_:)`` for data that is not valid base64.
-  static func artifact(from blob: Blob, index: Int) throws(GeminiError) -> Artifact {
-    guard let bytes = blob.bytes else {
-      throw .invalidResponse("an inlineData part (\(blob.mimeType)) is not valid base64")
-    }
-    if let pcm = PCMFormat(mimeType: blob.mimeType) {
-      return Artifact(data: pcm.wav(bytes), mimeType: MediaType.wav.mimeType, name: "gemini-\(index).wav")
-    }
-    let fileExtension = MediaType.named(blob.mimeType)?.fileExtension ?? "bin"
-    return Artifact(data: bytes, mimeType: blob.mimeType, name: "gemini-\(index).\(fileExtension)")
-  }
-
   /// `content` with each non-thought `inlineData` part replaced by a ``generatedFilePlaceholder``
   /// text part (its flags, such as the thought signature, kept).
-  static func withoutInlineData(_ content: Content) -> Content {
+  package static func withoutInlineData(_ content: Content) -> Content {
     var content = content
     for index in content.parts.indices {
       guard case .inlineData = content.parts[index].data, !content.parts[index].isThought else { continue }
@@ -40,7 +23,7 @@ extension Gemini {
 
   /// `content` (an earlier answer's provider content) with its placeholders replaced, in order,
   /// by the text of `references`; placeholders beyond them are left as they are.
-  static func replacingPlaceholders(in content: Content, with references: [String]) -> Content {
+  package static func replacingPlaceholders(in content: Content, with references: [String]) -> Content {
     var content = content
     var remaining = references[...]
     for index in content.parts.indices where content.parts[index].text == generatedFilePlaceholder {
@@ -52,13 +35,13 @@ extension Gemini {
 }
 
 /// The format of raw PCM audio named by a MIME type such as `audio/L16;codec=pcm;rate=24000`.
-struct PCMFormat: Hashable {
-  var sampleRate: Int
-  var channels: Int
+package struct PCMFormat: Hashable {
+  package var sampleRate: Int
+  package var channels: Int
 
   /// `nil` unless `mimeType` is `audio/L16` or `audio/pcm`; the rate defaults to 24 kHz (Gemini's
   /// speech output) and the channels to 1.
-  init?(mimeType: String) {
+  package init?(mimeType: String) {
     let fields = mimeType.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
     guard let bare = fields.first, ["audio/l16", "audio/pcm"].contains(bare) else { return nil }
     var parameters: [String: String] = [:]
@@ -71,7 +54,7 @@ struct PCMFormat: Hashable {
   }
 
   /// `samples` (16-bit little-endian) as a WAV file.
-  func wav(_ samples: Data) -> Data {
+  package func wav(_ samples: Data) -> Data {
     var header = Data()
     func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) } }
     func append(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) } }
