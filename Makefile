@@ -21,8 +21,14 @@ demo: bootstrap
 	swift build $(SWIFT_BUILD_FLAGS) --product hybrid
 	.build/debug/hybrid demo
 
-test: bootstrap
-	swift build $(SWIFT_BUILD_FLAGS) --build-tests
+# The Swift build needs only the system packages and llama.cpp's libraries; the rest of the bootstrap
+# (models, Python clients, llama-server, LiteRT, …) installs meanwhile, its output in .build/bootstrap.log.
+test:
+	@scripts/bootstrap --libraries-only
+	@mkdir -p .build
+	@scripts/bootstrap >.build/bootstrap.log 2>&1 & rest=$$!; \
+	  swift build $(SWIFT_BUILD_FLAGS) --build-tests; built=$$?; \
+	  wait $$rest || { cat .build/bootstrap.log; exit 1; }; cat .build/bootstrap.log; exit $$built
 	scripts/build-examples $(SWIFT_BUILD_FLAGS)
 	rm -rf .build/test-bundle
 	scripts/make-bundle --configuration debug --cpu native --swift-runtime shared --compression fast --with-bench --output .build/test-bundle >/dev/null
