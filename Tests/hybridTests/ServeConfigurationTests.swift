@@ -322,4 +322,47 @@ struct ServeConfigurationTests {
     #expect(unknown.status == 1 && unknown.standardOutput.contains("no API key has the id or name nobody"))
     #expect(await server.stop().status == 0)
   }
+
+  /// A valid value of `setting` as a command-line argument (booleans take none).
+  static func sampleArgument(for setting: ServeSetting) -> String? {
+    let valid = [
+      "host": "127.0.0.1", "alias": "a=smollm2", "chat-template": "chatml",
+      "prompt-scheduling": "reproducible", "embedding-pooling": "mean", "gpu-layers": "0", "device": "CPU",
+      "cors-origin": "https://app.example.com", "registry-database": "sqlite:/srv/registry.sqlite",
+      "public-url": "https://models.example.com", "chat-cloud-url": "http://127.0.0.1:9", "log-level": "info",
+      "log-format": "text", "batch-contexts": "1",
+    ]
+    if let value = valid[setting.name] { return value }
+    switch setting.kind {
+    case .boolean: return nil
+    case .integer: return "3"
+    case .number: return "1.5"
+    case .string, .list: return "value"
+    }
+  }
+
+  @Test("every setting agrees in its five places: a flag that sets it, its HYBRIDAI_SERVE_ variable, its config-file key, its --print-config line and docs/server.md")
+  func everySettingInFivePlaces() async throws {
+    let docs = try String(contentsOf: TestRepository.file("docs/server.md"), encoding: .utf8)
+    let scratch = try TemporaryDirectory()
+    defer { scratch.remove() }
+    for setting in ServeSetting.all {
+      let argument = Self.sampleArgument(for: setting)
+      let flags = try ServeCommand.parse(["--\(setting.name)"] + (argument.map { [$0] } ?? [])).flags
+      #expect(flags[setting] != nil, "--\(setting.name) does not set the setting \(setting.name)")
+
+      let text = argument ?? "true"
+      let fromEnvironment = try await ServeConfiguration.resolve(flags: [:], environment: [setting.environmentVariable: text])
+      #expect(fromEnvironment.entries[setting.name]?.source == .environment(setting.environmentVariable),
+              "$\(setting.environmentVariable) does not set \(setting.name)")
+
+      let yaml = setting.kind == .list ? "[\"\(text)\"]" : (setting.kind == .string ? "\"\(text)\"" : text)
+      let file = try write("\(setting.name): \(yaml)\n", to: "\(setting.name).yaml", in: scratch)
+      let fromFile = try await ServeConfiguration.resolve(flags: [.config: .string(file)], environment: [:])
+      #expect(fromFile.entries[setting.name]?.source == .file(file), "the key \(setting.name) in a config file does not set it")
+      #expect(fromFile.printable().contains("\n\(setting.name): "), "--print-config has no line for \(setting.name)")
+
+      #expect(docs.contains("`\(setting.name)`") || docs.contains("--\(setting.name)"), "docs/server.md does not document \(setting.name)")
+    }
+  }
 }
