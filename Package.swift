@@ -13,17 +13,21 @@
 //                     the pooled clients, server-sent events.
 //   HybridAIWire      the wire contract shared by servers and clients: Google's error envelope, the
 //                     model registry's records and identifier rules (Foundation only).
-//   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): wire types, SSE, errors, retries.
-//   HybridAIOpenAI    the OpenAI Chat Completions API: wire types, conversions both ways, OpenAIModel.
+//   HybridAIGeminiWire  the Gemini API's wire types and conversions (Foundation only, no HTTP client).
+//   HybridAIGemini    GeminiModel over the Gemini REST API (AsyncHTTPClient): SSE, errors, retries.
+//   HybridAIOpenAIWire  the OpenAI API's wire types and conversions both ways (Foundation only).
+//   HybridAIOpenAI    OpenAIModel: a client for any OpenAI-compatible server.
 //   HybridAIServing   what every product of `hybrid serve` shares (Hummingbird): HybridServer, which
 //                     composes ServerComponents on one port; Google errors; API keys; configuration.
 //   HybridAIRegistry  the model registry (RegistryAPI): SQLite via GRDB or PostgreSQL via PostgresNIO,
 //                     content-addressed blobs, signed download URLs, roll-outs, its OpenAPI document.
 //                     No llama.cpp.
-//   HybridAIServer    inference endpoints (GeminiCompatibleAPI) answered by llama.cpp with continuous batching.
+//   HybridAIServer    inference endpoints (GeminiCompatibleAPI, OpenAICompatibleAPI) for any LanguageModel
+//                     (hybrid serve gives them llama.cpp with continuous batching). No llama.cpp.
 //   HybridAIChatApp   the web chat of `hybrid serve`: its sessions API (ChatApp, ChatSessions over SessionStore,
 //                     answers as typed server-sent events). No llama.cpp: it takes any LanguageModel.
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
+//   HybridAIProcess   ChildProcess: the one way to run a program (swift-subprocess).
 //   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr), a signal-to-pipe handler.
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
 //   HybridAIPersistence  SessionStore: sessions, transcripts and their artifacts in SQLite (GRDB).
@@ -31,10 +35,13 @@
 //   TFLite            Interpreter (TensorFlowLiteSwift's API) on Google's LiteRT runtime, CPU/XNNPACK.
 //   CImageCodecs      C: PNG/JPEG decode and encode on the system libpng and libjpeg-turbo, errors contained.
 //   TFLiteImage       Bitmap: decode PNG/JPEG, resize, RGB → tensor bytes, float mask → PNG (no TFLite dependency).
-//   HybridCommandLine what the executables share: logging and model options, terminal output.
+//   HybridCommandLine what the executables share: logging, status lines, terminal output. No llama.cpp.
+//   HybridOnDeviceCommandLine  the on-device model's options (--model, --gpu-layers, --chat-template).
 //   HybridAIBenchmarks (Benchmarks/)  benchmark suites; hybrid-bench (Benchmarks/) runs them (`hybrid bench` forwards).
 //   hybrid            the command-line tool.
-//   HybridAITestSupport (Tests/)  test-only: servers on loopback, temporary directories, shared by test targets.
+//   hybrid-registry   the model registry alone: links neither llama.cpp nor LiteRT.
+//   HybridAITestSupport (Tests/)  test-only: the scripted model, temporary folders, seeded randomness, logging.
+//   HybridAIServerTestSupport (Tests/)  test-only: servers on loopback or in memory, the registry, PostgreSQL.
 import CompilerPluginSupport
 import Foundation
 import PackageDescription
@@ -350,12 +357,19 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
       ],
       swiftSettings: strictSwift),
-    // Test support shared by test targets (not a product): servers on loopback (RunningServer,
-    // RunningRegistry), temporary directories, quiet loggers.
+    // Test support in two layers (not products). The light one: the scripted model, recording
+    // tools, temporary folders, the seeded random generator, logging, the repository's files.
     .target(
       name: "HybridAITestSupport",
+      dependencies: ["HybridAI", "HybridAIProcess", .product(name: "Logging", package: "swift-log")],
+      path: "Tests/HybridAITestSupport",
+      swiftSettings: strictSwift),
+    // The server layer: running servers (over a socket or in memory), the registry, PostgreSQL,
+    // nginx, the HTTP test server and client.
+    .target(
+      name: "HybridAIServerTestSupport",
       dependencies: [
-        "HybridAI", "HybridAIProcess", "HybridAIServing", "HybridAIRegistry",
+        "HybridAI", "HybridAITestSupport", "HybridAIProcess", "HybridAIServing", "HybridAIRegistry",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),
@@ -366,7 +380,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
-      path: "Tests/HybridAITestSupport",
+      path: "Tests/HybridAIServerTestSupport",
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",
@@ -388,12 +402,12 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIOpenAITests",
-      dependencies: ["HybridAI", "HybridAIOpenAI", "HybridAIHTTP", "HybridAITestSupport"],
+      dependencies: ["HybridAI", "HybridAIOpenAI", "HybridAIHTTP", "HybridAITestSupport", "HybridAIServerTestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIGeminiTests",
       dependencies: [
-        "HybridAI", "HybridAIGemini", "HybridAIHTTP", "HybridAITestSupport",
+        "HybridAI", "HybridAIGemini", "HybridAIHTTP", "HybridAITestSupport", "HybridAIServerTestSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -403,7 +417,7 @@ let package = Package(
       name: "HybridAIServerTests",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer",
-        "HybridAIRegistry", "HybridAITestSupport",
+        "HybridAIRegistry", "HybridAITestSupport", "HybridAIServerTestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -415,7 +429,7 @@ let package = Package(
     .testTarget(
       name: "HybridAIChatAppTests",
       dependencies: [
-        "HybridAI", "HybridAIChatApp", "HybridAIPersistence", "HybridAIServing", "HybridAITestSupport", "HybridAIProcess",
+        "HybridAI", "HybridAIChatApp", "HybridAIPersistence", "HybridAIServing", "HybridAITestSupport", "HybridAIServerTestSupport", "HybridAIProcess",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
       ],
@@ -424,7 +438,7 @@ let package = Package(
     .testTarget(
       name: "HybridAIRegistryTests",
       dependencies: [
-        "HybridAI", "HybridAIRegistry", "HybridAIServing", "HybridAIWire", "HybridAITestSupport",
+        "HybridAI", "HybridAIRegistry", "HybridAIServing", "HybridAIWire", "HybridAITestSupport", "HybridAIServerTestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -436,7 +450,7 @@ let package = Package(
     .testTarget(
       name: "ModelDeliveryTests",
       dependencies: [
-        "HybridAI", "ModelDelivery", "HybridAIOnDevice", "TFLite", "HybridAITestSupport", "HybridAIProcess",
+        "HybridAI", "ModelDelivery", "HybridAIOnDevice", "TFLite", "HybridAITestSupport", "HybridAIServerTestSupport", "HybridAIProcess",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -451,7 +465,7 @@ let package = Package(
     .testTarget(
       name: "HybridAIToolsTests",
       dependencies: [
-        "HybridAI", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAITestSupport",
+        "HybridAI", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAITestSupport", "HybridAIServerTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["Reference"],
@@ -463,12 +477,12 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "TFLiteImageTests",
-      dependencies: ["TFLiteImage", "CImageCodecs"],
+      dependencies: ["TFLiteImage", "CImageCodecs", "HybridAITestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
       dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAIServer", "HybridAITools", "TFLiteImage",
-                     "HybridCommandLine", "HybridOnDeviceCommandLine", "HybridAIProcess", "HybridAITestSupport"],
+                     "HybridCommandLine", "HybridOnDeviceCommandLine", "HybridAIProcess", "HybridAITestSupport", "HybridAIServerTestSupport"],
       swiftSettings: strictSwift),
   ],
   cxxLanguageStandard: .cxx17

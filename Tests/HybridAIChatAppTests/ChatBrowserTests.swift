@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 @testable import HybridAIChatApp
 import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Synchronization
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 @testable import HybridAIChatApp
 import HybridAIPersistence
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import NIOCore
 import Testing

@@ -3,6 +3,7 @@ import HybridAI
 @testable import HybridAIChatApp
 import HybridAIPersistence
 import HybridAIServing
+import HybridAIServerTestSupport
 import HybridAITestSupport
 
 /// A `hybrid serve` with only the web chat, over a real socket, on a fresh session directory.

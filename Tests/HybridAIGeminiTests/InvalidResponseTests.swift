@@ -1,7 +1,8 @@
 import Foundation
-import HybridAITestSupport
 import HybridAI
 import HybridAIGemini
+import HybridAIServerTestSupport
+import HybridAITestSupport
 import Testing
 
 @Suite("Invalid responses")

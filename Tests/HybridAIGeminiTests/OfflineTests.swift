@@ -1,7 +1,8 @@
 import Foundation
-import HybridAITestSupport
 import HybridAI
 import HybridAIHTTP
+import HybridAIServerTestSupport
+import HybridAITestSupport
 @testable import HybridAIGemini
 import NIOCore
 import Testing

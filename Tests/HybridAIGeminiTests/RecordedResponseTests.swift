@@ -1,7 +1,8 @@
 import Foundation
-import HybridAITestSupport
 import HybridAI
 import HybridAIGemini
+import HybridAIServerTestSupport
+import HybridAITestSupport
 import Testing
 
 /// Every recorded Gemini response in `shared/fixtures/gemini-mock-responses`, served over a real

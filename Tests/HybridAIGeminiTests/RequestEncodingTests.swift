@@ -1,7 +1,8 @@
 import Foundation
-import HybridAITestSupport
 import HybridAI
 import HybridAIGemini
+import HybridAIServerTestSupport
+import HybridAITestSupport
 import Testing
 
 /// What GeminiModel sends: the request body built from a transcript and options, and the headers.

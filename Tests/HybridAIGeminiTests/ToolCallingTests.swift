@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIGemini
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

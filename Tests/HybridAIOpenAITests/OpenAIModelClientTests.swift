@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIHTTP
 import HybridAIOpenAI
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import NIOHTTP1
 import Testing

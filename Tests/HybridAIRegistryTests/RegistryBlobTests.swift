@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIServerTestSupport
 import HybridAIServing
 import HybridAITestSupport
 import Testing

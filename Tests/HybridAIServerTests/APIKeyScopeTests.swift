@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIRegistry
 import HybridAIServer
+import HybridAIServerTestSupport
 import HybridAIServing
 import HybridAITestSupport
 import NIOCore

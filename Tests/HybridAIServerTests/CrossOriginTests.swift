@@ -1,5 +1,6 @@
 import Foundation
 import HybridAIServer
+import HybridAIServerTestSupport
 import HybridAIServing
 import HybridAITestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 import HybridAIServer
+import HybridAIServerTestSupport
 import HybridAIServing
 import HybridAITestSupport
 import Testing

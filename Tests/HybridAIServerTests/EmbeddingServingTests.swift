@@ -4,6 +4,7 @@ import HybridAIGemini
 import HybridAIOnDevice
 import HybridAIOpenAI
 import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

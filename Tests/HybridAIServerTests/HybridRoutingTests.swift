@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Synchronization
 import Testing

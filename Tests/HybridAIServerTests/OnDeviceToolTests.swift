@@ -1,7 +1,8 @@
 import Foundation
-import HybridAITestSupport
 import HybridAI
 import HybridAIGemini
+import HybridAIServerTestSupport
+import HybridAITestSupport
 import Testing
 
 /// Tools and structured output end to end with the real on-device model: a `GeminiModel` session

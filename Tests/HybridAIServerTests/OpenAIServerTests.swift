@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HybridAI
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import NIOCore
 import Testing

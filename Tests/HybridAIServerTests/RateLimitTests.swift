@@ -3,6 +3,7 @@ import HybridAI
 import HybridAIGemini
 import HybridAIServer
 @testable import HybridAIServing
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Hummingbird
 import Synchronization

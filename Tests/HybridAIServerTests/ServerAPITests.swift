@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import NIOCore
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIServer
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIGemini
 import HybridAIOpenAI
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

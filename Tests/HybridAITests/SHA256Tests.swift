@@ -1,5 +1,6 @@
 import Foundation
 import HybridAIProcess
+import HybridAITestSupport
 import Testing
 
 @testable import HybridAI
@@ -95,7 +96,7 @@ struct SHA256Tests {
     let data = Self.pseudoRandomBytes(count: 50_000 + 7, seed: 7)
     let reference = try await Self.sha256sum([data])[0]
     #expect(SHA256Digest.hex(of: data) == reference)
-    var generator = SplitMix64(seed: 99)
+    var generator = SeededRandom(seed: 99)
     for _ in 0..<20 {
       var digest = SHA256Digest()
       var offset = 0
@@ -114,21 +115,8 @@ struct SHA256Tests {
 
   // MARK: - Helpers
 
-  /// A small deterministic generator (SplitMix64), so failures reproduce.
-  struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-      state &+= 0x9e37_79b9_7f4a_7c15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-      z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-      return z ^ (z >> 31)
-    }
-  }
-
   static func pseudoRandomBytes(count: Int, seed: UInt64) -> Data {
-    var generator = SplitMix64(seed: seed)
+    var generator = SeededRandom(seed: seed)
     var bytes = [UInt8](repeating: 0, count: count)
     var index = 0
     while index < count {

@@ -1,11 +1,12 @@
 import Foundation
 import HybridAI
+import HybridAIServerTestSupport
+import HybridAITestSupport
 import HybridAITools
 import Logging
 import ModelDelivery
-import TFLiteImage
-import HybridAITestSupport
 import Testing
+import TFLiteImage
 
 /// `SegmentPersonTool(downloader:modelName:…)` against a real `hybrid serve` registry on
 /// 127.0.0.1: the model is deployed with `ModelRegistryAdmin` and fetched by `ModelDownloader`.

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAITestSupport
 import ModelDelivery
 import Testing
 

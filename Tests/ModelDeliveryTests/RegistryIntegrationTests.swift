@@ -1,7 +1,8 @@
 import Foundation
 import HybridAI
-import ModelDelivery
+import HybridAIServerTestSupport
 import HybridAITestSupport
+import ModelDelivery
 import Testing
 
 /// `ModelRegistryAdmin` and `ModelDownloader` against the real registry (`RegistryAPI` in a

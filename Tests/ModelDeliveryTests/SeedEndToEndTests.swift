@@ -1,10 +1,11 @@
 import Foundation
 import HybridAI
 import HybridAIOnDevice
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import ModelDelivery
-import TFLite
 import Testing
+import TFLite
 
 /// Firebase ML's custom-model flow end to end, on real parts: deploy a .tflite model to `hybrid serve`'s registry,
 /// `getModel` it onto the device, run it with `Interpreter(modelPath:)`; and the on-device LLM

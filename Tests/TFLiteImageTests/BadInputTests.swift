@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 @testable import TFLiteImage
@@ -61,7 +62,7 @@ struct BadInputTests {
 
   @Test("random bytes after a PNG signature are corrupt, after a JPEG one corrupt or truncated")
   func randomBytes() {
-    var generator = SplitMix64(seed: 6)
+    var generator = SeededRandom(seed: 6)
     for _ in 0..<20 {
       let noise = (0..<512).map { _ in UInt8.random(in: 0...255, using: &generator) }
       guard case .corrupt(.png, _) = decodingError(Data(PNGBuilder.signature + noise)) else {

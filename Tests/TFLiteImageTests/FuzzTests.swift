@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 
 @testable import TFLiteImage
@@ -38,7 +39,7 @@ struct FuzzTests {
   @Test("randomly mutated files decode or fail with a typed error", arguments: 0..<4)
   func mutations(sample: Int) {
     let (_, data) = FuzzTests.samples[sample]
-    var generator = SplitMix64(seed: UInt64(sample) + 1)
+    var generator = SeededRandom(seed: UInt64(sample) + 1)
     var failures = 0
     for _ in 0..<300 {
       var bytes = Array(data)

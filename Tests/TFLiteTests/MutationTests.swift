@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 import TFLite
 
@@ -10,7 +11,7 @@ struct MutationTests {
 
   /// A copy of `original` with a few bytes changed, a 32-bit word replaced by a value that tends
   /// to break offsets, sizes and indices, or the tail cut off.
-  static func mutate(_ original: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
+  static func mutate(_ original: [UInt8], using random: inout SeededRandom) -> [UInt8] {
     var bytes = original
     switch Int.random(in: 0..<10, using: &random) {
     case 0:
@@ -61,7 +62,7 @@ struct MutationTests {
     let options = Interpreter.Options(invocationTimeLimit: .seconds(10),
                                       maximumTensorByteCount: 256 << 20, maximumTotalTensorByteCount: 1 << 30)
     var outcomes: [Outcome: Int] = [:]
-    var random = SeededGenerator(seed: plan.seed)
+    var random = SeededRandom(seed: plan.seed)
     for (model, count) in plan.counts {
       let original = Array(try TestModels.data(model))
       for _ in 0..<count {

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 import Testing
 import TFLite
 
@@ -26,7 +27,7 @@ struct ReferenceTests {
   @Test("selfie segmentation (float32), 1 and 2 threads", arguments: [1, 2])
   func selfieSegmentation(threads: Int) async throws {
     let path = try TestModels.path(TestModels.selfieSegmentation)
-    var random = SeededGenerator(seed: 20_260_001)
+    var random = SeededRandom(seed: 20_260_001)
     let input = Data(random.float32Bytes(count: 256 * 256 * 3))
     let swift = try Self.runSwift(path, inputs: [input], threads: threads)
     let python = try await PythonReference.run(model: path, inputs: [input], threads: threads)
@@ -41,7 +42,7 @@ struct ReferenceTests {
   @Test("face detection (float32 in [-1, 1], two outputs)")
   func faceDetection() async throws {
     let path = try TestModels.path(TestModels.faceDetection)
-    var random = SeededGenerator(seed: 20_260_002)
+    var random = SeededRandom(seed: 20_260_002)
     let input = Data(random.float32Bytes(count: 128 * 128 * 3, in: -1...1))
     let swift = try Self.runSwift(path, inputs: [input], threads: 2)
     let python = try await PythonReference.run(model: path, inputs: [input], threads: 2)
@@ -52,7 +53,7 @@ struct ReferenceTests {
   @Test("okay_nabu (int8 in, uint8 out, streaming state) over 100 consecutive frames")
   func okayNabu() async throws {
     let path = try TestModels.path(TestModels.okayNabu)
-    var random = SeededGenerator(seed: 20_260_003)
+    var random = SeededRandom(seed: 20_260_003)
     let frames = 100
     // Low feature values make the wake-word model's output move off zero.
     let input = Data(random.int8Bytes(count: frames * 3 * 40, in: -128...(-61)))
@@ -66,7 +67,7 @@ struct ReferenceTests {
   @Test("a signature run by name gives the same bytes as invoke()")
   func signatureRun() async throws {
     let path = try TestModels.path(TestModels.okayNabu)
-    var random = SeededGenerator(seed: 20_260_004)
+    var random = SeededRandom(seed: 20_260_004)
     let frames = (0..<60).map { _ in Data(random.int8Bytes(count: 120, in: -128...(-61))) }
 
     let byIndex = try Interpreter(modelPath: path)
@@ -88,7 +89,7 @@ struct ReferenceTests {
   @Test("every invoke reads the current inputs: consecutive runs, re-allocation, a resize")
   func inputsAreReadEveryInvoke() async throws {
     let path = try TestModels.path(TestModels.faceDetection)
-    var random = SeededGenerator(seed: 20_260_006)
+    var random = SeededRandom(seed: 20_260_006)
     let frames = (0..<5).map { _ in Data(random.float32Bytes(count: 128 * 128 * 3, in: -1...1)) }
     // Each frame on an interpreter of its own: its only run registers the buffers.
     let expected = try frames.map { frame in
@@ -117,7 +118,7 @@ struct ReferenceTests {
 
   @Test("resizing inputs: face detection at 256x256 and a batch of two selfies match Python")
   func resize() async throws {
-    var random = SeededGenerator(seed: 20_260_005)
+    var random = SeededRandom(seed: 20_260_005)
     for (model, shape, outputShapes) in [
       (TestModels.faceDetection, [1, 256, 256, 3], [[1, 3584, 16], [1, 3584, 1]]),
       (TestModels.selfieSegmentation, [2, 256, 256, 3], [[2, 256, 256, 1]]),

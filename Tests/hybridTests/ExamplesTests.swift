@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIProcess
 import HybridAIServer
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAIOnDevice
 import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 @testable import hybrid
 import Testing

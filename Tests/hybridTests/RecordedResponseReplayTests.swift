@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

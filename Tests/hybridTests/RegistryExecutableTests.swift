@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 

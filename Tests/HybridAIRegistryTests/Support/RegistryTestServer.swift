@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 import HybridAIRegistry
+import HybridAIServerTestSupport
 import HybridAIServing
 import HybridAITestSupport
 import Logging

@@ -3,6 +3,7 @@ import HybridAI
 import HybridAIGemini
 import HybridAIOnDevice
 import HybridAIServer
+import HybridAIServerTestSupport
 import HybridAIServing
 import HybridAITestSupport
 import Synchronization

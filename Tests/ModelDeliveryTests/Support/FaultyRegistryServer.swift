@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import NIOCore
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HybridAI
+import HybridAITestSupport
 import Logging
 import ModelDelivery
 import NIOCore

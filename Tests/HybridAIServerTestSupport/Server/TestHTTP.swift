@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import HybridAITestSupport
 import NIOCore
 import NIOHTTP1
 

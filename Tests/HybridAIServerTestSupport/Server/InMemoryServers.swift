@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import HybridAITestSupport
 import Synchronization
 
 /// The in-memory servers running now, by the host of their ``RunningServer/baseURL``

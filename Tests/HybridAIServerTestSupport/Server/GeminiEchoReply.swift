@@ -1,4 +1,5 @@
 import Foundation
+import HybridAITestSupport
 
 /// What a Gemini-compatible test server answers when it plays an image-editing model: a line of
 /// text, then the files of the request's last user turn sent back as `inlineData` parts, in a

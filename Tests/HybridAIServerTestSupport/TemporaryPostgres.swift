@@ -1,11 +1,12 @@
+#if canImport(Glibc)
 import Foundation
+import Glibc
 import HybridAIProcess
 import HybridAIRegistry
+import HybridAITestSupport
 import Logging
 import PostgresNIO
 import Synchronization
-#if canImport(Glibc)
-import Glibc
 #endif
 
 /// A PostgreSQL server of the tests' own: a cluster made by `initdb` in a temporary directory,

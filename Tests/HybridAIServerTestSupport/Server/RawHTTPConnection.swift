@@ -1,6 +1,7 @@
-import Foundation
 #if canImport(Glibc)
+import Foundation
 import Glibc
+import HybridAITestSupport
 #endif
 
 /// One HTTP/1.1 connection on a plain socket, written by hand: for tests that need to stop part

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAIProcess
+import HybridAITestSupport
 
 /// Debian's nginx (installed by scripts/bootstrap) in front of `hybrid serve` instances, run with
 /// the project's example configuration (`deploy/nginx/hybrid.conf`) on a free loopback port, its

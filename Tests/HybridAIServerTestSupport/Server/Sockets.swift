@@ -1,6 +1,7 @@
-import Foundation
 #if canImport(Glibc)
+import Foundation
 import Glibc
+import HybridAITestSupport
 #endif
 
 /// Real sockets that make a connection fail in a particular way.

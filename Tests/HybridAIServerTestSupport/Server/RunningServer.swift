@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import HybridAIServing
+import HybridAITestSupport
 
 /// A ``HybridServer`` for tests, reached over a real socket on 127.0.0.1 (a free port) or in
 /// memory through its router (see ``ServerTransport``): the same components, the same

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import HybridAITestSupport
 
 /// The HTTP client of the server tests: like `HTTPClient.shared` (never shut down), but patient.
 /// Real models answer these requests, and the whole suite runs at once on CI's two cores, so a

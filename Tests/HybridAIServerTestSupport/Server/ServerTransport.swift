@@ -1,3 +1,5 @@
+import HybridAITestSupport
+
 /// How a test reaches an in-process server: the same test runs over either.
 public enum ServerTransport: String, Sendable, CaseIterable {
   /// Requests go straight to the router, in memory (HummingbirdTesting's router framework): no

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAIRegistry
 import HybridAIServing
+import HybridAITestSupport
 
 /// The real `hybrid serve` registry (a ``HybridServer`` with ``RegistryAPI`` alone) on 127.0.0.1,
 /// its data in a temporary directory: shared by the test targets that deploy models
