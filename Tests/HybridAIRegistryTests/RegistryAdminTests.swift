@@ -9,7 +9,7 @@ import Testing
 struct RegistryAdminTests {
   @Test("create, list, get, upload, publish, unpublish, delete", arguments: ServerTransport.allCases, StoreKind.allCases)
   func modelLifecycle(over transport: ServerTransport, store: StoreKind) async throws {
-    try await RegistryTestServer.with(transport: transport, store: store) { server in
+    try await RunningRegistry.with(transport: transport, store: store) { server in
       let created = try await server.createModel("selfie", description: "Segments people", tags: ["vision", "beta"])
       #expect(created.header("location") == "/v1/admin/models/selfie")
       let model = try created.json
@@ -99,10 +99,10 @@ struct RegistryAdminTests {
 
   @Test("admin calls without a token, or with a wrong one, are refused; without a configured token the admin API is off", arguments: ServerTransport.allCases)
   func adminAuthorization(over transport: ServerTransport) async throws {
-    try await RegistryTestServer.with(transport: transport) { server in
+    try await RunningRegistry.with(transport: transport) { server in
       let url = server.url("/v1/admin/models")
-      for headers in [[:], ["authorization": "Bearer wrong"], ["authorization": "Basic \(RegistryTestServer.adminToken)"],
-                      ["authorization": "Bearer"], ["authorization": "Bearer \(RegistryTestServer.adminToken)x"]] {
+      for headers in [[:], ["authorization": "Bearer wrong"], ["authorization": "Basic \(RunningRegistry.adminToken)"],
+                      ["authorization": "Bearer"], ["authorization": "Bearer \(RunningRegistry.adminToken)x"]] {
         let reply = try await TestHTTP.send(.GET, url, headers: headers)
         #expect(reply.status == 401, "\(headers)")
         #expect(reply.errorStatus == "UNAUTHENTICATED")
@@ -110,10 +110,10 @@ struct RegistryAdminTests {
       }
       let refusedUpload = try await TestHTTP.send(.POST, server.url("/v1/admin/models/x/versions"), body: RegistryFixtures.other)
       #expect(refusedUpload.status == 401)
-      #expect(try await TestHTTP.send(.GET, url, headers: ["authorization": "bearer \(RegistryTestServer.adminToken)"]).status == 200,
+      #expect(try await TestHTTP.send(.GET, url, headers: ["authorization": "bearer \(RunningRegistry.adminToken)"]).status == 200,
               "the scheme is case-insensitive")
     }
-    try await RegistryTestServer.with(adminToken: nil, transport: transport) { server in
+    try await RunningRegistry.with(adminToken: nil, transport: transport) { server in
       let reply = try await RegistryHTTP.admin(.GET, server.url("/v1/admin/models"))
       #expect(reply.status == 403)
       #expect(reply.errorStatus == "PERMISSION_DENIED")
@@ -123,7 +123,7 @@ struct RegistryAdminTests {
 
   @Test("names, versions and blob ids with path tricks are refused with 400 INVALID_ARGUMENT", arguments: ServerTransport.allCases)
   func pathTricksAreRefused(over transport: ServerTransport) async throws {
-    try await RegistryTestServer.with(transport: transport) { server in
+    try await RunningRegistry.with(transport: transport) { server in
       let badNames = ["", ".", "..", "a/b", "../etc", "a\u{0}b", "a b", "%2F", "a%2Fb", "-lead", "_lead", ".hidden", "ü",
                       String(repeating: "a", count: 65), "a\nb", "a:b"]
       for name in badNames {
@@ -171,7 +171,7 @@ struct RegistryAdminTests {
 
   @Test("methods a resource does not have are 405 with Allow", arguments: ServerTransport.allCases)
   func methodNotAllowed(over transport: ServerTransport) async throws {
-    try await RegistryTestServer.with(transport: transport) { server in
+    try await RunningRegistry.with(transport: transport) { server in
       try await server.createModel("m")
       let cases: [(HTTPMethod, String, String)] = [
         (.PATCH, "/v1/admin/models", "GET, HEAD, POST"),
@@ -203,7 +203,7 @@ struct RegistryAdminTests {
 
   @Test("descriptions and tags with NUL characters are refused (SQLite would cut them short)", arguments: ServerTransport.allCases)
   func nulCharacters(over transport: ServerTransport) async throws {
-    try await RegistryTestServer.with(transport: transport) { server in
+    try await RunningRegistry.with(transport: transport) { server in
       for body in [["name": "n", "description": "a\u{0}b"], ["name": "n", "tags": ["x\u{0}"]]] as [[String: Any]] {
         let reply = try await RegistryHTTP.admin(.POST, server.url("/v1/admin/models"), json: body)
         #expect(reply.status == 400)
@@ -217,7 +217,7 @@ struct RegistryAdminTests {
 
   @Test("uploads need a Content-Length within the limit; refused or broken ones leave nothing behind")
   func uploadLimits() async throws {
-    try await RegistryTestServer.with(maxUploadBytes: 64 << 10) { server in
+    try await RunningRegistry.with(maxUploadBytes: 64 << 10) { server in
       try await server.createModel("limited")
       let versions = server.url("/v1/admin/models/limited/versions")
 
@@ -239,7 +239,7 @@ struct RegistryAdminTests {
 
       // A body shorter than its Content-Length: the client stops sending.
       let head = "POST /v1/admin/models/limited/versions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        + "Authorization: Bearer \(RegistryTestServer.adminToken)\r\nContent-Length: 5000\r\n\r\n"
+        + "Authorization: Bearer \(RunningRegistry.adminToken)\r\nContent-Length: 5000\r\n\r\n"
       let answer = try RegistryHTTP.raw(port: server.port, Array(head.utf8) + Array(RegistryFixtures.bytes(1000, seed: 9)))
       #expect(answer.isEmpty || answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
 
@@ -255,7 +255,7 @@ struct RegistryAdminTests {
   @Test("roll-outs name distinct published versions whose percentages add up to 100",
         arguments: ServerTransport.allCases, StoreKind.allCases)
   func rolloutValidation(over transport: ServerTransport, store: StoreKind) async throws {
-    try await RegistryTestServer.with(transport: transport, store: store) { server in
+    try await RunningRegistry.with(transport: transport, store: store) { server in
       try await server.publishedModel("rolled", files: [RegistryFixtures.tflite, RegistryFixtures.gguf])
       try await server.upload(RegistryFixtures.other, to: "rolled")   // 3, a draft
       let rollout = server.url("/v1/admin/models/rolled/rollout")

@@ -16,7 +16,7 @@ struct RegistryBlobTests {
 
   @Test("a signed URL serves the file; a changed sha, expiry or signature, or an expired URL, is 403")
   func signedURLs() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       try await server.publishedModel("signed", files: [RegistryFixtures.tflite, RegistryFixtures.gguf])
       let uri = try await server.downloadURI("signed")
       let whole = try await TestHTTP.send(.GET, uri)
@@ -65,7 +65,7 @@ struct RegistryBlobTests {
 
   @Test("downloads are counted in /metrics: whole ones, resumed ranges and the bytes sent")
   func downloadMetrics() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       let file = RegistryFixtures.bytes(3 << 20, seed: 5)
       try await server.publishedModel("counted", files: [file])
       let uri = try await server.downloadURI("counted")
@@ -86,7 +86,7 @@ struct RegistryBlobTests {
 
   @Test("Range answers 206 with Content-Range, unsatisfiable ones 416; If-Range and HEAD")
   func ranges() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       let file = RegistryFixtures.bytes(3 << 20, seed: 3)   // 3 MiB: streamed in several chunks
       let size = file.count
       try await server.publishedModel("ranged", files: [file])
@@ -150,7 +150,7 @@ struct RegistryBlobTests {
 
   @Test("a signed URL for a blob that was deleted since is 404")
   func deletedBlob() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       try await server.publishedModel("fleeting", files: [RegistryFixtures.other])
       let uri = try await server.downloadURI("fleeting")
       #expect(try await RegistryHTTP.admin(.DELETE, server.url("/v1/admin/models/fleeting")).status == 204)
@@ -162,7 +162,7 @@ struct RegistryBlobTests {
 
   @Test("a model file deleted behind the server's back: download info and the blob answer 500 naming the version (logged), the record stays, redeploying the bytes repairs it")
   func fileDeletedBehindTheServer() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       try await server.publishedModel("fragile", files: [RegistryFixtures.gguf])
       let uri = try await server.downloadURI("fragile")
       let blob = server.dataDirectory.appending(path: "blobs/sha256/\(RegistryFixtures.ggufSHA256.prefix(2))/\(RegistryFixtures.ggufSHA256)")

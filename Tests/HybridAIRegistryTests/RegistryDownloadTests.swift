@@ -8,7 +8,7 @@ import Testing
 struct RegistryDownloadTests {
   @Test("the download info names the served version; If-None-Match with it answers 304")
   func notModified() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       try await server.publishedModel("selfie", files: [RegistryFixtures.tflite])
       let info = try await server.downloadInfo("selfie", installationId: "device-1")
       #expect(info.status == 200)
@@ -44,7 +44,7 @@ struct RegistryDownloadTests {
 
   @Test("a 90/10 roll-out splits 1,000 installations within 3 points, the same way every time")
   func abSplit() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       try await server.publishedModel("ab_test", files: [RegistryFixtures.tflite, RegistryFixtures.gguf])
       let rollout = try await RegistryHTTP.admin(.PUT, server.url("/v1/admin/models/ab_test/rollout"),
                                                  json: ["splits": [["version": "1", "percent": 90], ["version": "2", "percent": 10]]])
@@ -82,7 +82,7 @@ struct RegistryDownloadTests {
   @Test("download URLs use the configured public URL, else Forwarded, else X-Forwarded-Proto/Host, else Host")
   func downloadURLBase() async throws {
     let sha = RegistryFixtures.otherSHA256
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       try await server.publishedModel("located", files: [RegistryFixtures.other])
       func uri(_ headers: [String: String]) async throws -> String {
         try #require(try await server.downloadInfo("located", headers: headers).json["downloadUri"] as? String)
@@ -103,7 +103,7 @@ struct RegistryDownloadTests {
       #expect(try await uri(["Forwarded": #"host="evil.example/x?y""#]).hasPrefix("http://127.0.0.1:\(server.port)/v1/blobs/"),
               "a Forwarded host that would change the URL's shape is ignored")
     }
-    try await RegistryTestServer.with(publicURL: URL(string: "https://models.example.com/registry/")!) { server in
+    try await RunningRegistry.with(publicURL: URL(string: "https://models.example.com/registry/")!) { server in
       try await server.publishedModel("located", files: [RegistryFixtures.other])
       let uri = try #require(try await server.downloadInfo("located", headers: ["X-Forwarded-Host": "ignored.example"])
         .json["downloadUri"] as? String)
@@ -113,7 +113,7 @@ struct RegistryDownloadTests {
 
   @Test("with API keys configured, :download needs one but signed blob URLs and the admin API do not")
   func apiKeys() async throws {
-    try await RegistryTestServer.with(apiKeys: ["client-key"]) { server in
+    try await RunningRegistry.with(apiKeys: ["client-key"]) { server in
       try await server.publishedModel("keyed", files: [RegistryFixtures.other])
       #expect(try await server.downloadInfo("keyed").status == 403)
       let info = try await server.downloadInfo("keyed", headers: ["x-goog-api-key": "client-key"])

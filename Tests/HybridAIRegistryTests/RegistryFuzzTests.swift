@@ -1,5 +1,6 @@
 import Foundation
 import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 
@@ -15,9 +16,9 @@ struct RegistryFuzzTests {
     let schemathesis = TestRepository.dependency("schemathesis-venv/bin/schemathesis")
     try #require(FileManager.default.isExecutableFile(atPath: schemathesis.path),
                  "schemathesis is missing at \(schemathesis.path): run scripts/bootstrap (make test does)")
-    try await RegistryTestServer.with(maxUploadBytes: 1 << 20) { server in
+    try await RunningRegistry.with(maxUploadBytes: 1 << 20) { server in
       let outcome = try await ChildProcess.run(
-        URL(fileURLWithPath: "/bin/bash"), [Self.script.path, server.baseURL.absoluteString, RegistryTestServer.adminToken],
+        URL(fileURLWithPath: "/bin/bash"), [Self.script.path, server.baseURL.absoluteString, RunningRegistry.adminToken],
         mergingStandardError: true)
       let (status, output) = (outcome.status, outcome.output)
       #expect(status == 0, "\(output.suffix(4000))")

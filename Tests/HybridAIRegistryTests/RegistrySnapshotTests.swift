@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIServerTestSupport
 import Testing
 
 /// `:download` answers from the registry's in-memory snapshot (with SQLite; from the database
@@ -9,7 +10,7 @@ struct RegistrySnapshotTests {
   @Test("each admin change is visible to the very next :download: publish, unpublish, delete, re-create",
         arguments: StoreKind.allCases)
   func versionChangesAreVisible(_ store: StoreKind) async throws {
-    try await RegistryTestServer.with(store: store) { server in
+    try await RunningRegistry.with(store: store) { server in
       func served(_ name: String = "live") async throws -> String? {
         let reply = try await server.downloadInfo(name, installationId: "device-1")
         guard reply.status == 200 else {
@@ -61,7 +62,7 @@ struct RegistrySnapshotTests {
   @Test("roll-out changes are visible to the very next :download: set, replace, clear, dropped by unpublish",
         arguments: StoreKind.allCases)
   func rolloutChangesAreVisible(_ store: StoreKind) async throws {
-    try await RegistryTestServer.with(store: store) { server in
+    try await RunningRegistry.with(store: store) { server in
       try await server.publishedModel("ab", files: [RegistryFixtures.tflite, RegistryFixtures.gguf, RegistryFixtures.other])
       func rollout(_ splits: [(String, Int)]) async throws -> Int {
         try await RegistryHTTP.admin(.PUT, server.url("/v1/admin/models/ab/rollout"),
@@ -102,7 +103,7 @@ struct RegistrySnapshotTests {
 
   @Test("concurrent admin changes and downloads leave the snapshot equal to the database")
   func concurrentChangesMatchTheDatabase() async throws {
-    let first = try await RegistryTestServer.start()
+    let first = try await RunningRegistry.start()
     defer { try? FileManager.default.removeItem(at: first.dataDirectory) }
     let names = (0..<4).map { "model\($0)" }
     for name in names {
@@ -136,7 +137,7 @@ struct RegistrySnapshotTests {
     await first.stop()
 
     // A new registry on the same directory reads everything from the database.
-    let second = try await RegistryTestServer.start(dataDirectory: first.dataDirectory, clock: first.clock)
+    let second = try await RunningRegistry.start(dataDirectory: first.dataDirectory, clock: first.clock)
     let fromDatabase = try await RegistryHTTP.admin(.GET, second.url("/v1/admin/models")).text
     #expect(fromSnapshot == fromDatabase)
     for name in names {

@@ -12,7 +12,7 @@ import Testing
 struct RegistryStorageTests {
   @Test("models, versions, roll-outs and download URLs survive a restart on the same directory")
   func survivesRestart() async throws {
-    let first = try await RegistryTestServer.start()
+    let first = try await RunningRegistry.start()
     defer { try? FileManager.default.removeItem(at: first.dataDirectory) }
     try await first.publishedModel("durable", files: [RegistryFixtures.tflite, RegistryFixtures.gguf])
     try await first.createModel("empty", description: "nothing yet", tags: ["t"])
@@ -22,7 +22,7 @@ struct RegistryStorageTests {
     let uri = try await first.downloadURI("durable")
     await first.stop()
 
-    let second = try await RegistryTestServer.start(dataDirectory: first.dataDirectory, clock: first.clock)
+    let second = try await RunningRegistry.start(dataDirectory: first.dataDirectory, clock: first.clock)
     defer { Task { await second.stop() } }
     let after = try await RegistryHTTP.admin(.GET, second.url("/v1/admin/models")).text
     #expect(after == before)
@@ -40,7 +40,7 @@ struct RegistryStorageTests {
 
   @Test("models share identical blobs; a blob goes when the last version using it does")
   func sharedBlobs() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       try await server.createModel("first")
       try await server.createModel("second")
       try await server.upload(RegistryFixtures.tflite, to: "first")
@@ -58,7 +58,7 @@ struct RegistryStorageTests {
 
   @Test("GET /v1/openapi.yaml serves the repository's document")
   func openAPIDocument() async throws {
-    try await RegistryTestServer.with { server in
+    try await RunningRegistry.with { server in
       let reply = try await TestHTTP.send(.GET, server.url("/v1/openapi.yaml"))
       #expect(reply.status == 200)
       #expect(reply.header("content-type")?.hasPrefix("application/yaml") == true)

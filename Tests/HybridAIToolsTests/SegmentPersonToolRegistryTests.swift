@@ -43,7 +43,7 @@ struct SegmentPersonToolRegistryTests {
     let fromFile = try await fileTool.call(arguments: .init(path: "portrait.png"), context: ToolTestSupport.context())
     let expected = try #require(fromFile.artifacts.first?.data)
 
-    try await RunningRegistry.with { registry in
+    try await RunningRegistry.with(maxUploadBytes: 64 << 20) { registry in
       let version = try await deploy(URL(fileURLWithPath: modelPath), as: "selfie_segmentation", to: registry)
       let downloader = ModelDownloader(server: registry.baseURL, directory: cache, installationID: "tools-test",
                                        logger: ToolTestSupport.quietLogger)
@@ -83,7 +83,7 @@ struct SegmentPersonToolRegistryTests {
     let (directory, pictures, cache) = try workspace(portraitWidth: 64, height: 48)
     defer { try? FileManager.default.removeItem(at: directory) }
 
-    try await RunningRegistry.with { registry in
+    try await RunningRegistry.with(maxUploadBytes: 64 << 20) { registry in
       _ = try await deploy(URL(fileURLWithPath: modelPath), as: "selfie_segmentation", to: registry)
       let downloader = ModelDownloader(server: registry.baseURL, directory: cache, installationID: "tools-test",
                                        logger: ToolTestSupport.quietLogger)

@@ -34,11 +34,11 @@ import Testing
     }
 
     static func make() async throws -> Environment {
-      Environment(registry: try await RunningRegistry.start(), directory: try TestSupport.temporaryDirectory())
+      Environment(registry: try await RunningRegistry.start(maxUploadBytes: 64 << 20), directory: try TestSupport.temporaryDirectory())
     }
 
     func close() async {
-      await registry.stop()
+      await registry.stop(removingData: true)
       TestSupport.cleanUp(directory)
     }
   }
@@ -149,8 +149,8 @@ import Testing
       #expect(path == "/nonexistent/file")
       #expect(code == ENOENT)
     }
-    let off = try await RunningRegistry.start(adminToken: nil)
-    defer { Task { await off.stop() } }
+    let off = try await RunningRegistry.start(adminToken: nil, maxUploadBytes: 64 << 20)
+    defer { Task { await off.stop(removingData: true) } }
     do {
       _ = try await ModelRegistryAdmin(server: off.baseURL, token: "x", httpClient: TestSupport.httpClient).listModels()
       Issue.record("expected permissionDenied")

@@ -28,11 +28,11 @@ struct SeedEndToEndTests {
   @Test("deploy selfie_segmentation, getModel(.localModelUpdateInBackground), Interpreter(modelPath:) runs it like the original")
   func tfliteModelFromTheRegistry() async throws {
     let original = try TestRepository.model("tflite/selfie_segmentation.tflite")
-    let registry = try await RunningRegistry.start()
+    let registry = try await RunningRegistry.start(maxUploadBytes: 64 << 20)
     let directory = try TestSupport.temporaryDirectory()
     defer {
       TestSupport.cleanUp(directory)
-      Task { await registry.stop() }
+      Task { await registry.stop(removingData: true) }
     }
     let admin = ModelRegistryAdmin(server: registry.baseURL, token: RunningRegistry.adminToken, httpClient: TestSupport.httpClient)
     _ = try await admin.createModel(name: "selfie_segmentation", description: "MediaPipe selfie segmentation")
@@ -63,7 +63,7 @@ struct SeedEndToEndTests {
     let directory = try TestSupport.temporaryDirectory()
     defer {
       TestSupport.cleanUp(directory)
-      Task { await registry.stop() }
+      Task { await registry.stop(removingData: true) }
     }
     let admin = ModelRegistryAdmin(server: registry.baseURL, token: RunningRegistry.adminToken, httpClient: TestSupport.httpClient)
     _ = try await admin.createModel(name: "smollm2")

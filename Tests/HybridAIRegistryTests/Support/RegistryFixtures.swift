@@ -24,7 +24,7 @@ enum RegistryFixtures {
 }
 
 /// Admin steps shared by the registry tests.
-extension RegistryTestServer {
+extension RunningRegistry {
   @discardableResult
   func createModel(_ name: String, description: String? = nil, tags: [String]? = nil) async throws -> TestHTTP.Reply {
     var body: [String: Any] = ["name": name]

@@ -12,7 +12,7 @@ import Glibc
 
 /// Registry requests beyond ``TestHTTP``: as the admin, and raw bytes on a socket.
 enum RegistryHTTP {
-  static let adminHeaders = ["authorization": "Bearer \(RegistryTestServer.adminToken)"]
+  static let adminHeaders = ["authorization": "Bearer \(RunningRegistry.adminToken)"]
 
   static func admin(_ method: HTTPMethod, _ url: URL, json: Any? = nil, body: Data? = nil) async throws -> TestHTTP.Reply {
     try await TestHTTP.send(method, url, headers: adminHeaders, json: json, body: body)

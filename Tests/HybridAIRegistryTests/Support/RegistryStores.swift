@@ -5,11 +5,10 @@ import Testing
 @testable import HybridAIRegistry
 
 /// The two stores the registry ships, for tests that hold for both.
-enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-  case sqlite
-  case postgres
+typealias StoreKind = RunningRegistry.StoreKind
 
-  var testDescription: String { rawValue }
+extension RunningRegistry.StoreKind: CustomTestStringConvertible {
+  public var testDescription: String { rawValue }
 }
 
 enum RegistryStores {
