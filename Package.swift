@@ -43,7 +43,6 @@
 //   HybridAITestSupport (Tests/)  test-only: the scripted model, temporary folders, seeded randomness, logging.
 //   HybridAIServerTestSupport (Tests/)  test-only: servers on loopback or in memory, the registry, PostgreSQL.
 import CompilerPluginSupport
-import Foundation
 import PackageDescription
 
 let strictSwift: [SwiftSetting] = [
@@ -55,12 +54,13 @@ let strictSwift: [SwiftSetting] = [
 /// them through this rpath (`make bundle` rewrites it to `$ORIGIN/../lib`).
 let llamaPrefix = (Context.environment["HYBRIDAI_DEPS_DIR"] ?? Context.packageDirectory + "/.deps") + "/llama"
 let llamaLibraryFolder = llamaPrefix + "/lib"
-/// In a checkout that ran scripts/bootstrap (this repository, the Examples beside it), the on-device
-/// targets add the rpath above. A package that depends on HybridAI by URL has no such folder: it
-/// finds llama.cpp through pkg-config alone (scripts/install-llama puts it in a prefix), as SwiftPM
-/// refuses unsafe flags in dependencies.
-let llamaRpath: [LinkerSetting] = FileManager.default.fileExists(atPath: llamaLibraryFolder)
-  ? [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder])] : []
+/// Built from a checkout (this repository, or the Examples beside it, which depend on it by path), the
+/// on-device targets add the rpath above. A package that depends on HybridAI by URL builds it from
+/// SwiftPM's `checkouts/` folder and gets no rpath: it finds llama.cpp through pkg-config alone
+/// (scripts/install-llama puts it in a prefix), as SwiftPM refuses unsafe flags in dependencies.
+let isDependencyCheckout = Context.packageDirectory.contains("/checkouts/")
+let llamaRpath: [LinkerSetting] = isDependencyCheckout
+  ? [] : [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder])]
 
 let package = Package(
   name: "HybridAI",
