@@ -3,29 +3,52 @@ import Foundation
 /// Finds the default on-device model file.
 ///
 /// In order: `$HYBRIDAI_MODEL` (a GGUF path); `$HYBRIDAI_MODELS_DIR/<default>`; `.deps/models/<default>`
-/// in the current directory or any parent (where `scripts/bootstrap` puts it);
-/// `~/.cache/hybridai/models/<default>`. When none exists, the first candidate is returned, so the
-/// model reports ``ModelAvailability/UnavailableReason/modelNotReady`` naming a sensible path.
+/// in the current directory or any parent (where `scripts/bootstrap` puts it); the same above the
+/// running executable (a checkout's `.build/debug/hybrid` finds its bootstrap's model from any
+/// folder); the user's model folder, `$XDG_DATA_HOME/hybridai/models/<default>` (else
+/// `~/.local/share/hybridai/models`); `~/.cache/hybridai/models/<default>`. When none exists, the
+/// first candidate is returned, so the model reports
+/// ``ModelAvailability/UnavailableReason/modelNotReady`` naming a sensible path.
 public enum ModelLocator {
   /// The file name of the default model.
   public static let defaultModelFileName = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
+  /// The default model's path: the first candidate above that exists, else the first candidate.
   public static func defaultModelPath(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                      currentDirectory: String = FileManager.default.currentDirectoryPath) -> String {
+                                      currentDirectory: String = FileManager.default.currentDirectoryPath,
+                                      executable: URL? = runningExecutable) -> String {
     if let explicit = environment["HYBRIDAI_MODEL"], !explicit.isEmpty { return explicit }
     var candidates: [String] = []
     if let directory = environment["HYBRIDAI_MODELS_DIR"], !directory.isEmpty {
       candidates.append((directory as NSString).appendingPathComponent(defaultModelFileName))
     }
-    var directory = URL(fileURLWithPath: currentDirectory)
+    candidates += bootstrapCandidates(from: URL(fileURLWithPath: currentDirectory, isDirectory: true))
+    if let executable { candidates += bootstrapCandidates(from: executable.deletingLastPathComponent()) }
+    let home = environment["HOME"] ?? NSHomeDirectory()
+    let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? (home as NSString).appendingPathComponent(".local/share")
+    candidates.append((dataHome as NSString).appendingPathComponent("hybridai/models/\(defaultModelFileName)"))
+    candidates.append((home as NSString).appendingPathComponent(".cache/hybridai/models/\(defaultModelFileName)"))
+    return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+  }
+
+  /// The executable of this process, its links resolved (`/proc/self/exe`), or `nil` where there is none.
+  public static var runningExecutable: URL? {
+    let link = URL(fileURLWithPath: "/proc/self/exe")
+    let resolved = link.resolvingSymlinksInPath()
+    return resolved.path == link.path ? nil : resolved
+  }
+
+  /// `.deps/models/<default>` in `directory` and each folder above it.
+  private static func bootstrapCandidates(from directory: URL) -> [String] {
+    var candidates: [String] = []
+    var directory = directory.standardizedFileURL
     while true {
       candidates.append(directory.appendingPathComponent(".deps/models/\(defaultModelFileName)").path)
       let parent = directory.deletingLastPathComponent()
       if parent.path == directory.path { break }
       directory = parent
     }
-    let home = environment["HOME"] ?? NSHomeDirectory()
-    candidates.append((home as NSString).appendingPathComponent(".cache/hybridai/models/\(defaultModelFileName)"))
-    return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    return candidates
   }
 }

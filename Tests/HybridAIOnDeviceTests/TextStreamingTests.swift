@@ -1,3 +1,5 @@
+import Foundation
+import HybridAITestSupport
 @testable import HybridAIOnDevice
 import Testing
 
@@ -55,5 +57,27 @@ struct ModelLocatorTests {
     #expect(ModelLocator.defaultModelPath(environment: ["HYBRIDAI_MODEL": "/x/y.gguf"]) == "/x/y.gguf")
     let found = ModelLocator.defaultModelPath(environment: [:], currentDirectory: TestModel.path)
     #expect(found.hasSuffix(".deps/models/\(ModelLocator.defaultModelFileName)"))
+  }
+
+  @Test("from any folder: the bootstrap's model above the running executable, else the user's model folder; else the first candidate")
+  func lookupFromElsewhere() throws {
+    let scratch = try TemporaryDirectory("locator")
+    defer { scratch.remove() }
+    let fileManager = FileManager.default
+    let checkoutModel = scratch.appending("checkout/.deps/models/\(ModelLocator.defaultModelFileName)")
+    let userModel = scratch.appending("data/hybridai/models/\(ModelLocator.defaultModelFileName)")
+    for model in [checkoutModel, userModel] {
+      try fileManager.createDirectory(at: model.deletingLastPathComponent(), withIntermediateDirectories: true)
+      #expect(fileManager.createFile(atPath: model.path, contents: Data()))
+    }
+    let executable = scratch.appending("checkout/.build/x86_64-unknown-linux-gnu/debug/hybrid")
+    let elsewhere = scratch.appending("elsewhere").path
+    let environment = ["HOME": scratch.appending("home").path, "XDG_DATA_HOME": scratch.appending("data").path]
+    #expect(ModelLocator.defaultModelPath(environment: environment, currentDirectory: elsewhere, executable: executable)
+            == checkoutModel.path)
+    #expect(ModelLocator.defaultModelPath(environment: environment, currentDirectory: elsewhere, executable: nil) == userModel.path)
+    try fileManager.removeItem(at: userModel)
+    #expect(ModelLocator.defaultModelPath(environment: environment, currentDirectory: elsewhere, executable: nil)
+            == scratch.appending("elsewhere/.deps/models/\(ModelLocator.defaultModelFileName)").path)
   }
 }

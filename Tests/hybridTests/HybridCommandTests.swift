@@ -55,6 +55,18 @@ struct HybridCommandTests {
     #expect(object["timings"] is [String: Any])
   }
 
+  @Test("generate run from a folder outside the checkout finds the bootstrap's model (beside the executable) and answers on device")
+  func generateFromElsewhere() async throws {
+    let elsewhere = try TemporaryDirectory("elsewhere")
+    defer { elsewhere.remove() }
+    let outcome = try await ChildProcess(executable: Self.executable, arguments: ["generate", "Hi", "--greedy", "--max-tokens", "4", "--json"],
+                                         environment: ["HYBRIDAI_MODELS_DIR": nil, "HYBRIDAI_MODEL": nil], workingDirectory: elsewhere.url)
+      .run(output: .collected(limit: 1 << 20))
+    #expect(outcome.succeeded, "\(outcome.standardError)")
+    let object = try json(outcome.standardOutput)
+    #expect(object["source"] as? String == "on-device" && object["modelVersion"] as? String == "SmolLM2-135M-Instruct.Q4_1")
+  }
+
   @Test("generate takes its prompt as the argument, with --prompt, or from standard input (-): the same greedy answer each way; none, two, or an empty standard input exit 64 before loading")
   func promptSources() async throws {
     let options = ["--greedy", "--max-tokens", "6", "--json"]
