@@ -308,7 +308,7 @@ let package = Package(
     .target(
       name: "HybridOnDeviceCommandLine",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridCommandLine",
+        "HybridAI", "HybridAIOnDevice", "HybridCommandLine", "ModelDelivery",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strictSwift),

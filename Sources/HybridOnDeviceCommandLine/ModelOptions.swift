@@ -3,10 +3,14 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 import HybridCommandLine
+import ModelDelivery
 
 /// Options that choose and configure the on-device model.
 public struct ModelOptions: ParsableArguments, Sendable {
-  @Option(name: .long, help: "GGUF model file (default: $HYBRIDAI_MODEL, else the bootstrap's SmolLM2).")
+  @Option(name: .long, help: ArgumentHelp(
+    "The model: a GGUF file, hf:ORG/REPO[:QUANT][@REVISION] (Hugging Face's cache) or ollama:NAME[:TAG] (Ollama's store).",
+    discussion: "Default: $HYBRIDAI_MODEL, else the bootstrap's SmolLM2. hf: and ollama: models are used where they lie.",
+    valueName: "file|reference"))
   public var model: String?
 
   @Option(name: .long, parsing: .unconditional, help: "Context window in tokens.")
@@ -30,7 +34,9 @@ public struct ModelOptions: ParsableArguments, Sendable {
     }
     if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024, got \(threads)") }
     // A path given by hand that is not there is a typo, not a model "not downloaded yet".
-    if let model { try FileArgument.requireReadableFile(model, label: "--model") }
+    if let model {
+      if case .file = try reference(model) { try FileArgument.requireReadableFile(model, label: "--model") } else { _ = try modelPath() }
+    }
     _ = try template()
   }
 
@@ -52,6 +58,22 @@ public struct ModelOptions: ParsableArguments, Sendable {
     configuration.chatTemplate = try template()
     configuration.gpuLayers = offload.gpuLayers
     configuration.device = offload.device
-    return SystemLanguageModel(modelPath: model ?? ModelLocator.defaultModelPath(), configuration: configuration)
+    return SystemLanguageModel(modelPath: try modelPath() ?? ModelLocator.defaultModelPath(), configuration: configuration)
+  }
+
+  /// The GGUF file `--model` names: the path as given, or the file of an `hf:` or `ollama:` reference
+  /// found in its store (`nil` without `--model`).
+  public func modelPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ValidationError) -> String? {
+    guard let model else { return nil }
+    let reference = try reference(model)
+    do {
+      return try LocalModelResolver(environment: environment).resolve(reference).weights.path
+    } catch {
+      throw ValidationError("--model: \(error)")
+    }
+  }
+
+  private func reference(_ text: String) throws(ValidationError) -> ModelReference {
+    do { return try ModelReference(text) } catch { throw ValidationError("--model: \(error)") }
   }
 }

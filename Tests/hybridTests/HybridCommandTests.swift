@@ -67,6 +67,28 @@ struct HybridCommandTests {
     #expect(object["source"] as? String == "on-device" && object["modelVersion"] as? String == "SmolLM2-135M-Instruct.Q4_1")
   }
 
+  @Test("generate --model ollama:NAME runs the model layer of an Ollama store where it lies; a reference that is not there exits 64 naming where it looked")
+  func generateFromOllamaStore() async throws {
+    let store = try TemporaryDirectory("ollama-store")
+    defer { store.remove() }
+    let model = URL(fileURLWithPath: ModelLocatorPath.path)
+    let digest = String(repeating: "5", count: 64)
+    let blob = store.appending("blobs/sha256-\(digest)")
+    try FileManager.default.createDirectory(at: blob.deletingLastPathComponent(), withIntermediateDirectories: true)
+    if link(model.path, blob.path) != 0 { try FileManager.default.copyItem(at: model, to: blob) }
+    let manifest = store.appending("manifests/registry.ollama.ai/library/smollm2/latest")
+    try FileManager.default.createDirectory(at: manifest.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try Data(#"{"schemaVersion":2,"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:\#(digest)","size":1}]}"#.utf8)
+      .write(to: manifest)
+    let environment = ["OLLAMA_MODELS": store.url.path]
+    let result = try await run(["generate", "Hi", "--model", "ollama:smollm2", "--greedy", "--max-tokens", "4", "--json"],
+                               environment: environment)
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(try json(result.stdout)["source"] as? String == "on-device")
+    let missing = try await run(["generate", "Hi", "--model", "ollama:smollm2:7b"], environment: environment)
+    #expect(missing.status == 64 && missing.stderr.contains("ollama:smollm2:7b is not on this machine"), "\(missing.stderr)")
+  }
+
   @Test("generate takes its prompt as the argument, with --prompt, or from standard input (-): the same greedy answer each way; none, two, or an empty standard input exit 64 before loading")
   func promptSources() async throws {
     let options = ["--greedy", "--max-tokens", "6", "--json"]

@@ -366,4 +366,31 @@ struct ServeConfigurationTests {
       #expect(docs.contains("`\(setting.name)`") || docs.contains("--\(setting.name)"), "docs/server.md does not document \(setting.name)")
     }
   }
+
+  @Test("--model takes hf: and ollama: references: NAME=REF, or REF named after its repository; one not on this machine is refused with where it looked")
+  func modelReferences() throws {
+    let scratch = try TemporaryDirectory("serve-hf")
+    defer { scratch.remove() }
+    let commit = String(repeating: "c", count: 40)
+    let repository = scratch.appending("hub/models--org--Tiny-GGUF")
+    let blob = repository.appendingPathComponent("blobs/" + String(repeating: "d", count: 64))
+    let snapshotFile = repository.appendingPathComponent("snapshots/\(commit)/Tiny-Q4_K_M.gguf")
+    for folder in [blob, snapshotFile, repository.appendingPathComponent("refs/main")].map({ $0.deletingLastPathComponent() }) {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+    try Data("GGUF".utf8).write(to: blob)
+    try FileManager.default.createSymbolicLink(at: snapshotFile, withDestinationURL: blob)
+    try Data(commit.utf8).write(to: repository.appendingPathComponent("refs/main"))
+    let environment = ["HF_HUB_CACHE": scratch.appending("hub").path]
+
+    let models = try ServeSettings.models(["hf:org/Tiny-GGUF", "small=hf:org/Tiny-GGUF:Q4_K_M", "plain=/models/a.gguf"],
+                                          origin: "--model", environment: environment)
+    #expect(models.map(\.name) == ["tiny", "small", "plain"])
+    #expect(models.map(\.path) == [snapshotFile.path, snapshotFile.path, "/models/a.gguf"])
+    #expect {
+      try ServeSettings.models(["hf:org/Missing-GGUF"], origin: "--model", environment: environment)
+    } throws: { error in
+      "\(error)".contains("hf:org/Missing-GGUF is not on this machine")
+    }
+  }
 }

@@ -5,6 +5,7 @@ import HybridAIRegistry
 import HybridCommandLine
 import HybridOnDeviceCommandLine
 import Logging
+import ModelDelivery
 
 /// `hybrid serve`'s settings, typed and checked, whichever layer set them (``ServeConfiguration``):
 /// an error names the flag, variable or file key the bad value came from.
@@ -179,22 +180,31 @@ struct ServeSettings: Sendable {
     }
   }
 
-  /// `(name, path)` for each model spec (`NAME=PATH` or `PATH`), or the default model.
-  static func models(_ specs: [String], origin: String) throws(ServeConfigurationError) -> [(name: String, path: String)] {
+  /// `(name, path)` for each model spec (`NAME=REF` or `REF`; REF a GGUF path, `hf:…` or `ollama:…`,
+  /// found in its store), or the default model.
+  static func models(_ specs: [String], origin: String,
+                     environment: [String: String] = ProcessInfo.processInfo.environment) throws(ServeConfigurationError)
+    -> [(name: String, path: String)] {
     if specs.isEmpty { return [("smollm2", ModelLocator.defaultModelPath())] }
     var result: [(name: String, path: String)] = []
     for spec in specs {
-      if let equals = spec.firstIndex(of: "=") {
-        let name = String(spec[..<equals]), path = String(spec[spec.index(after: equals)...])
-        guard isValidName(name), !path.isEmpty else {
+      var name: String?, text = spec
+      // NAME=REF; a reference's own `=` (none today) would come after its `:`.
+      if let equals = spec.firstIndex(of: "="), !spec[..<equals].contains(":") {
+        name = String(spec[..<equals])
+        text = String(spec[spec.index(after: equals)...])
+        guard let name, isValidName(name), !text.isEmpty else {
           throw .invalidValue(origin, reason: "\(spec): expected NAME=PATH with NAME made of letters, digits, '-', '_' and '.'")
         }
-        result.append((name, path))
-      } else {
-        var name = URL(fileURLWithPath: spec).deletingPathExtension().lastPathComponent.lowercased()
-        name = String(name.map { isValidName(String($0)) ? $0 : "-" })
-        result.append((name, spec))
       }
+      let model: LocalModel
+      do {
+        model = try LocalModelResolver(environment: environment).resolve(try ModelReference(text))
+      } catch {
+        throw .invalidValue(origin, reason: "\(spec): \(error)")
+      }
+      let servedName = name ?? String(model.reference.shortName.map { isValidName(String($0)) ? $0 : "-" })
+      result.append((servedName, model.weights.path))
     }
     return result
   }
