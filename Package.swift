@@ -56,9 +56,11 @@ let llamaPrefix = (Context.environment["HYBRIDAI_DEPS_DIR"] ?? Context.packageDi
 let llamaLibraryFolder = llamaPrefix + "/lib"
 /// Built from a checkout (this repository, or the Examples beside it, which depend on it by path), the
 /// on-device targets add the rpath above. A package that depends on HybridAI by URL builds it from
-/// SwiftPM's `checkouts/` folder and gets no rpath: it finds llama.cpp through pkg-config alone
+/// SwiftPM's `.build*/checkouts/` folder and gets no rpath: it finds llama.cpp through pkg-config alone
 /// (scripts/install-llama puts it in a prefix), as SwiftPM refuses unsafe flags in dependencies.
-let isDependencyCheckout = Context.packageDirectory.contains("/checkouts/")
+let packageFolders = Context.packageDirectory.split(separator: "/")
+let isDependencyCheckout = packageFolders.count >= 3 && packageFolders[packageFolders.count - 2] == "checkouts"
+  && packageFolders[packageFolders.count - 3].hasPrefix(".build")
 let llamaRpath: [LinkerSetting] = isDependencyCheckout
   ? [] : [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", llamaLibraryFolder])]
 
