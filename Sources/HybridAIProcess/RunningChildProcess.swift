@@ -38,6 +38,7 @@ public final class RunningChildProcess: Sendable {
 
   private struct State {
     var signal: (@Sendable (Int32) -> Void)?
+    var processIdentifier: Int32?
     var inputWriter: StandardInputWriter?
     var lines: [String] = []
     var endOfOutput = false
@@ -107,6 +108,7 @@ public final class RunningChildProcess: Sendable {
     async throws {
     state.withLock {
       $0.signal = { signal in try? execution.send(signal: Signal(rawValue: signal)) }
+      $0.processIdentifier = execution.processIdentifier.value
       $0.inputWriter = execution.standardInputWriter
     }
     launched.yield(.success(()))
@@ -206,6 +208,9 @@ public final class RunningChildProcess: Sendable {
   public func send(signal: Int32) {
     state.withLock { $0.signal?(signal) }
   }
+
+  /// The child's process identifier.
+  public var processIdentifier: Int32? { state.withLock { $0.processIdentifier } }
 
   /// Whether the child is still running.
   public var isRunning: Bool { state.withLock { $0.outcome == nil } }

@@ -14,7 +14,9 @@ struct InterruptCommandTests {
     let child = try await ChildProcess(executable: HybridCommandTests.executable, arguments: [
       "generate", "--prompt", Self.longPrompt, "--greedy", "--max-tokens", "3000", "--json",
     ]).start(standardError: .collected)
-    try await Task.sleep(for: .milliseconds(800))   // loading the model, or answering: either way it stops
+    // Once Ctrl-C is caught (from the start of the command), it stops loading or answering.
+    #expect(await child.waitUntilCatching(SIGINT))
+    try await Task.sleep(for: .milliseconds(300))
     child.send(signal: SIGINT)
     var lines: [String] = []
     while let line = await child.nextLine() { lines.append(line) }

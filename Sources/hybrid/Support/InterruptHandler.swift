@@ -1,14 +1,15 @@
 import CLinuxExtras
-import Dispatch
 import Foundation
 import Synchronization
 
 /// Turns Ctrl-C into a callback while one is set — once: a second Ctrl-C before a new callback is
 /// set exits — otherwise runs the exit callback and exits the process (status 130).
 ///
-/// The signal handler only writes a byte to a pipe, and a dispatch source reads it: a Ctrl-C that
-/// comes before the source is registered waits in the pipe instead of being lost (ignoring SIGINT
-/// and waiting for a signal source dropped one that came in that window).
+/// The signal handler only writes a byte to a pipe, and a thread of its own reads it: a Ctrl-C that
+/// comes before the reader runs waits in the pipe instead of being lost (ignoring SIGINT and
+/// waiting for a signal source dropped one that came in that window), and a reader on a thread of
+/// its own runs while the answer keeps every pool thread busy (a dispatch source on a global
+/// queue was only served once the answer had ended, too late to stop it).
 final class InterruptHandler {
   private final class Callbacks: Sendable {
     let interrupt = Mutex<(@Sendable () -> Void)?>(nil)
@@ -25,26 +26,27 @@ final class InterruptHandler {
     }
   }
   private let callbacks = Callbacks()
-  /// Reads the pipe; nil when no pipe could be made (out of file descriptors): Ctrl-C then kills
-  /// the process as it does by default.
-  private let source: (any DispatchSourceRead)?
 
+  /// Starts the reader thread and routes SIGINT to it; when no pipe can be made (out of file
+  /// descriptors), Ctrl-C kills the process as it does by default.
   init() {
     var ends: [Int32] = [-1, -1]
-    guard pipe(&ends) == 0 else { source = nil; return }
+    guard pipe(&ends) == 0 else { return }
     let (readEnd, writeEnd) = (ends[0], ends[1])
-    for end in ends {
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-    }
-    let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .global())
-    source.setEventHandler { [callbacks] in
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    // The write end never blocks the signal handler; the read end blocks its thread.
+    _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+    let thread = Thread { [callbacks] in
       var bytes = [UInt8](repeating: 0, count: 16)
-      let count = read(readEnd, &bytes, bytes.count)
-      for _ in 0..<max(count, 0) { callbacks.interrupted() }
+      while true {
+        let count = read(readEnd, &bytes, bytes.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { return }
+        for _ in 0..<count { callbacks.interrupted() }
+      }
     }
-    source.resume()
-    self.source = source
+    thread.name = "hybrid-interrupts"
+    thread.start()
     _ = hybridai_forward_signal_to_pipe(SIGINT, writeEnd)
   }
 
