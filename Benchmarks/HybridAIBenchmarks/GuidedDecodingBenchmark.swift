@@ -2,8 +2,9 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 
-/// Guided (schema-constrained) decoding vs free decoding on the same model and prompt, and the
-/// time to compile JSON Schemas into grammars.
+/// Guided (schema-constrained) decoding vs free decoding on the same model and prompt, how often
+/// sampled structured answers complete with and without the loop penalty, and the time to compile
+/// JSON Schemas into grammars.
 ///
 /// - Decode: a fresh session answers the same prompt greedily, once free and once constrained by
 ///   a schema that keeps the answer long; rate = tokens after the first / time after the first.
@@ -20,7 +21,7 @@ public struct GuidedDecodingBenchmark: Sendable {
   }
 
   public let settings: Settings
-  private let progress: @Sendable (String) -> Void
+  let progress: @Sendable (String) -> Void
 
   public init(settings: Settings, progress: @escaping @Sendable (String) -> Void = { _ in }) {
     self.settings = settings
@@ -62,6 +63,17 @@ public struct GuidedDecodingBenchmark: Sendable {
     report.notes.append("reference = the same model decoding the same prompt without a schema, in the same run; "
       + "guided answers had " + guidedTokens.slashList() + " tokens")
     report.notes.append("per-round tokens/s guided " + guided.slashList() + " free " + free.slashList())
+
+    progress("sampled structured answers, \(Self.completionCases.count) schemas × \(Self.completionSeeds.count) seeds, "
+      + "with and without the loop penalty")
+    let guarded = try await countCompletedAnswers(loopPenalty: nil)
+    let unguarded = try await countCompletedAnswers(loopPenalty: LoopPenalty(multiplier: 0))
+    report.rows.append(.init(metric: "sampled structured answers complete within \(Self.completionTokenLimit) tokens (of \(guarded.total))",
+                             ours: Double(guarded.completed), reference: Double(unguarded.completed),
+                             target: .atLeast(1)))
+    report.notes.append("structured answers: temperature 0.7, top-p 0.9, seeds " + Self.completionSeeds.map(String.init).joined(separator: "/")
+      + "; ours = the session's default loop penalty for structured answers (DRY 0.8), reference = the same with it off; "
+      + "cut at the limit: \(guarded.cutAtLimit) with, \(unguarded.cutAtLimit) without")
 
     progress("schema → grammar compile time (\(settings.compileRuns) runs per schema)")
     for (name, schema) in Self.compileSchemas {

@@ -59,7 +59,7 @@ struct AnswerRobustnessTests {
       """#
     let response = try Gemini.JSON.decode(GenerateContentResponse.self, from: Data(answer.utf8))
     let rating = try #require(response.candidates.first?.safetyRatings?.first)
-    #expect(rating.category.rawValue == "HARM_CATEGORY_FUTURE")
+    #expect(rating.category?.rawValue == "HARM_CATEGORY_FUTURE")
     #expect(rating.probability?.rawValue == "SOMEWHAT_LIKELY")
     #expect(response.usageMetadata?.promptTokensDetails?.first?.modality == "HOLOGRAM")
     // Encoded again, the unknown values go back as they came.
@@ -90,5 +90,49 @@ struct AnswerRobustnessTests {
     let content = try #require(try outcome.raw?.providerContent?.content.decode(as: Gemini.Content.self))
     #expect(content.parts.contains { $0.otherFields["hologram"] == .object(["frames": 3]) })
     #expect(content.parts.contains { if case .executableCode = $0.data { true } else { false } })
+  }
+
+  @Test("an image answer whose safety ratings hold empty objects ({}), as Google sends them, is an answer",
+        arguments: [false, true])
+  func emptySafetyRatings(streamed: Bool) async throws {
+    let answer = #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "Here it is"}, "#
+      + #"{"inlineData": {"mimeType": "image/png", "data": "\#(onePixelPNG.base64EncodedString())"}}]}, "#
+      + #""finishReason": "STOP", "index": 0, "safetyRatings": [{}, {}, {"category": "HARM_CATEGORY_HARASSMENT"}]}], "#
+      + #""usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 1290, "totalTokenCount": 1299, "#
+      + #""promptTokensDetails": [{"tokenCount": 9}]}, "modelVersion": "gemini-2.5-flash-image"}"#
+    let server = try await TestHTTPServer.start(replying: streamed ? .sse([answer]) : .json(answer))
+    defer { Task { await server.stop() } }
+    if streamed {
+      let outcome = await run(testModel(server), request(options: GenerationOptions(responseModalities: [.image])))
+      #expect(outcome.error == nil, "\(String(describing: outcome.error))")
+      #expect(outcome.text == "Here it is")
+      #expect(outcome.artifacts.first?.mimeType == "image/png")
+    } else {
+      let response = try await testModel(server).generateContent(GenerateContentRequest(contents: [.user("Draw")]))
+      let ratings = try #require(response.candidates.first?.safetyRatings)
+      #expect(ratings.count == 3)
+      #expect(ratings[0].category == nil && ratings[0].probability == nil)
+      #expect(ratings[2].category?.rawValue == "HARM_CATEGORY_HARASSMENT")
+      #expect(response.usageMetadata?.promptTokensDetails?.first?.modality == nil)
+    }
+  }
+
+  @Test("a structured answer cut at MAX_TOKENS is 'reached the limit of N tokens', not an invalid answer")
+  func structuredAnswerAtTokenLimit() async throws {
+    let server = try await TestHTTPServer.start(replying: .sse([
+      #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "{\"name\": \"a long na"}]}, "finishReason": "MAX_TOKENS"}]}"#,
+    ]))
+    defer { Task { await server.stop() } }
+    let schema = GenerationSchema(jsonSchema: .object([
+      "type": "object", "properties": .object(["name": .object(["type": "string"])]), "required": .array(["name"]),
+    ]))
+    let session = GenerativeModelSession(model: testModel(server))
+    await #expect {
+      _ = try await session.respond(to: "Name it", schema: schema, options: GenerationOptions(maximumResponseTokens: 8))
+    } throws: { error in
+      guard case .exceededTokenLimit(let limit, let raw)? = error as? GenerationError else { return false }
+      return limit == 8 && raw == #"{"name": "a long na"#
+        && "\(error)" == "reached the limit of 8 tokens before the structured answer was complete"
+    }
   }
 }

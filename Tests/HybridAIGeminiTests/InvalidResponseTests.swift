@@ -47,6 +47,42 @@ struct InvalidResponseTests {
     #expect(api.message == "boom")
   }
 
+  @Test("an error body after some events, not sent as an event, is the error it describes (not a whole answer)",
+        arguments: [
+          #"{"error": {"code": 499, "message": "The operation was cancelled.", "status": "CANCELLED"}}"#,
+          "[{\n  \"error\": {\n    \"code\": 499,\n    \"message\": \"The operation was cancelled.\",\n    \"status\": \"CANCELLED\"\n  }\n}\n]",
+        ])
+  func errorBodyAfterEvents(_ body: String) async throws {
+    let stream = "data: " + #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "Half an"}]}}]}"#
+      + "\r\n\r\n" + body + "\n"
+    let server = try await TestHTTPServer.start(replying: .rawSSE(Data(stream.utf8), chunkSize: 17))
+    defer { Task { await server.stop() } }
+    let outcome = await run(testModel(server), request())
+    #expect(outcome.text == "Half an")
+    #expect(outcome.raw == nil, "never a success")
+    guard case .httpError(let api)? = outcome.geminiError else {
+      Issue.record("expected httpError, got \(String(describing: outcome.error))")
+      return
+    }
+    #expect(api.httpStatus == 499)
+    #expect(api.message == "The operation was cancelled.")
+  }
+
+  @Test("text after some events that is not an event is an invalid response quoting it")
+  func strayTextAfterEvents() async throws {
+    let stream = "data: " + #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "Half"}]}}]}"#
+      + "\r\n\r\n<html>upstream timed out</html>\n"
+    let server = try await TestHTTPServer.start(replying: .rawSSE(Data(stream.utf8), chunkSize: 64))
+    defer { Task { await server.stop() } }
+    let outcome = await run(testModel(server), request())
+    guard case .invalidResponse(let detail)? = outcome.geminiError else {
+      Issue.record("expected invalidResponse, got \(String(describing: outcome.error))")
+      return
+    }
+    #expect(detail.contains("upstream timed out"))
+    #expect(outcome.raw == nil)
+  }
+
   @Test("an error page that is not a Google envelope keeps its text")
   func htmlErrorPage() async throws {
     let server = try await TestHTTPServer.start(replying: .body(

@@ -36,6 +36,33 @@ struct ServerSentEventParserTests {
     #expect(events.map(\.data) == ["{\n  \"a\": 1\n}"])
   }
 
+  @Test("lines that are not a field of an event are ignored but kept as stray text, split anywhere")
+  func strayText() {
+    let text = "data: one\r\n\r\n{\n  \"error\": 1\n}\n: a comment\nfoo: bar\n\ndata: two\n\n"
+    for size in [1, 3, 7, text.utf8.count] {
+      var parser = ServerSentEventParser()
+      var events: [ServerSentEvent] = []
+      let bytes = Array(text.utf8)
+      for start in stride(from: 0, to: bytes.count, by: size) {
+        events += parser.parse(bytes[start..<min(start + size, bytes.count)])
+      }
+      if let last = parser.finish() { events.append(last) }
+      #expect(events.map(\.data) == ["one", "two"], "chunks of \(size)")
+      #expect(parser.strayText == "{\n  \"error\": 1\n}\nfoo: bar", "chunks of \(size)")
+    }
+    var clean = ServerSentEventParser()
+    _ = clean.parse(Array("data: x\nevent: e\nid: 1\nretry: 5\n: c\n\n".utf8))
+    #expect(clean.strayText == nil)
+  }
+
+  @Test("stray text is kept up to its limit")
+  func strayTextLimit() {
+    var parser = ServerSentEventParser()
+    let line = String(repeating: "x", count: 1000) + "\n"
+    for _ in 0..<100 { _ = parser.parse(Array(line.utf8)) }
+    #expect(parser.strayText?.utf8.count == ServerSentEventParser.strayTextLimit)
+  }
+
   @Test("comments, event types, ids and retry")
   func fields() {
     let events = parseWhole(": keep-alive\nevent: update\nid: 7\nretry: 1500\ndata: x\n\n: another comment\ndata: y\n\n")

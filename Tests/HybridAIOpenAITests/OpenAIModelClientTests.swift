@@ -115,6 +115,21 @@ struct OpenAIModelClientTests {
     }
   }
 
+  @Test("a structured answer cut at the token limit (finish_reason length) is exceededTokenLimit with the limit")
+  func structuredOutputAtLimit() async throws {
+    let format = ResponseFormat(name: "count", schema: GenerationSchema(jsonSchema: [
+      "type": "object", "properties": ["n": ["type": "integer"]], "required": ["n"]]))
+    let server = try await TestHTTPServer.start(replying: .sse([chunk(content: #"{"n": 12"#), chunk(finish: "length"), "[DONE]"]))
+    defer { Task { await server.stop() } }
+    let outcome = await GenerationOutcome.collect(openAIModel(server).generate(
+      request(options: GenerationOptions(maximumResponseTokens: 4), responseFormat: format)))
+    guard case .exceededTokenLimit(let limit, let raw)? = outcome.error as? GenerationError else {
+      Issue.record("expected exceededTokenLimit, got \(String(describing: outcome.error))")
+      return
+    }
+    #expect(limit == 4 && raw == #"{"n": 12"#)
+  }
+
   @Test("HTTP errors in OpenAI's envelope (and others) become typed errors, none of them offline",
         arguments: [
           (401, #"{"error": {"message": "Incorrect API key", "type": "invalid_request_error", "code": "invalid_api_key"}}"#, "invalidAPIKey"),
@@ -161,7 +176,7 @@ struct OpenAIModelClientTests {
     #expect(retryAfter == .milliseconds(10) && always.requests.count == 3)
   }
 
-  @Test("broken streams: cut mid-answer, ended without a finish, invalid JSON, an error event, content filter, one JSON body")
+  @Test("broken streams: cut mid-answer, ended without a finish, invalid JSON, an error event, content filter, one JSON body, text that is not an event")
   func brokenStreams() async throws {
     let cases: [(TestHTTPServer.Reply, (OpenAIError) -> Bool, String)] = [
       (.sse([chunk(content: "Hel")], end: .cut), { if case .connectionLost = $0 { true } else { false } }, "cut"),
@@ -175,6 +190,14 @@ struct OpenAIModelClientTests {
       (.sse([chunk(role: "assistant"), chunk(refusal: "I can't "), chunk(refusal: "help with that."), chunk(finish: "stop"), "[DONE]"]),
        { if case .refused(let explanation) = $0 { explanation == "I can't help with that." } else { false } }, "refusal"),
       (.json(#"{"choices": []}"#), { if case .invalidResponse = $0 { true } else { false } }, "JSON instead of a stream"),
+      (.rawSSE(Data(("data: \(chunk(content: "Hel"))\n\n" + #"error: {"code": 500, "message": "KV cache full", "type": "server_error"}"#
+                     + "\n\n").utf8), chunkSize: 13),
+       { if case .serverError(let api) = $0 { api.message == "KV cache full" } else { false } }, "an error line"),
+      (.rawSSE(Data(("data: \(chunk(content: "Hel"))\n\n" + #"{"error": {"message": "gone", "type": "server_error", "code": "503"}}"#
+                     + "\ndata: \(chunk(finish: "stop"))\n\ndata: [DONE]\n\n").utf8), chunkSize: 29),
+       { if case .serverError(let api) = $0 { api.message == "gone" } else { false } }, "an error body between events"),
+      (.rawSSE(Data("data: \(chunk(content: "Hel"))\n\n<html>Bad gateway</html>\n".utf8), chunkSize: 40),
+       { if case .invalidResponse(let detail) = $0 { detail.contains("Bad gateway") } else { false } }, "a page after events"),
     ]
     for (reply, matches, name) in cases {
       let server = try await TestHTTPServer.start(replying: reply)

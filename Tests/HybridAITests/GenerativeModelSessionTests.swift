@@ -24,6 +24,17 @@ struct GenerativeModelSessionTests {
     #expect(response.transcriptEntries.map(\.id) == [entries[1].id, entries[2].id])
   }
 
+  @Test("a structured answer gets the standard loop penalty unless the options set one; free text gets none")
+  func structuredAnswersGetTheLoopPenalty() async throws {
+    let model = ScriptedLanguageModel(deltas: [#"{"a": 1}"#])
+    let session = GenerativeModelSession(model: model)
+    let schema = GenerationSchema(jsonSchema: ["type": "object", "properties": ["a": ["type": "integer"]]])
+    _ = try await session.respond(to: "one", schema: schema)
+    _ = try await session.respond(to: "two", schema: schema, options: GenerationOptions(loopPenalty: LoopPenalty(multiplier: 0)))
+    _ = try await session.respond(to: "three")
+    #expect(model.requests.map(\.options.loopPenalty) == [.standard, LoopPenalty(multiplier: 0), nil])
+  }
+
   @Test("the session's usage sums its answers")
   func sessionUsage() async throws {
     let model = ScriptedLanguageModel(usage: Usage(promptTokens: 10, cachedPromptTokens: 4, outputTokens: 6, reasoningTokens: 2))

@@ -69,6 +69,26 @@ struct GuidedCommandTests {
     }
   }
 
+  @Test("a structured answer cut by --max-tokens: exceededTokenLimit naming the limit, the text so far, exit 1 (on device and through hybrid serve)")
+  func schemaAtTokenLimit() async throws {
+    let file = try schemaFile()
+    defer { try? FileManager.default.removeItem(at: file) }
+    let server = try await ServerProcess(executable: HybridCommandTests.executable,
+                                         arguments: ["--model", "smollm2=\(ModelLocatorPath.path)",
+                                                     "--data", HybridCommandTests.scratchRegistry()])
+    defer { server.terminate() }
+    for mode in ["on-device", "cloud"] {
+      let result = try await cli.run(["generate", "--prompt", "Describe a horse.", "--schema", file.path, "--mode", mode,
+                                      "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "smollm2",
+                                      "--greedy", "--max-tokens", "4", "--json"])
+      #expect(result.status == 1, "\(mode): \(result.stdout) \(result.stderr)")
+      let error = try #require(try cli.json(result.stdout)["error"] as? [String: Any], "\(mode): \(result.stdout)")
+      #expect(error["kind"] as? String == "exceededTokenLimit", "\(mode): \(error)")
+      #expect(error["message"] as? String == "reached the limit of 4 tokens before the structured answer was complete")
+      #expect((error["partialText"] as? String)?.hasPrefix("{") == true, "\(mode): \(error)")
+    }
+  }
+
   @Test("a schema file that is not a JSON Schema: a clear error, exit status 64")
   func invalidSchemaFile() async throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bad-\(UUID().uuidString).json")

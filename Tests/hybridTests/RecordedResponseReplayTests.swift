@@ -24,6 +24,29 @@ struct RecordedResponseReplayTests {
     #expect(Self.files.count >= 36, "\(directory)")
   }
 
+  @Test("an error body after some events, not sent as an event: a typed error, exit 1, the text so far marked incomplete")
+  func errorBodyAfterEvents() async throws {
+    let stream = "data: " + #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "Half an"}]}}]}"#
+      + "\r\n\r\n" + #"{"error": {"code": 499, "message": "The operation was cancelled.", "status": "CANCELLED"}}"# + "\n"
+    let server = try await TestHTTPServer.start(replying: .rawSSE(Data(stream.utf8), chunkSize: 31))
+    defer { Task { await server.stop() } }
+    let arguments = ["generate", "--prompt", "Hi", "--mode", "cloud", "--cloud-url", server.baseURL.absoluteString,
+                     "--cloud-model", "recorded"]
+    let json = try await HybridCommandTests().run(arguments + ["--json"])
+    #expect(json.status == 1, "\(json.stdout)")
+    let printed = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let error = try #require(printed["error"] as? [String: Any], "\(printed)")
+    #expect(error["kind"] as? String == "gemini.httpError")
+    #expect((error["message"] as? String)?.contains("The operation was cancelled.") == true, "\(error)")
+    #expect(error["partialText"] as? String == "Half an")
+
+    let plain = try await HybridCommandTests().run(arguments)
+    #expect(plain.status == 1)
+    #expect(plain.stdout == "Half an\n")
+    #expect(plain.stderr.contains("The operation was cancelled.") && plain.stderr.contains("[the answer above is incomplete]"),
+            "\(plain.stderr)")
+  }
+
   @Test("replayed", arguments: files)
   func replay(_ file: String) async throws {
     let body = try GeminiFixtures.data(file)

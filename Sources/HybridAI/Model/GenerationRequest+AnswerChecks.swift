@@ -28,19 +28,25 @@ extension GenerationRequest {
   /// Checks that `text`, a whole answer without tool calls, is JSON following the request's
   /// response format; does nothing when the request asks for free text.
   ///
-  /// - Throws: ``GenerationError/invalidStructuredOutput(rawContent:reason:)``.
-  public func checkStructuredAnswer(_ text: String) throws {
+  /// - Parameter reachedTokenLimit: whether the answer ended at the token limit; a structured
+  ///   answer that is not valid then is cut short, not wrong.
+  /// - Throws: ``GenerationError/exceededTokenLimit(maximumTokens:rawContent:)`` for an answer cut
+  ///   at the limit, else ``GenerationError/invalidStructuredOutput(rawContent:reason:)``.
+  public func checkStructuredAnswer(_ text: String, reachedTokenLimit: Bool = false) throws {
     guard let format = responseFormat else { return }
-    let content: GeneratedContent
+    let failure: GenerationError
     do {
-      content = try GeneratedContent(json: text)
+      let content = try GeneratedContent(json: text)
+      let violations = Self.violations(of: content.jsonValue, against: format.schema.jsonSchema)
+      if violations.isEmpty { return }
+      failure = .invalidStructuredOutput(rawContent: text, reason: violations.joined(separator: "; "))
     } catch {
-      throw GenerationError.invalidStructuredOutput(rawContent: text, reason: "\(error)")
+      failure = .invalidStructuredOutput(rawContent: text, reason: "\(error)")
     }
-    let violations = Self.violations(of: content.jsonValue, against: format.schema.jsonSchema)
-    guard violations.isEmpty else {
-      throw GenerationError.invalidStructuredOutput(rawContent: text, reason: violations.joined(separator: "; "))
+    if reachedTokenLimit {
+      throw GenerationError.exceededTokenLimit(maximumTokens: options.maximumResponseTokens, rawContent: text)
     }
+    throw failure
   }
 
   /// The ways `value` breaks `schema` in keywords the validator can check, for people.

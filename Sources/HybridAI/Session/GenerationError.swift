@@ -22,6 +22,10 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
   case incompleteResponse(modelVersion: String)
   /// A structured answer did not decode or did not follow the schema; `rawContent` is the model's text.
   case invalidStructuredOutput(rawContent: String, reason: String)
+  /// The answer reached the token limit (`maximumTokens`, when one was set) before the structured
+  /// answer was complete; `rawContent` is the text so far. Allow more tokens
+  /// (``GenerationOptions/maximumResponseTokens``) or ask for less.
+  case exceededTokenLimit(maximumTokens: Int?, rawContent: String)
   /// The model asked for a tool the session does not have.
   case unknownTool(name: String, arguments: String)
   /// The model's arguments for a tool do not decode as the tool's `Arguments`.
@@ -62,6 +66,8 @@ public enum GenerationError: Error, Sendable, Hashable, CustomStringConvertible 
       "\(model) ended its answer without completing it"
     case .invalidStructuredOutput(let raw, let reason):
       "the structured answer is not valid (\(reason)): \(raw.count > 300 ? String(raw.prefix(300)) + "…" : raw)"
+    case .exceededTokenLimit(let limit, _):
+      "reached the limit of \(limit.map { "\($0) tokens" } ?? "its tokens") before the structured answer was complete"
     case .unknownTool(let name, _):
       "the model called a tool the session does not have: \(name)"
     case .invalidToolArguments(let tool, let arguments, let reason):

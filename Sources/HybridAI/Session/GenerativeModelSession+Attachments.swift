@@ -21,8 +21,18 @@ extension GenerativeModelSession {
     to prompt: Prompt, generating type: Content.Type = Content.self, includeSchemaInPrompt: Bool = true,
     options: GenerationOptions = GenerationOptions()
   ) async throws -> Response<Content> {
+    try await streamResponse(to: prompt, generating: type, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+      .collect()
+  }
+
+  /// Answers `prompt` (text and attachments) with a value of `type`, as a stream of partially
+  /// generated values.
+  public func streamResponse<Content: Generable>(
+    to prompt: Prompt, generating type: Content.Type = Content.self, includeSchemaInPrompt: Bool = true,
+    options: GenerationOptions = GenerationOptions()
+  ) -> ResponseStream<Content> {
     let format = ResponseFormat(type: Content.self, includeSchemaInPrompt: includeSchemaInPrompt)
-    return try await stream(prompt, options: options, format: format, decoding: .structured(Content.self)).collect()
+    return stream(prompt, options: options, format: format, decoding: .structured(Content.self))
   }
 
   /// Answers `prompt` (text and attachments) with JSON following `schema`.
@@ -30,8 +40,18 @@ extension GenerativeModelSession {
     to prompt: Prompt, schema: GenerationSchema, includeSchemaInPrompt: Bool = true,
     options: GenerationOptions = GenerationOptions()
   ) async throws -> Response<GeneratedContent> {
+    try await streamResponse(to: prompt, schema: schema, includeSchemaInPrompt: includeSchemaInPrompt, options: options)
+      .collect()
+  }
+
+  /// Answers `prompt` (text and attachments) with JSON following `schema`, as a stream of partial
+  /// values.
+  public func streamResponse(
+    to prompt: Prompt, schema: GenerationSchema, includeSchemaInPrompt: Bool = true,
+    options: GenerationOptions = GenerationOptions()
+  ) -> ResponseStream<GeneratedContent> {
     let format = ResponseFormat(schema: schema, includeSchemaInPrompt: includeSchemaInPrompt)
-    return try await stream(prompt, options: options, format: format, decoding: .structured(GeneratedContent.self)).collect()
+    return stream(prompt, options: options, format: format, decoding: .structured(GeneratedContent.self))
   }
 
   /// The prompt's segments with its attachments stored: consecutive texts become one text

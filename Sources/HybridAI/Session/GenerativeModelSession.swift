@@ -175,7 +175,11 @@ public final class GenerativeModelSession: Sendable {
   func stream<Content: Generable>(
     _ prompt: Prompt, options: GenerationOptions, format: ResponseFormat?, decoding: AnswerDecoding<Content>
   ) -> ResponseStream<Content> {
-    ResponseStream { continuation in
+    // A structured answer gets the loop penalty unless the options say otherwise: a string the
+    // grammar keeps open can otherwise repeat itself until the token limit.
+    var options = options
+    if format != nil, options.loopPenalty == nil { options.loopPenalty = .standard }
+    return ResponseStream { [options] continuation in
       let task = Task { await self.answer(prompt, options: options, format: format, decoding: decoding, into: continuation) }
       continuation.onTermination = { _ in task.cancel() }
       return task
@@ -214,7 +218,12 @@ public final class GenerativeModelSession: Sendable {
       let promptEntry = Transcript.Prompt(segments: segments, options: options, responseFormat: format)
       let turn = try await runTurn(promptEntry, history: history, artifacts: turnArtifacts, events: events)
       let links = ArtifactLinks(turnArtifacts: turn.artifacts, store: artifactStorage.current)
-      let content = try decoding.final(turn.text, links)
+      let content: Content
+      do {
+        content = try decoding.final(turn.text, links)
+      } catch GenerationError.invalidStructuredOutput(let raw, _) where turn.rawResponse.finishReason == .maxTokens {
+        throw GenerationError.exceededTokenLimit(maximumTokens: options.maximumResponseTokens, rawContent: raw)
+      }
       state.withLock { state in
         if let compacted = turn.compactedHistory { state.transcript = compacted }
         state.transcript.append(contentsOf: turn.entries)

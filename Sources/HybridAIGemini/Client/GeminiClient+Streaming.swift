@@ -13,8 +13,10 @@ extension GeminiClient {
   /// filter as soon as the chunk saying so arrives (that chunk is not yielded; the error carries
   /// the whole response so far); ``GeminiError/connectionLost(_:)`` when the connection fails
   /// mid-stream. A stream that ends cleanly is a complete answer even without a finish reason;
-  /// an error envelope inside the stream is thrown as the error it describes. Cancelling the consuming task, or dropping the
-  /// stream, cancels the HTTP request.
+  /// an error envelope inside the stream, as an event or as plain text between events, is thrown
+  /// as the error it describes, and other text that is not an event as
+  /// ``GeminiError/invalidResponse(_:)``. Cancelling the consuming task, or dropping the stream,
+  /// cancels the HTTP request.
   public func streamGenerateContent(model: String, _ request: GenerateContentRequest)
     -> AsyncThrowingStream<GenerateContentResponse, any Error> {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerateContentResponse.self)
@@ -71,6 +73,10 @@ extension GeminiClient {
         bodyBeforeFirstEvent = nil
         try handle(try decodeChunk(event))
       }
+      if bodyBeforeFirstEvent == nil, let stray = parser.strayText {
+        // Events came, and something that is not one: an error body after them, a proxy's page.
+        throw Self.strayTextError(stray)
+      }
       if accumulator.chunkCount == 0, let body = bodyBeforeFirstEvent,
          let first = body.first(where: { !$0.isASCIIWhitespace }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
         let chunks = try (try? Gemini.JSON.decode([GenerateContentResponse].self, from: body)) ?? [decodeChunk(body)]
@@ -88,6 +94,22 @@ extension GeminiClient {
 
   /// The most of a stream's body kept to read it as plain JSON when it holds no events.
   static let plainJSONFallbackLimit = 8 << 20
+
+  /// The error for text in an event stream that is not an event: the Google error it holds (a
+  /// body such as `{"error": {"code": 499, "status": "CANCELLED", …}}`, alone or in a list), else
+  /// an invalid response quoting it.
+  static func strayTextError(_ text: String) -> GeminiError {
+    let data = Data(text.utf8)
+    if let envelope = try? Gemini.JSON.decode(GoogleErrorEnvelope.self, from: data) {
+      return GeminiError.http(status: envelope.error.code, body: data)
+    }
+    if let envelope = (try? Gemini.JSON.decode([GoogleErrorEnvelope].self, from: data))?.first,
+       let body = try? JSONEncoder().encode(envelope) {
+      return GeminiError.http(status: envelope.error.code, body: body)
+    }
+    let quoted = text.count > 200 ? String(text.prefix(200)) + "…" : text
+    return GeminiError.invalidResponse("the stream held text that is not an event: \(quoted)")
+  }
 
   private func decodeChunk(_ event: ServerSentEvent) throws -> GenerateContentResponse {
     try decodeChunk(Data(event.data.utf8))

@@ -170,7 +170,7 @@ extension GeminiError: GenerationErrorConvertible {
       rating.blocked == true || rating.probability.map { !["NEGLIGIBLE", "LOW"].contains($0.rawValue) } == true
     }
     guard !flagged.isEmpty else { return "" }
-    return "; ratings: " + flagged.map { "\($0.category.rawValue) \($0.probability?.rawValue ?? "?")" }
+    return "; ratings: " + flagged.map { "\($0.category?.rawValue ?? "?") \($0.probability?.rawValue ?? "?")" }
       .joined(separator: ", ")
   }
 }

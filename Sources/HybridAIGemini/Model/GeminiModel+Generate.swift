@@ -62,7 +62,9 @@ extension GeminiModel {
     let response = accumulator.response
     let candidate = response.candidates.first
     let toolCalls = try checkedToolCalls(in: candidate?.content, for: request)
-    if toolCalls.isEmpty { try request.checkStructuredAnswer(text) }
+    if toolCalls.isEmpty {
+      try request.checkStructuredAnswer(text, reachedTokenLimit: candidate?.finishReason == .maxTokens)
+    }
     let usage = Usage(gemini: response.usageMetadata)
     let timings = GenerationTimings(
       promptEvaluation: (firstToken ?? end) - start, timeToFirstToken: firstToken.map { $0 - start },

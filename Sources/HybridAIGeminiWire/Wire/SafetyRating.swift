@@ -1,7 +1,8 @@
-/// How harmful the prompt or a candidate was rated in one category.
+/// How harmful the prompt or a candidate was rated in one category. Every field is optional, as in
+/// Google's SDKs: the API sends empty ratings (`{}`) beside some answers.
 public struct SafetyRating: Sendable, Hashable, Codable {
   /// The category of harm.
-  public var category: Gemini.HarmCategory
+  public var category: Gemini.HarmCategory?
   /// How likely the content is harmful.
   public var probability: Gemini.HarmProbability?
   /// The probability as a score, when the API sends one.
@@ -14,7 +15,7 @@ public struct SafetyRating: Sendable, Hashable, Codable {
   public var blocked: Bool?
 
   /// A rating from its fields.
-  public init(category: Gemini.HarmCategory, probability: Gemini.HarmProbability?, probabilityScore: Double? = nil,
+  public init(category: Gemini.HarmCategory?, probability: Gemini.HarmProbability?, probabilityScore: Double? = nil,
               severity: String? = nil, severityScore: Double? = nil, blocked: Bool? = nil) {
     self.category = category
     self.probability = probability

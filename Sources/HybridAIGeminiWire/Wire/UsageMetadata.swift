@@ -46,13 +46,13 @@ public struct UsageMetadata: Sendable, Hashable, Codable {
 extension Gemini {
   /// A token count for one modality (`TEXT`, `IMAGE`, `AUDIO`, `VIDEO`, `DOCUMENT`).
   public struct ModalityTokenCount: Sendable, Hashable, Codable {
-    /// The modality.
-    public var modality: String
+    /// The modality, when the API names it.
+    public var modality: String?
     /// Its tokens.
     public var tokenCount: Int?
 
     /// A count for one modality.
-    public init(modality: String, tokenCount: Int?) {
+    public init(modality: String?, tokenCount: Int?) {
       self.modality = modality
       self.tokenCount = tokenCount
     }

@@ -6,6 +6,10 @@
 /// line dispatches the event; a leading byte-order mark is skipped. Chunks may split an event, a
 /// line or a UTF-8 sequence anywhere.
 ///
+/// Lines that are not a field of an event (`data`, `event`, `id`, `retry`) are ignored as the
+/// standard says, but kept in ``strayText``: an API that breaks off a stream with a plain JSON
+/// error body, or a proxy's error page, must not pass for a complete stream.
+///
 /// ```swift
 /// var parser = ServerSentEventParser()
 /// for try await chunk in body {
@@ -22,8 +26,16 @@ public struct ServerSentEventParser: Sendable {
   private var eventType: String?
   private var lastEventID: String?
   private var retry: Int?
+  private var stray: [UInt8] = []
+
+  /// The most bytes of stray lines kept.
+  public static let strayTextLimit = 64 << 10
 
   public init() {}
+
+  /// The lines so far that were not a field of an event, joined with line feeds (the first
+  /// ``strayTextLimit`` bytes); `nil` when there were none.
+  public var strayText: String? { stray.isEmpty ? nil : String(decoding: stray, as: UTF8.self) }
 
   /// Parses the next chunk of the stream and returns the events it completes.
   public mutating func parse(_ bytes: some Sequence<UInt8>) -> [ServerSentEvent] {
@@ -60,12 +72,14 @@ public struct ServerSentEventParser: Sendable {
   }
 
   /// Ends the stream: returns the event still being built, if it has data (a stream that ends
-  /// without a final empty line), and resets the parser.
+  /// without a final empty line), and resets the parser but for ``strayText``.
   public mutating func finish() -> ServerSentEvent? {
     var events: [ServerSentEvent] = []
     if !line.isEmpty { endLine(into: &events) }
     endLine(into: &events)  // an empty line dispatches whatever is pending
+    let stray = self.stray
     self = ServerSentEventParser()
+    self.stray = stray
     return events.last
   }
 
@@ -100,8 +114,14 @@ public struct ServerSentEventParser: Sendable {
         retry = Int(value)
       }
     default:
-      break  // unknown fields are ignored
+      keepStray()  // not a field of an event: ignored, but kept
     }
+  }
+
+  private mutating func keepStray() {
+    guard stray.count < Self.strayTextLimit else { return }
+    if !stray.isEmpty { stray.append(UInt8(ascii: "\n")) }
+    stray.append(contentsOf: line.prefix(Self.strayTextLimit - stray.count))
   }
 
   private mutating func dispatch(into events: inout [ServerSentEvent]) {

@@ -39,10 +39,7 @@ extension OpenAIClient {
       if data == "[DONE]" { return sawDone = true }
       if data.isEmpty { return }
       let bytes = Data(data.utf8)
-      if let envelope = OpenAIErrorEnvelope.lenientlyDecoded(from: bytes) {
-        let status = envelope.error.code.flatMap(Int.init) ?? 500
-        throw OpenAIError.http(status: (400..<600).contains(status) ? status : 500, body: bytes)
-      }
+      if let error = Self.errorInStream(bytes) { throw error }
       let chunk = try decode(ChatCompletionChunk.self, from: bytes)
       chunks += 1
       if chunk.choices.contains(where: { $0.finishReason != nil }) { sawFinish = true }
@@ -64,9 +61,27 @@ extension OpenAIClient {
       throw transport.bodyError(error)
     }
     if let event = parser.finish() { try handle(event) }
+    if let stray = parser.strayText {
+      // Something that is not an event: an error body (llama-server's `error: {…}` line, a plain
+      // JSON body), a proxy's page. The answer is not whole, whatever came before.
+      if stray.hasPrefix("error:"),
+         let error = Self.errorInStream(Data(#"{"error": \#(stray.dropFirst("error:".count))}"#.utf8)) {
+        throw error
+      }
+      if let error = Self.errorInStream(Data(stray.utf8)) { throw error }
+      let quoted = stray.count > 200 ? String(stray.prefix(200)) + "…" : stray
+      throw OpenAIError.invalidResponse("the stream held text that is not an event: \(quoted)")
+    }
     guard sawDone || sawFinish else {
       throw chunks == 0 ? OpenAIError.invalidResponse("the stream ended without any chunk")
                         : OpenAIError.connectionLost("the stream ended before the answer finished")
     }
+  }
+
+  /// The error an error body inside a stream stands for, or `nil` when `bytes` is not one.
+  private static func errorInStream(_ bytes: Data) -> OpenAIError? {
+    guard let envelope = OpenAIErrorEnvelope.lenientlyDecoded(from: bytes) else { return nil }
+    let status = envelope.error.code.flatMap(Int.init) ?? 500
+    return OpenAIError.http(status: (400..<600).contains(status) ? status : 500, body: bytes)
   }
 }

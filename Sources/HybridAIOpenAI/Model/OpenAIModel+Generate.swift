@@ -48,7 +48,9 @@ extension OpenAIModel {
     if !accumulator.refusal.isEmpty { throw OpenAIError.refused(explanation: accumulator.refusal) }
     let finishReason = Self.finishReason(accumulator.finishReason)
     let toolCalls = try checkedToolCalls(accumulator.toolCalls, for: request, finishReason: finishReason)
-    if toolCalls.isEmpty { try request.checkStructuredAnswer(accumulator.text) }
+    if toolCalls.isEmpty {
+      try request.checkStructuredAnswer(accumulator.text, reachedTokenLimit: finishReason == .maxTokens)
+    }
     if accumulator.usage == nil {
       logger.debug("the server reported no usage (stream_options.include_usage ignored)")
     }

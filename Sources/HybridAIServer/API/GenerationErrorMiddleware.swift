@@ -35,6 +35,9 @@ extension GoogleAPIError {
       return .invalidArgument("Blocked by a safety guardrail: \(detail).")
     case GenerationError.refusal(let explanation):
       return .invalidArgument("The model refused: \(explanation)")
+    case GenerationError.exceededTokenLimit(let limit, _):
+      return .invalidArgument("The answer reached the limit of \(limit.map { "\($0) tokens" } ?? "its tokens") before the "
+        + "structured answer was complete; allow more output tokens (maxOutputTokens, max_tokens).")
     case GenerationError.unsupportedCapability(let what):
       return .invalidArgument("Unsupported: \(what).")
     case GenerationError.modelUnavailable(let reason, let detail):

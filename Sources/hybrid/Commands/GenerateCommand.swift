@@ -98,7 +98,9 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
       if json { JSONOutput.print(ErrorReport(CancellationError())) } else { Terminal.write("\n"); Terminal.status("  [stopped]") }
       throw ExitCode(130)
     } catch {
+      if !json, error is PartialAnswerFailure { Terminal.write("\n") }
       report(error)
+      if !json, error is PartialAnswerFailure { Terminal.status("  [the answer above is incomplete]") }
       throw ExitCode.failure
     }
   }
@@ -129,7 +131,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     let prompt = try makePrompt(text)
     if let schemaPath = schema {
       let schema = try Self.loadSchema(at: schemaPath)
-      let response = try await session.respond(to: prompt, schema: schema, options: options)
+      let response = try await Terminal.collect(session.streamResponse(to: prompt, schema: schema, options: options))
       printToolCalls(of: response.transcriptEntries)
       if json {
         session.removeTemporaryAttachmentCopies()
@@ -138,7 +140,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
         Terminal.write(response.content.jsonString + "\n")
       }
     } else if json {
-      let response = try await session.respond(to: prompt, options: options)
+      let response = try await Terminal.collect(session.streamResponse(to: prompt, options: options))
       printToolCalls(of: response.transcriptEntries)
       session.removeTemporaryAttachmentCopies()
       JSONOutput.print(ResponseReport(response, store: session.artifactStore))

@@ -187,7 +187,17 @@ struct ErrorReport: Encodable {
   }
   var error: Body
 
+  /// The report of `error`; a ``PartialAnswerFailure`` reports its error with the text so far.
   init(_ error: any Error) {
+    guard let failure = error as? PartialAnswerFailure else {
+      self.init(describing: error)
+      return
+    }
+    self.init(describing: failure.error)
+    if self.error.partialText == nil { self.error.partialText = failure.partialText }
+  }
+
+  private init(describing error: any Error) {
     let kind: String = switch error {
     case let error as GenerationError: Self.caseName(error)
     case let error as GeminiError: "gemini." + Self.caseName(error)
@@ -302,6 +312,7 @@ struct ErrorReport: Encodable {
     case .unsupportedCapability: "unsupportedCapability"
     case .incompleteResponse: "incompleteResponse"
     case .invalidStructuredOutput: "invalidStructuredOutput"
+    case .exceededTokenLimit: "exceededTokenLimit"
     case .unknownTool: "unknownTool"
     case .invalidToolArguments: "invalidToolArguments"
     case .toolCallLimitExceeded: "toolCallLimitExceeded"
