@@ -373,6 +373,7 @@ let package = Package(
       dependencies: [
         "HybridAI", "HybridAITestSupport", "HybridAIProcess", "HybridAIServing", "HybridAIRegistry",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -35,7 +35,11 @@ public struct ModelOptions: ParsableArguments, Sendable {
     if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024, got \(threads)") }
     // A path given by hand that is not there is a typo, not a model "not downloaded yet".
     if let model {
-      if case .file = try reference(model) { try FileArgument.requireReadableFile(model, label: "--model") } else { _ = try modelPath() }
+      switch try reference(model) {
+      case .file: try FileArgument.requireReadableFile(model, label: "--model")
+      case .huggingFace: break   // fetched when the command runs, unless the cache holds it
+      case .ollama: _ = try modelPath()
+      }
     }
     _ = try template()
   }
@@ -59,6 +63,18 @@ public struct ModelOptions: ParsableArguments, Sendable {
     configuration.gpuLayers = offload.gpuLayers
     configuration.device = offload.device
     return SystemLanguageModel(modelPath: try modelPath() ?? ModelLocator.defaultModelPath(), configuration: configuration)
+  }
+
+  /// The on-device model these options describe, with an `hf:` model fetched from the Hugging
+  /// Face Hub into its shared cache first when the cache lacks it (`progress` sees the transfer).
+  public func makeModel(environment: [String: String] = ProcessInfo.processInfo.environment,
+                        progress: @escaping @Sendable (HuggingFaceHubClient.Progress) -> Void) async throws -> SystemLanguageModel {
+    if let model, case .huggingFace = try reference(model) {
+      let client = HuggingFaceHubClient(configuration: HuggingFaceHubConfiguration(environment: environment),
+                                        cache: HuggingFaceCache(environment: environment))
+      _ = try await client.model(for: try reference(model), progress: progress)
+    }
+    return try makeModel()
   }
 
   /// The GGUF file `--model` names: the path as given, or the file of an `hf:` or `ollama:` reference

@@ -290,17 +290,28 @@ extension ModelDownloader {
 
   /// The ``ModelDownloadError`` for a file-system failure (see ``fileError(_:required:)``).
   func spaceError(_ failure: POSIXFile.Failure, required: Int64) -> ModelDownloadError {
+    ModelDownloadError(failure, required: required, in: directory, probe: diskSpaceProbe, logger: logger)
+  }
+}
+
+extension ModelDownloadError {
+  /// The error for a file-system failure while `required` more bytes were to be written below
+  /// `directory`: out of space (`ENOSPC`, `EFBIG`, `EDQUOT`) is ``notEnoughSpace(required:available:)``,
+  /// a failed read ``readFailed(path:errno:)``, anything else ``writeFailed(path:errno:)``.
+  init(_ failure: POSIXFile.Failure, required: Int64, in directory: URL, probe: any DiskSpaceProbe, logger: Logger) {
     if failure.isOutOfSpace {
-      let available = diskSpaceProbe.availableBytes(at: directory) ?? 0
+      let available = probe.availableBytes(at: directory) ?? 0
       logger.error("the disk is full", metadata: [
         "path": "\(failure.path)", "error": "\(failure)", "required": "\(required)", "available": "\(available)",
       ])
-      return .notEnoughSpace(required: max(required, 0), available: available)
+      self = .notEnoughSpace(required: max(required, 0), available: available)
+      return
     }
     logger.error("a file operation failed", metadata: ["error": "\(failure)"])
     if failure.operation == "read" || failure.operation == "stat" {
-      return .readFailed(path: failure.path, errno: failure.code)
+      self = .readFailed(path: failure.path, errno: failure.code)
+    } else {
+      self = .writeFailed(path: failure.path, errno: failure.code)
     }
-    return .writeFailed(path: failure.path, errno: failure.code)
   }
 }

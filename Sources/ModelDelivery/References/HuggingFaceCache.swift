@@ -50,8 +50,7 @@ public struct HuggingFaceCache: Sendable {
       if quantization == nil { throw .damaged(reference, reason: "the cached snapshot holds no GGUF model") }
       throw .quantizationNotFound(reference, available: Self.quantizations(in: models))
     }
-    let projectors = files.filter { $0.hasSuffix(".gguf") && $0.lowercased().contains("mmproj") }.sorted()
-    let projector = projectors.first { Self.matches($0, tag: Self.quantization(in: chosen) ?? "") } ?? projectors.first
+    let projector = Self.projector(among: files, for: chosen)
     let weights = try checked(snapshot.appendingPathComponent(chosen), reference: reference)
     var projectorFile: URL?
     if let projector { projectorFile = try checked(snapshot.appendingPathComponent(projector), reference: reference) }

@@ -20,12 +20,13 @@ struct PartInfo: Codable, Sendable, Hashable {
 /// download throws, and the next open re-hashes what is on disk.
 final class PartialDownload {
   let path: String
-  let infoPath: String
+  /// The sidecar naming the blob, when the path alone does not.
+  let infoPath: String?
   let info: PartInfo
   /// Appends the received bytes and hashes them.
   let writer: PartWriter
 
-  private init(path: String, infoPath: String, info: PartInfo, fd: Int32, offset: Int64, hasher: SHA256) {
+  private init(path: String, infoPath: String?, info: PartInfo, fd: Int32, offset: Int64, hasher: SHA256) {
     self.path = path
     self.infoPath = infoPath
     self.info = info
@@ -42,19 +43,15 @@ final class PartialDownload {
   /// existing part of the same blob.
   static func open(in store: ModelStore, name: String, for info: PartInfo,
                    logger: Logger) throws(POSIXFile.Failure) -> PartialDownload {
-    let path = store.partPath(for: name)
-    let infoPath = store.partInfoPath(for: name)
-    let existing = FileManager.default.contents(atPath: infoPath).flatMap { try? JSONDecoder().decode(PartInfo.self, from: $0) }
-    if existing?.sha256 != info.sha256 || existing?.sizeBytes != info.sizeBytes {
-      if existing != nil || POSIXFile.regularFileSize(atPath: path) != nil {
-        logger.info("discarding a partial download of another version", metadata: [
-          "model": "\(name)", "partSHA256": "\(existing?.sha256 ?? "unknown")", "sha256": "\(info.sha256)",
-        ])
-      }
-      POSIXFile.unlinkIfPresent(path)
-      let data = (try? JSONEncoder().encode(info)) ?? Data()
-      try POSIXFile.writeAtomically(data, to: infoPath)
-    }
+    try open(at: store.partPath(for: name), infoPath: store.partInfoPath(for: name), name: name, for: info, logger: logger)
+  }
+
+  /// Opens the part at `path` for `info`, resuming an existing part of the same blob: the one its
+  /// sidecar at `infoPath` names, or — without a sidecar, for a path that names the blob itself
+  /// (Hugging Face's `blobs/<sha256>.incomplete`) — whatever is there.
+  static func open(at path: String, infoPath: String?, name: String, for info: PartInfo,
+                   logger: Logger) throws(POSIXFile.Failure) -> PartialDownload {
+    if let infoPath { try discardUnlessSameBlob(path: path, infoPath: infoPath, name: name, info: info, logger: logger) }
     let fd = try POSIXFile.open(path, O_RDWR | O_CREAT)
     do throws(POSIXFile.Failure) {
       var size = try POSIXFile.size(fd, path: path)
@@ -78,7 +75,24 @@ final class PartialDownload {
     }
   }
 
-  private static func rehash(_ fd: Int32, bytes: Int64, path: String) throws(POSIXFile.Failure) -> SHA256 {
+  /// Deletes the part at `path` unless its sidecar names the blob of `info`, and writes the sidecar.
+  private static func discardUnlessSameBlob(path: String, infoPath: String, name: String, info: PartInfo,
+                                            logger: Logger) throws(POSIXFile.Failure) {
+    let existing = FileManager.default.contents(atPath: infoPath).flatMap { try? JSONDecoder().decode(PartInfo.self, from: $0) }
+    if existing?.sha256 != info.sha256 || existing?.sizeBytes != info.sizeBytes {
+      if existing != nil || POSIXFile.regularFileSize(atPath: path) != nil {
+        logger.info("discarding a partial download of another version", metadata: [
+          "model": "\(name)", "partSHA256": "\(existing?.sha256 ?? "unknown")", "sha256": "\(info.sha256)",
+        ])
+      }
+      POSIXFile.unlinkIfPresent(path)
+      let data = (try? JSONEncoder().encode(info)) ?? Data()
+      try POSIXFile.writeAtomically(data, to: infoPath)
+    }
+  }
+
+  /// The SHA-256 state after the first `bytes` bytes of the open file `fd`.
+  static func rehash(_ fd: Int32, bytes: Int64, path: String) throws(POSIXFile.Failure) -> SHA256 {
     var hasher = SHA256()
     guard bytes > 0 else { return hasher }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -127,6 +141,6 @@ final class PartialDownload {
   func discard() {
     close()
     POSIXFile.unlinkIfPresent(path)
-    POSIXFile.unlinkIfPresent(infoPath)
+    if let infoPath { POSIXFile.unlinkIfPresent(infoPath) }
   }
 }

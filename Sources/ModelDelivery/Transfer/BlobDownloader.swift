@@ -21,6 +21,11 @@ struct BlobDownloader {
   let httpClient: HTTPClient
   let retryPolicy: ModelDownloadRetryPolicy
   let logger: Logger
+  /// Headers sent with every request (a token for the Hub).
+  var headers: [(String, String)] = []
+  /// Whether a resumed request carries `If-Range` with the blob's SHA-256 (the registry's ETag);
+  /// off for a URL that names an immutable file whose server has other ETags.
+  var resumesIfUnchanged = true
 
   /// Received bytes are handed to the part's writer in batches of this size.
   static let writeBatchBytes = 1 << 20
@@ -87,9 +92,10 @@ struct BlobDownloader {
     headers.add(name: "User-Agent", value: ModelDownloader.userAgent)
     // Ranges count bytes of the file itself, never of a compressed encoding of it.
     headers.add(name: "Accept-Encoding", value: "identity")
+    for (name, value) in self.headers { headers.add(name: name, value: value) }
     if offset > 0 {
       headers.add(name: "Range", value: "bytes=\(offset)-")
-      headers.add(name: "If-Range", value: "\"\(part.info.sha256)\"")
+      if resumesIfUnchanged { headers.add(name: "If-Range", value: "\"\(part.info.sha256)\"") }
     }
     let request: HTTPClient.Request
     do {

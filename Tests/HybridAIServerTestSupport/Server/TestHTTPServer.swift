@@ -15,6 +15,8 @@ public final class TestHTTPServer: Sendable {
   public enum Reply: Sendable {
     /// A complete response with a `content-length`.
     case body(status: Int, headers: [(String, String)], body: Data)
+    /// The answer to a `HEAD`: the head alone, its `content-length` as given.
+    case head(status: Int, headers: [(String, String)])
     /// A chunked response written chunk by chunk, `delay` apart, ending as `end` says.
     case stream(status: Int, headers: [(String, String)], chunks: [Data], delay: Duration, end: StreamEnd)
     /// Close the connection (FIN) without answering.
@@ -201,6 +203,12 @@ public final class TestHTTPServer: Sendable {
         head.headers.replaceOrAdd(name: "content-length", value: String(body.count))
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+      case .head(let status, let headers):
+        var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))
+        for (name, value) in headers { head.headers.add(name: name, value: value) }
+        if !head.headers.contains(name: "content-length") { head.headers.add(name: "content-length", value: "0") }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
       case .stream(let status, let headers, let chunks, let delay, let end):
         var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status))

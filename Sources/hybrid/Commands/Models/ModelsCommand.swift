@@ -5,17 +5,18 @@ import Foundation
 struct ModelsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "models",
-    abstract: "Deploy custom models to a `hybrid serve` registry and download them (docs/model-delivery.md).",
+    abstract: "Deploy custom models to a `hybrid serve` registry and download them; pull GGUF models from the Hugging Face Hub.",
     discussion: """
       Admin commands (deploy, publish, unpublish, rollout, list, show, rm) need the server's admin token \
       (--token or $HYBRIDAI_ADMIN_TOKEN). Every command takes --server (default $HYBRIDAI_SERVER, \
       else http://127.0.0.1:8080).
       Example: hybrid models deploy selfie selfie_segmentation.tflite --publish --tag vision
                hybrid models get selfie --type latest
+               hybrid models pull hf:ggml-org/SmolLM2-135M-Instruct-GGUF:Q8_0
       """,
     subcommands: [
       ModelsDeployCommand.self, ModelsPublishCommand.self, ModelsUnpublishCommand.self, ModelsRolloutCommand.self,
-      ModelsListCommand.self, ModelsShowCommand.self, ModelsRemoveCommand.self, ModelsGetCommand.self,
+      ModelsListCommand.self, ModelsShowCommand.self, ModelsRemoveCommand.self, ModelsGetCommand.self, ModelsPullCommand.self,
     ])
 }
 
