@@ -1,0 +1,67 @@
+import Foundation
+import HybridAIServerTestSupport
+import HybridAITestSupport
+import Testing
+
+/// `hybrid models pull hf:…` and `--model hf:…` against the Hub stand-in serving the bootstrap's
+/// SmolLM2, run as a user would: the model lands in the shared cache with progress on stderr, and
+/// answers from there without another byte downloaded.
+@Suite("hybrid models pull / --model hf:", .serialized)
+struct HubCommandTests {
+  let cli = HybridCommandTests()
+
+  func standIn() async throws -> HuggingFaceHubStandIn {
+    let weights = try Data(contentsOf: URL(fileURLWithPath: ModelLocatorPath.path), options: .alwaysMapped)
+    return try await HuggingFaceHubStandIn.start([
+      .init("org/SmolLM2-GGUF", files: [.init("SmolLM2-135M-Instruct.Q4_1.gguf", weights),
+                                        .init("README.md", Data("# SmolLM2\n".utf8), isLFS: false)]),
+    ])
+  }
+
+  @Test("pull fetches into the cache (progress on stderr, the path on stdout); generate --model hf: then downloads nothing")
+  func pullThenGenerate() async throws {
+    let hub = try await standIn()
+    defer { Task { await hub.stop() } }
+    let directory = try TemporaryDirectory("hub-cli")
+    defer { directory.remove() }
+    let environment = ["HF_ENDPOINT": hub.endpoint.absoluteString, "HF_HUB_CACHE": directory.appending("hub").path]
+    let pulled = try await cli.run(["models", "pull", "hf:org/SmolLM2-GGUF:Q4_1"], environment: environment)
+    #expect(pulled.status == 0, "\(pulled.stderr)")
+    let path = pulled.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(path.hasSuffix("/models--org--SmolLM2-GGUF/snapshots/\(hub.repositories[0].commit)/SmolLM2-135M-Instruct.Q4_1.gguf"))
+    #expect(pulled.stderr.contains("SmolLM2-135M-Instruct.Q4_1.gguf") && pulled.stderr.contains("100%"), "\(pulled.stderr)")
+
+    let transfers = hub.storage.requests.count
+    let answer = try await cli.run(["generate", "--model", "hf:org/SmolLM2-GGUF:Q4_1", "--prompt", "Hi", "--greedy",
+                                    "--max-tokens", "4", "--json"], environment: environment)
+    #expect(answer.status == 0, "\(answer.stderr)")
+    #expect(try cli.json(answer.stdout)["source"] as? String == "on-device")
+    #expect(hub.storage.requests.count == transfers, "not a byte downloaded")
+  }
+
+  @Test("generate --model hf: fetches a model the cache lacks, then answers; a repository that is not there exits 1 saying so")
+  func generateFetches() async throws {
+    let hub = try await standIn()
+    defer { Task { await hub.stop() } }
+    let directory = try TemporaryDirectory("hub-cli-fetch")
+    defer { directory.remove() }
+    let environment = ["HF_ENDPOINT": hub.endpoint.absoluteString, "HF_HUB_CACHE": directory.appending("hub").path]
+    let answer = try await cli.run(["generate", "--model", "hf:org/SmolLM2-GGUF", "--prompt", "Hi", "--greedy",
+                                    "--max-tokens", "4"], environment: environment)
+    #expect(answer.status == 0, "\(answer.stderr)")
+    #expect(!answer.stdout.isEmpty)
+    #expect(answer.stderr.contains("100%"), "a progress bar: \(answer.stderr)")
+    #expect(hub.storage.requests.count == 1)
+
+    let missing = try await cli.run(["models", "pull", "hf:org/Nothing"], environment: environment)
+    #expect(missing.status == 1)
+    #expect(missing.stderr.contains("the Hugging Face Hub has no repository org/Nothing"), "\(missing.stderr)")
+    let offline = try await cli.run(["models", "pull", "hf:org/Other-GGUF"], environment: environment + ["HF_HUB_OFFLINE": "1"])
+    #expect(offline.status == 1)
+    #expect(offline.stderr.contains("offline (HF_HUB_OFFLINE) and not in the cache: hf:org/Other-GGUF"), "\(offline.stderr)")
+  }
+}
+
+private func + (lhs: [String: String], rhs: [String: String]) -> [String: String] {
+  lhs.merging(rhs) { _, new in new }
+}
