@@ -420,7 +420,7 @@ let package = Package(
       name: "HybridAIServerTests",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer",
-        "HybridAIRegistry", "HybridAITestSupport", "HybridAIServerTestSupport",
+        "HybridAIRegistry", "HybridAITestSupport", "HybridAIServerTestSupport", "ModelDelivery",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),

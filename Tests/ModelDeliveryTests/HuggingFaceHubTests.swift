@@ -230,7 +230,7 @@ struct HuggingFaceHubTests {
             "\(found.output)")
   }
 
-  @Test("the environment: HF_ENDPOINT before MODEL_ENDPOINT, HF_TOKEN before HF_TOKEN_PATH before $HF_HOME/token, HF_HUB_OFFLINE")
+  @Test("the environment: MODEL_ENDPOINT before HF_ENDPOINT (as llama.cpp), HF_TOKEN before HF_TOKEN_PATH before $HF_HOME/token, HF_HUB_OFFLINE")
   func environment() throws {
     let directory = try TemporaryDirectory("hub-environment")
     defer { directory.remove() }
@@ -242,7 +242,7 @@ struct HuggingFaceHubTests {
     #expect(HuggingFaceHubConfiguration(environment: base).endpoint.absoluteString == "https://huggingface.co")
     #expect(HuggingFaceHubConfiguration(environment: base + ["MODEL_ENDPOINT": "http://mirror/"]).endpoint.absoluteString == "http://mirror")
     #expect(HuggingFaceHubConfiguration(environment: base + ["MODEL_ENDPOINT": "http://b", "HF_ENDPOINT": "http://a"])
-      .endpoint.absoluteString == "http://a")
+      .endpoint.absoluteString == "http://b")
     #expect(HuggingFaceHubConfiguration(environment: base).token == nil)
     #expect(HuggingFaceHubConfiguration(environment: base + ["HF_HOME": directory.appending("home").path]).token == "hf_from_home")
     #expect(HuggingFaceHubConfiguration(environment: base + ["HF_TOKEN_PATH": tokenFile.path]).token == "hf_from_file")

@@ -3,7 +3,8 @@ import Foundation
 /// Where the Hugging Face Hub is and how to talk to it, from the variables huggingface_hub and
 /// llama.cpp read.
 ///
-/// - endpoint: `$HF_ENDPOINT`, else `$MODEL_ENDPOINT` (llama.cpp's name), else `https://huggingface.co`;
+/// - endpoint: `$MODEL_ENDPOINT`, else `$HF_ENDPOINT` (llama.cpp's order; huggingface_hub reads the
+///   latter), else `https://huggingface.co`;
 /// - token (gated and private repositories): `$HF_TOKEN`, else the file `$HF_TOKEN_PATH`, else
 ///   `$HF_HOME/token`, else `~/.cache/huggingface/token` (where `hf auth login` writes it);
 /// - offline: `$HF_HUB_OFFLINE` set to `1`, `ON`, `YES` or `TRUE` uses the cache only.
@@ -25,7 +26,7 @@ public struct HuggingFaceHubConfiguration: Sendable {
 
   /// The configuration the environment names.
   public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-    let endpoint = [environment["HF_ENDPOINT"], environment["MODEL_ENDPOINT"]]
+    let endpoint = [environment["MODEL_ENDPOINT"], environment["HF_ENDPOINT"]]
       .compactMap { $0 }.first { !$0.isEmpty }.flatMap(URL.init(string:))
     self.init(endpoint: endpoint ?? URL(string: "https://huggingface.co")!, token: Self.token(in: environment),
               isOffline: ["1", "ON", "YES", "TRUE"].contains(environment["HF_HUB_OFFLINE"]?.uppercased() ?? ""))

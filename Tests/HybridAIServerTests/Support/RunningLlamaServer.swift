@@ -21,17 +21,19 @@ final class RunningLlamaServer: Sendable {
     self.process = process
   }
 
-  /// Starts the server (2 threads, 2 slots, 2,048 tokens of context, then `extraArguments`) and
-  /// waits until `/health` answers 200. A port taken between choosing and binding it is retried with another.
-  static func start(extraArguments: [String] = []) async throws -> RunningLlamaServer {
+  /// Starts the server (the bootstrap's SmolLM2 unless `model` names another, e.g. `-hf ORG/REPO`;
+  /// 2 threads, 2 slots, 2,048 tokens of context, then `extraArguments`; with `environment` added to
+  /// this process's) and waits until `/health` answers 200. A port taken between choosing and
+  /// binding it is retried with another.
+  static func start(model: [String] = ["-m", RunningTestServer.modelPath], environment: [String: String] = [:],
+                    extraArguments: [String] = []) async throws -> RunningLlamaServer {
     let executable = try TestRepository.requireExecutable(Self.executable)
-    let model = RunningTestServer.modelPath
     for _ in 0..<3 {
       let port = try Sockets.freeLoopbackPort()
-      let child = ChildProcess(executable: executable, arguments: [
-        "-m", model, "--host", "127.0.0.1", "--port", String(port), "-t", "2", "-c", "2048", "-np", "2", "--jinja",
+      let child = ChildProcess(executable: executable, arguments: model + [
+        "--host", "127.0.0.1", "--port", String(port), "-t", "2", "-c", "2048", "-np", "2", "--jinja",
         "--no-webui", "--log-disable",
-      ] + extraArguments)
+      ] + extraArguments, environment: environment.mapValues { Optional($0) })
       let process = try await child.start()
       let server = RunningLlamaServer(port: port, process: process)
       if await server.waitUntilHealthy() { return server }

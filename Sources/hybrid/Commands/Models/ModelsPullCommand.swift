@@ -13,7 +13,7 @@ struct ModelsPullCommand: AsyncParsableCommand {
       The GGUF of the quantization (default Q4_K_M, else Q8_0), every part of a split model and the mmproj projector \
       beside it land in $HF_HUB_CACHE (else $HF_HOME/hub, else ~/.cache/huggingface/hub; $LLAMA_CACHE first), where \
       llama.cpp's -hf and huggingface_hub find them too. A file already there is not fetched again; an interrupted \
-      one resumes. $HF_ENDPOINT picks a mirror, $HF_TOKEN (or $HF_TOKEN_PATH) a token for gated repositories, \
+      one resumes. $MODEL_ENDPOINT or $HF_ENDPOINT picks a mirror, $HF_TOKEN (or $HF_TOKEN_PATH) a token for gated repositories, \
       $HF_HUB_OFFLINE=1 the cache only. Prints the model file's path.
       """)
 
