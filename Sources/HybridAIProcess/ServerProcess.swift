@@ -7,10 +7,11 @@ public final class ServerProcess: Sendable {
   /// The server's base URL, e.g. `http://127.0.0.1:41234`.
   public let baseURL: URL
 
-  /// Starts `hybrid serve --port 0 <arguments>` (its standard error passed through) and waits
-  /// until it prints the port it listens on.
-  public init(executable: URL, arguments: [String]) async throws {
-    child = try await ChildProcess(executable: executable, arguments: ["serve", "--port", "0"] + arguments)
+  /// Starts `hybrid serve --port 0 <arguments>` (its standard error passed through; `environment`
+  /// added to this process's) and waits until it prints the port it listens on.
+  public init(executable: URL, arguments: [String], environment: [String: String] = [:]) async throws {
+    child = try await ChildProcess(executable: executable, arguments: ["serve", "--port", "0"] + arguments,
+                                   environment: environment.mapValues { Optional($0) })
       .start(standardError: .inherited)
     guard let url = await child.firstLine(where: Self.listeningURL(in:)) else {
       let outcome = await child.stop()

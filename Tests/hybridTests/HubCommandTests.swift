@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIProcess
 import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
@@ -59,6 +60,22 @@ struct HubCommandTests {
     let offline = try await cli.run(["models", "pull", "hf:org/Other-GGUF"], environment: environment + ["HF_HUB_OFFLINE": "1"])
     #expect(offline.status == 1)
     #expect(offline.stderr.contains("offline (HF_HUB_OFFLINE) and not in the cache: hf:org/Other-GGUF"), "\(offline.stderr)")
+  }
+
+  @Test("serve --model NAME=hf:… fetches a model the cache lacks, then serves it under that name")
+  func serveFetches() async throws {
+    let hub = try await standIn()
+    defer { Task { await hub.stop() } }
+    let directory = try TemporaryDirectory("hub-serve")
+    defer { directory.remove() }
+    let server = try await ServerProcess(
+      executable: HybridCommandTests.executable,
+      arguments: ["--model", "smol=hf:org/SmolLM2-GGUF:Q4_1", "--data", HybridCommandTests.scratchRegistry()],
+      environment: ["HF_ENDPOINT": hub.endpoint.absoluteString, "HF_HUB_CACHE": directory.appending("hub").path])
+    defer { server.terminate() }
+    let listed = try await TestHTTP.send(.GET, server.baseURL.appending(path: "v1/models"))
+    #expect(listed.status == 200 && listed.text.contains("\"smol\""), "\(listed.text)")
+    #expect(hub.storage.requests.count == 1)
   }
 }
 

@@ -9,6 +9,7 @@ import HybridAIServer
 import HybridAIServing
 import Configuration
 import HybridCommandLine
+import ModelDelivery
 import NIOCore
 
 /// `hybrid serve` — a self-hosted Gemini-compatible cloud on local GGUF models, and a model registry.
@@ -221,7 +222,7 @@ struct ServeCommand: AsyncParsableCommand {
   /// The flags' own values are checked at once; the file's and the environment's when `run` reads them.
   func validate() throws {
     do {
-      _ = try ServeSettings(ServeConfiguration.flagsOnly(flags))
+      _ = try ServeSettings(ServeConfiguration.flagsOnly(flags), hubModelsMayBeFetched: true)
     } catch {
       throw ValidationError(error.description)
     }
@@ -232,10 +233,27 @@ struct ServeCommand: AsyncParsableCommand {
     -> (ServeConfiguration, ServeSettings) {
     do {
       let configuration = try await ServeConfiguration.resolve(flags: flags, environment: environment)
+      try await fetchHubModels(configuration, environment: environment)
       return (configuration, try ServeSettings(configuration))
+    } catch let error as HuggingFaceHubError {
+      Self.status.fail("\(error)")
+      throw ExitCode.failure
     } catch {
-      Self.status.fail("\(error.description)")
+      Self.status.fail("\(error)")
       throw ExitCode.validationFailure
+    }
+  }
+
+  /// Fetches the `hf:` models of `configuration` that Hugging Face's cache lacks (a progress bar
+  /// per file on stderr), so that resolving the settings finds them.
+  private func fetchHubModels(_ configuration: ServeConfiguration, environment: [String: String]) async throws {
+    guard !configuration.boolean(.registryOnly), !printConfig else { return }
+    let client = HuggingFaceHubClient(configuration: HuggingFaceHubConfiguration(environment: environment),
+                                      cache: HuggingFaceCache(environment: environment))
+    for spec in configuration.list(.model) {
+      let (_, reference) = try ServeSettings.modelSpec(spec, origin: configuration.origin(.model))
+      guard case .huggingFace = reference else { continue }
+      _ = try await client.model(for: reference, progress: HubProgressDisplay.bar())
     }
   }
 

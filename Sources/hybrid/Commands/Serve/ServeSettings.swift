@@ -66,7 +66,9 @@ struct ServeSettings: Sendable {
   var logLevel: String?
   var logFormat: LogFormat?
 
-  init(_ configuration: ServeConfiguration) throws(ServeConfigurationError) {
+  /// The settings `configuration` holds. With `hubModelsMayBeFetched`, an `hf:` model the cache
+  /// lacks is accepted (path empty), as `serve` fetches it before it resolves the settings again.
+  init(_ configuration: ServeConfiguration, hubModelsMayBeFetched: Bool = false) throws(ServeConfigurationError) {
     func invalid(_ setting: ServeSetting, _ reason: String) -> ServeConfigurationError {
       .invalidValue(configuration.origin(setting), reason: reason)
     }
@@ -84,7 +86,8 @@ struct ServeSettings: Sendable {
     if registryOnly, !modelSpecs.isEmpty {
       throw invalid(.model, "names a model, but registry-only (\(configuration.origin(.registryOnly))) loads none: drop one of them")
     }
-    models = registryOnly ? [] : try Self.models(modelSpecs, origin: configuration.origin(.model))
+    models = registryOnly ? [] : try Self.models(modelSpecs, origin: configuration.origin(.model),
+                                                 hubModelsMayBeFetched: hubModelsMayBeFetched)
     aliases = try Self.aliases(configuration.list(.alias), servedNames: models.map(\.name), origin: configuration.origin(.alias))
     let templateSpecs = configuration.list(.chatTemplate)
     if registryOnly, !templateSpecs.isEmpty {
@@ -183,30 +186,47 @@ struct ServeSettings: Sendable {
   /// `(name, path)` for each model spec (`NAME=REF` or `REF`; REF a GGUF path, `hf:…` or `ollama:…`,
   /// found in its store), or the default model.
   static func models(_ specs: [String], origin: String,
-                     environment: [String: String] = ProcessInfo.processInfo.environment) throws(ServeConfigurationError)
+                     environment: [String: String] = ProcessInfo.processInfo.environment,
+                     hubModelsMayBeFetched: Bool = false) throws(ServeConfigurationError)
     -> [(name: String, path: String)] {
     if specs.isEmpty { return [("smollm2", ModelLocator.defaultModelPath())] }
     var result: [(name: String, path: String)] = []
     for spec in specs {
-      var name: String?, text = spec
-      // NAME=REF; a reference's own `=` (none today) would come after its `:`.
-      if let equals = spec.firstIndex(of: "="), !spec[..<equals].contains(":") {
-        name = String(spec[..<equals])
-        text = String(spec[spec.index(after: equals)...])
-        guard let name, isValidName(name), !text.isEmpty else {
-          throw .invalidValue(origin, reason: "\(spec): expected NAME=PATH with NAME made of letters, digits, '-', '_' and '.'")
-        }
-      }
-      let model: LocalModel
+      let (name, reference) = try modelSpec(spec, origin: origin)
+      let path: String
       do {
-        model = try LocalModelResolver(environment: environment).resolve(try ModelReference(text))
+        path = try LocalModelResolver(environment: environment).resolve(reference).weights.path
+      } catch ModelReferenceError.notFound(let missing, _) where hubModelsMayBeFetched && Self.isHubReference(missing) {
+        path = ""
       } catch {
         throw .invalidValue(origin, reason: "\(spec): \(error)")
       }
-      let servedName = name ?? String(model.reference.shortName.map { isValidName(String($0)) ? $0 : "-" })
-      result.append((servedName, model.weights.path))
+      let servedName = name ?? String(reference.shortName.map { isValidName(String($0)) ? $0 : "-" })
+      result.append((servedName, path))
     }
     return result
+  }
+
+  /// The served name (when `NAME=` gives one) and the model reference of one `--model` value.
+  static func modelSpec(_ spec: String, origin: String) throws(ServeConfigurationError) -> (name: String?, reference: ModelReference) {
+    var name: String?, text = spec
+    // NAME=REF; a reference's own `=` (none today) would come after its `:`.
+    if let equals = spec.firstIndex(of: "="), !spec[..<equals].contains(":") {
+      name = String(spec[..<equals])
+      text = String(spec[spec.index(after: equals)...])
+      guard let name, isValidName(name), !text.isEmpty else {
+        throw .invalidValue(origin, reason: "\(spec): expected NAME=PATH with NAME made of letters, digits, '-', '_' and '.'")
+      }
+    }
+    do {
+      return (name, try ModelReference(text))
+    } catch {
+      throw .invalidValue(origin, reason: "\(spec): \(error)")
+    }
+  }
+
+  private static func isHubReference(_ reference: ModelReference) -> Bool {
+    if case .huggingFace = reference { true } else { false }
   }
 
   /// `(alias, model)` for each alias spec, checked against the served names.
