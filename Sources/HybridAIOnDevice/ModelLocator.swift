@@ -18,18 +18,38 @@ public enum ModelLocator {
                                       currentDirectory: String = FileManager.default.currentDirectoryPath,
                                       executable: URL? = runningExecutable) -> String {
     if let explicit = environment["HYBRIDAI_MODEL"], !explicit.isEmpty { return explicit }
-    var candidates: [String] = []
-    if let directory = environment["HYBRIDAI_MODELS_DIR"], !directory.isEmpty {
-      candidates.append((directory as NSString).appendingPathComponent(defaultModelFileName))
-    }
-    candidates += bootstrapCandidates(from: URL(fileURLWithPath: currentDirectory, isDirectory: true))
-    if let executable { candidates += bootstrapCandidates(from: executable.deletingLastPathComponent()) }
+    let candidates = candidateFolders(environment: environment, currentDirectory: currentDirectory, executable: executable)
+      .map { ($0 as NSString).appendingPathComponent(defaultModelFileName) }
+    return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+  }
+
+  /// The model folders that exist among those the default model is looked for in, in that order
+  /// (what `hybrid models list --local` lists besides Hugging Face's cache and Ollama's store).
+  public static func modelFolders(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                  currentDirectory: String = FileManager.default.currentDirectoryPath,
+                                  executable: URL? = runningExecutable) -> [URL] {
+    var seen = Set<String>()
+    return candidateFolders(environment: environment, currentDirectory: currentDirectory, executable: executable)
+      .filter { folder in
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue
+          && seen.insert(URL(fileURLWithPath: folder).resolvingSymlinksInPath().path).inserted
+      }
+      .map { URL(fileURLWithPath: $0, isDirectory: true) }
+  }
+
+  /// The folders the default model is looked for in, in order (see the type's description).
+  private static func candidateFolders(environment: [String: String], currentDirectory: String, executable: URL?) -> [String] {
+    var folders: [String] = []
+    if let directory = environment["HYBRIDAI_MODELS_DIR"], !directory.isEmpty { folders.append(directory) }
+    folders += bootstrapFolders(from: URL(fileURLWithPath: currentDirectory, isDirectory: true))
+    if let executable { folders += bootstrapFolders(from: executable.deletingLastPathComponent()) }
     let home = environment["HOME"] ?? NSHomeDirectory()
     let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
       ?? (home as NSString).appendingPathComponent(".local/share")
-    candidates.append((dataHome as NSString).appendingPathComponent("hybridai/models/\(defaultModelFileName)"))
-    candidates.append((home as NSString).appendingPathComponent(".cache/hybridai/models/\(defaultModelFileName)"))
-    return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    folders.append((dataHome as NSString).appendingPathComponent("hybridai/models"))
+    folders.append((home as NSString).appendingPathComponent(".cache/hybridai/models"))
+    return folders
   }
 
   /// The executable of this process, its links resolved (`/proc/self/exe`), or `nil` where there is none.
@@ -39,16 +59,16 @@ public enum ModelLocator {
     return resolved.path == link.path ? nil : resolved
   }
 
-  /// `.deps/models/<default>` in `directory` and each folder above it.
-  private static func bootstrapCandidates(from directory: URL) -> [String] {
-    var candidates: [String] = []
+  /// `.deps/models` in `directory` and each folder above it.
+  private static func bootstrapFolders(from directory: URL) -> [String] {
+    var folders: [String] = []
     var directory = directory.standardizedFileURL
     while true {
-      candidates.append(directory.appendingPathComponent(".deps/models/\(defaultModelFileName)").path)
+      folders.append(directory.appendingPathComponent(".deps/models").path)
       let parent = directory.deletingLastPathComponent()
       if parent.path == directory.path { break }
       directory = parent
     }
-    return candidates
+    return folders
   }
 }

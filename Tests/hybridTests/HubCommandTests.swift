@@ -19,7 +19,7 @@ struct HubCommandTests {
     ])
   }
 
-  @Test("pull fetches into the cache (progress on stderr, the path on stdout); generate --model hf: then downloads nothing")
+  @Test("pull fetches into the cache (progress on stderr, the path on stdout); models list --local names it; generate --model hf: then downloads nothing")
   func pullThenGenerate() async throws {
     let hub = try await standIn()
     defer { Task { await hub.stop() } }
@@ -31,6 +31,15 @@ struct HubCommandTests {
     let path = pulled.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(path.hasSuffix("/models--org--SmolLM2-GGUF/snapshots/\(hub.repositories[0].commit)/SmolLM2-135M-Instruct.Q4_1.gguf"))
     #expect(pulled.stderr.contains("SmolLM2-135M-Instruct.Q4_1.gguf") && pulled.stderr.contains("100%"), "\(pulled.stderr)")
+
+    let listed = try await cli.run(["models", "list", "--local", "--json"],
+                                   environment: environment + ["OLLAMA_MODELS": directory.appending("none").path])
+    #expect(listed.status == 0, "\(listed.stderr)")
+    let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+    let pulledRow = try #require(rows.first { $0["source"] as? String == "huggingface" }, "\(listed.stdout)")
+    #expect(pulledRow["reference"] as? String == "hf:org/SmolLM2-GGUF:Q4_1")
+    #expect(pulledRow["architecture"] as? String == "llama" && pulledRow["quantization"] as? String == "Q4_1")
+    #expect(pulledRow["file"] as? String == path)
 
     let transfers = hub.storage.requests.count
     let answer = try await cli.run(["generate", "--model", "hf:org/SmolLM2-GGUF:Q4_1", "--prompt", "Hi", "--greedy",

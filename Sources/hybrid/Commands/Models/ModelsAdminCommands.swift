@@ -99,11 +99,17 @@ struct ModelsRolloutCommand: AsyncParsableCommand {
 
 /// `hybrid models list`.
 struct ModelsListCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "list", abstract: "List the registry's models and versions.")
+  static let configuration = CommandConfiguration(
+    commandName: "list", abstract: "List the registry's models and versions, or with --local the GGUF models on this machine.")
   @Flag(name: .long, help: "Print JSON.") var json = false
+  @Flag(name: .long, help: ArgumentHelp(
+    "List the GGUF models on this machine instead: Hugging Face's cache, Ollama's store and the model folders.",
+    discussion: "Each with the reference --model takes, its architecture, quantization, size and whether a projector comes with it."))
+  var local = false
   @OptionGroup var admin: AdminConnectionOptions
 
   func run() async throws {
+    if local { return try LocalModelsList(json: json).print() }
     let models = try await admin.connect().listModels()
     if json { return try printJSON(models) }
     if models.isEmpty { Terminal.write("no models\n") }
