@@ -45,6 +45,7 @@ bench:
 	.build/release/hybrid bench embeddings --reference .deps/llama-server/llama-server --texts 128 --rounds 3 --output .build/bench-embeddings.md
 	.build/release/hybrid bench tflite --reference .deps/litert-venv/bin/python --output .build/bench-tflite.md
 	.build/release/hybrid bench delivery --output .build/bench-delivery.md
+	.build/release/hybrid bench hub --python .deps/venv/bin/python --output .build/bench-hub.md
 	scripts/bench-service --hybrid .build/release/hybrid --output .build/bench-service.md
 
 # A relocatable tarball: dist/hybrid-VERSION-linux-ARCH.tar.gz (static Swift runtime, llama.cpp in lib/,

@@ -320,6 +320,8 @@ let package = Package(
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIHTTP", "HybridAIServing",
         "HybridAIServer", "HybridAIRegistry", "HybridAIProcess", "ModelDelivery", "TFLite",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],

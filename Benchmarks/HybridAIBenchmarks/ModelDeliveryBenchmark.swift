@@ -397,7 +397,7 @@ public struct ModelDeliveryBenchmark: Sendable {
     return Int(response.status.code)
   }
 
-  private static func require(_ result: MeasuredProcessResult, _ what: String) throws {
+  static func require(_ result: MeasuredProcessResult, _ what: String) throws {
     guard result.succeeded else {
       throw ModelDeliveryBenchmarkError.commandFailed(
         "\(what): exit status \(result.terminationStatus) (\(result.commandLine)): \(result.standardErrorTail())")
@@ -474,7 +474,7 @@ public struct ModelDeliveryBenchmark: Sendable {
   }
 
   /// Stops the server (a graceful shutdown), waiting at most five seconds for it.
-  private static func stop(_ server: Task<Void, any Error>) async {
+  static func stop(_ server: Task<Void, any Error>) async {
     server.cancel()
     await withTaskGroup(of: Void.self) { group in
       group.addTask { _ = await server.result }

@@ -13,7 +13,8 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hybrid bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Embeddings.self, Guided.self, TensorFlowLite.self, Delivery.self],
+    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Embeddings.self, Guided.self, TensorFlowLite.self, Delivery.self,
+                  Hub.self],
     defaultSubcommand: OnDevice.self)
 
   struct OnDevice: AsyncParsableCommand {
@@ -230,6 +231,53 @@ struct BenchCommand: AsyncParsableCommand {
       settings.runs = runs
       settings.warmUpRuns = warmUpRuns
       try BenchCommand.publish(try await TFLiteBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Hub: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "hub",
+      abstract: "A Hugging Face Hub download on loopback: `hybrid models pull` MB/s and peak memory vs huggingface_hub and curl.",
+      discussion: """
+        Serves a file of pseudo-random bytes through the part of the Hub's API a download needs (in this process), \
+        then fetches it into a fresh cache each round with this executable's sibling `hybrid models pull`, with \
+        huggingface_hub's hf_hub_download (--python) and with curl -L, in rotating order. Needs about \
+        2 × --size-mib of free disk in --work-dir; everything is deleted at the end.
+        """)
+
+    @Option(name: .customLong("size-mib"), help: "Size of the model file, in MiB.")
+    var sizeMiB = 1024
+
+    @Option(name: .long, help: "Rounds (each downloads once with every tool).")
+    var rounds = 3
+
+    @Option(name: .long, help: "A Python with huggingface_hub, for the reference (e.g. .deps/venv/bin/python).")
+    var python: String?
+
+    @Option(name: .long, help: "curl, for the second reference.")
+    var curl = "curl"
+
+    @Option(name: .long, help: "Where the temporary files go (default: the system's temporary directory).")
+    var workDir: String?
+
+    @Option(name: .long, help: "The `hybrid` executable whose `models pull` is measured (default: the one beside this executable).")
+    var hybrid = Executables.sibling(named: "hybrid").path
+
+    @OptionGroup var report: ReportOptions
+
+    func validate() throws {
+      guard sizeMiB > 0, rounds > 0 else { throw ValidationError("--size-mib and --rounds must be positive") }
+    }
+
+    func run() async throws {
+      report.logging.bootstrap()
+      var settings = HubDownloadBenchmark.Settings(hybridExecutable: hybrid)
+      settings.sizeMiB = sizeMiB
+      settings.rounds = rounds
+      settings.python = python
+      settings.curl = curl
+      if let workDir { settings.workDirectory = URL(fileURLWithPath: workDir, isDirectory: true) }
+      try BenchCommand.publish(try await HubDownloadBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 
