@@ -8,8 +8,8 @@ import ModelDelivery
 /// Options that choose and configure the on-device model.
 public struct ModelOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: ArgumentHelp(
-    "The model: a GGUF file, hf:ORG/REPO[:QUANT][@REVISION] (Hugging Face's cache) or ollama:NAME[:TAG] (Ollama's store).",
-    discussion: "Default: $HYBRIDAI_MODEL, else the bootstrap's SmolLM2. hf: and ollama: models are used where they lie.",
+    "The model: a GGUF file, hf:ORG/REPO[:QUANT][@REVISION] (Hugging Face), ollama:NAME[:TAG] (Ollama's store) or registry:NAME.",
+    discussion: "Default: $HYBRIDAI_MODEL, else the bootstrap's SmolLM2. Models are used where they lie; an hf: model not in the cache is fetched from the Hub ($HF_ENDPOINT), a registry: model not installed from $HYBRIDAI_SERVER.",
     valueName: "file|reference"))
   public var model: String?
 
@@ -37,7 +37,7 @@ public struct ModelOptions: ParsableArguments, Sendable {
     if let model {
       switch try reference(model) {
       case .file: try FileArgument.requireReadableFile(model, label: "--model")
-      case .huggingFace: break   // fetched when the command runs, unless the cache holds it
+      case .huggingFace, .registry: break   // fetched when the command runs, unless this machine holds it
       case .ollama: _ = try modelPath()
       }
     }
@@ -65,14 +65,17 @@ public struct ModelOptions: ParsableArguments, Sendable {
     return SystemLanguageModel(modelPath: try modelPath() ?? ModelLocator.defaultModelPath(), configuration: configuration)
   }
 
-  /// The on-device model these options describe, with an `hf:` model fetched from the Hugging
-  /// Face Hub into its shared cache first when the cache lacks it (`progress` sees the transfer).
+  /// The on-device model these options describe, with an `hf:` or `registry:` model fetched first
+  /// when this machine lacks it (`progress` sees the transfer).
   public func makeModel(environment: [String: String] = ProcessInfo.processInfo.environment,
-                        progress: @escaping @Sendable (HuggingFaceHubClient.Progress) -> Void) async throws -> SystemLanguageModel {
-    if let model, case .huggingFace = try reference(model) {
-      let client = HuggingFaceHubClient(configuration: HuggingFaceHubConfiguration(environment: environment),
-                                        cache: HuggingFaceCache(environment: environment))
-      _ = try await client.model(for: try reference(model), progress: progress)
+                        progress: @escaping @Sendable (ModelFetchProgress) -> Void) async throws -> SystemLanguageModel {
+    if let model {
+      switch try reference(model) {
+      case .huggingFace, .registry:
+        _ = try await ModelReferenceFetcher(environment: environment).model(for: try reference(model), progress: progress)
+      case .file, .ollama:
+        break
+      }
     }
     return try makeModel()
   }

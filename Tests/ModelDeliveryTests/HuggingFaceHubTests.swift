@@ -43,7 +43,7 @@ struct HuggingFaceHubTests {
     let directory = try TemporaryDirectory("hub-cache")
     defer { directory.remove() }
     let reference = try ModelReference("hf:org/Tiny-GGUF")
-    let seen = Mutex<[HuggingFaceHubClient.Progress]>([])
+    let seen = Mutex<[ModelFetchProgress]>([])
     let model = try await client(standIn, cache: directory.url).fetch(reference) { progress in seen.withLock { $0.append(progress) } }
 
     #expect(model.weights.lastPathComponent == "tiny-Q4_K_M.gguf")

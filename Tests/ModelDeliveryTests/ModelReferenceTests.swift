@@ -19,8 +19,10 @@ struct ModelReferenceTests {
     #expect(try ModelReference("ollama:hf.co/org/repo:Q4_K_M") == .ollama(name: "hf.co/org/repo", tag: "Q4_K_M"))
     #expect(try ModelReference("hf:org/repo:Q4_K_M").description == "hf:org/repo:Q4_K_M")
     #expect(try ModelReference("hf:ggml-org/SmolLM2-GGUF").shortName == "smollm2")
+    #expect(try ModelReference("registry:smol-2") == .registry(name: "smol-2"))
+    #expect(try ModelReference("registry:smol-2").description == "registry:smol-2")
     for bad in ["hf:", "hf:repo", "hf:a/b/c", "hf:../x", "hf:org/..", "hf:org/repo:", "hf:org/repo@", "hf:org/repo@../../x",
-                "ollama:", "ollama:../x", "ollama:a/b/c/d", "ollama:name:", ""] {
+                "ollama:", "ollama:../x", "ollama:a/b/c/d", "ollama:name:", "registry:", "registry:a/b", "registry:-x", ""] {
       #expect(throws: ModelReferenceError.self, "\(bad)") { try ModelReference(bad) }
     }
   }

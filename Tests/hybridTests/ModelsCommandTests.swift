@@ -48,6 +48,27 @@ struct ModelsCommandTests {
     return url
   }
 
+  @Test("--model registry:NAME: generate fetches the registry's model (a progress bar), then answers from the installed copy, also with the server gone")
+  func registryReference() async throws {
+    let registry = try await startRegistry()
+    defer { registry.remove() }
+    let deploy = try await cli.run(["models", "deploy", "smol", ModelLocatorPath.path, "--publish"], environment: registry.environment)
+    #expect(deploy.status == 0, "\(deploy.stderr)")
+    let env = registry.environment.merging(["XDG_CACHE_HOME": registry.scratch.appendingPathComponent("cache").path]) { $1 }
+    let arguments = ["generate", "--model", "registry:smol", "--prompt", "Hi", "--greedy", "--max-tokens", "4", "--json"]
+    let first = try await cli.run(arguments, environment: env)
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(first.stderr.contains("100%"), "a progress bar: \(first.stderr)")
+    #expect(try cli.json(first.stdout)["source"] as? String == "on-device")
+    let installed = registry.scratch.appendingPathComponent("cache/hybridai/models/smol")
+    #expect(FileManager.default.fileExists(atPath: installed.path))
+
+    await registry.server.stop()
+    let again = try await cli.run(arguments, environment: env)
+    #expect(again.status == 0, "the installed copy, without the server: \(again.stderr)")
+    #expect(try cli.json(again.stdout)["text"] as? String == (try cli.json(first.stdout)["text"] as? String))
+  }
+
   @Test("deploy, list, get (latest, then local without the server), rollout, rm")
   func lifecycle() async throws {
     let registry = try await startRegistry()

@@ -23,16 +23,6 @@ import NIOHTTP1
 /// LFS SHA-256 before it becomes `blobs/<sha256>`. A blob already in the cache with the right hash
 /// is not downloaded again.
 public struct HuggingFaceHubClient: Sendable {
-  /// What a fetch has done so far.
-  public struct Progress: Sendable, Hashable {
-    /// The file being downloaded (its path in the repository).
-    public var file: String
-    /// Bytes of all the reference's files that are in the cache.
-    public var receivedBytes: Int64
-    /// Bytes of all the reference's files.
-    public var totalBytes: Int64
-  }
-
   public var configuration: HuggingFaceHubConfiguration
   public var cache: HuggingFaceCache
   let httpClient: HTTPClient
@@ -58,7 +48,7 @@ public struct HuggingFaceHubClient: Sendable {
   /// The model `reference` (an `hf:` reference) names, from the cache when it is there, else
   /// fetched; offline (`HF_HUB_OFFLINE`), from the cache only.
   public func model(for reference: ModelReference,
-                    progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> LocalModel {
+                    progress: @escaping @Sendable (ModelFetchProgress) -> Void = { _ in }) async throws -> LocalModel {
     if let cached = try? cache.locate(reference) { return cached }
     return try await fetch(reference, progress: progress)
   }
@@ -66,7 +56,7 @@ public struct HuggingFaceHubClient: Sendable {
   /// Fetches the files of `reference` (an `hf:` reference) that the cache lacks and returns the
   /// model in the cache. `progress` is called as bytes arrive.
   public func fetch(_ reference: ModelReference,
-                    progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> LocalModel {
+                    progress: @escaping @Sendable (ModelFetchProgress) -> Void = { _ in }) async throws -> LocalModel {
     guard case .huggingFace(let repository, let quantization, let asked) = reference else {
       preconditionFailure("not an hf: reference")
     }
@@ -86,7 +76,7 @@ public struct HuggingFaceHubClient: Sendable {
     for file in chosen {
       let before = done
       try await ensureBlob(file, repository: repository, commit: commit) { received in
-        progress(Progress(file: file.path, receivedBytes: before + received, totalBytes: total))
+        progress(ModelFetchProgress(file: file.path, receivedBytes: before + received, totalBytes: total))
       }
       done += file.size
       try cache.linkSnapshot(of: repository, commit: commit, file: file)

@@ -1,8 +1,9 @@
 import Foundation
 
 /// A model as people name it: a GGUF file, a model in Hugging Face's shared cache
-/// (`hf:ORG/REPO[:QUANT][@REVISION]`, as llama.cpp's `-hf` and huggingface_hub keep it), or a model
-/// pulled by Ollama (`ollama:NAME[:TAG]`).
+/// (`hf:ORG/REPO[:QUANT][@REVISION]`, as llama.cpp's `-hf` and huggingface_hub keep it), a model
+/// pulled by Ollama (`ollama:NAME[:TAG]`), or a model of a HybridAI registry (`registry:NAME`,
+/// delivered by ``ModelDownloader``).
 ///
 /// ```swift
 /// let reference = try ModelReference("hf:ggml-org/SmolLM2-135M-Instruct-GGUF:Q8_0")
@@ -19,15 +20,24 @@ public enum ModelReference: Sendable, Hashable, CustomStringConvertible {
   /// A model in Ollama's store: `name` as Ollama names it (`qwen2.5`, `NAMESPACE/NAME`, or
   /// `HOST/NAMESPACE/NAME`), `tag` (`latest` by default).
   case ollama(name: String, tag: String)
+  /// A model of a HybridAI registry (`hybrid serve`), by its name there: the copy
+  /// ``ModelDownloader`` installed, fetched when there is none.
+  case registry(name: String)
 
-  /// The reference `text` names: `hf:…`, `ollama:…`, or else a file path.
-  /// - Throws: ``ModelReferenceError/malformed(_:reason:)`` for an `hf:` or `ollama:` reference
+  /// The reference `text` names: `hf:…`, `ollama:…`, `registry:…`, or else a file path.
+  /// - Throws: ``ModelReferenceError/malformed(_:reason:)`` for an `hf:`, `ollama:` or `registry:` reference
   ///   that does not follow its form.
   public init(_ text: String) throws(ModelReferenceError) {
     if text.hasPrefix("hf:") {
       self = try Self.huggingFace(parsing: String(text.dropFirst(3)), whole: text)
     } else if text.hasPrefix("ollama:") {
       self = try Self.ollama(parsing: String(text.dropFirst(7)), whole: text)
+    } else if text.hasPrefix("registry:") {
+      let name = String(text.dropFirst("registry:".count))
+      guard ModelName.isValid(name) else {
+        throw .malformed(text, reason: "expected registry:NAME, NAME being 1–64 of letters, digits, '_' and '-'")
+      }
+      self = .registry(name: name)
     } else {
       guard !text.isEmpty else { throw .malformed(text, reason: "an empty model reference") }
       self = .file(text)
@@ -40,6 +50,7 @@ public enum ModelReference: Sendable, Hashable, CustomStringConvertible {
     case .huggingFace(let repository, let quantization, let revision):
       "hf:\(repository)" + (quantization.map { ":\($0)" } ?? "") + (revision.map { "@\($0)" } ?? "")
     case .ollama(let name, let tag): "ollama:\(name):\(tag)"
+    case .registry(let name): "registry:\(name)"
     }
   }
 
@@ -52,6 +63,7 @@ public enum ModelReference: Sendable, Hashable, CustomStringConvertible {
       String(repository.split(separator: "/").last ?? Substring(repository)).lowercased()
         .replacingOccurrences(of: "-gguf", with: "")
     case .ollama(let name, _): String(name.split(separator: "/").last ?? Substring(name)).lowercased()
+    case .registry(let name): name.lowercased()
     }
   }
 

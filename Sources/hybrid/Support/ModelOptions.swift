@@ -112,6 +112,6 @@ struct ConversationOptions: ParsableArguments, Sendable {
 
   /// The session's model: the on-device model, the cloud model, or a hybrid of both, per `--mode`.
   func makeSessionModel() async throws -> any LanguageModel {
-    await routing.makeModel(onDevice: try await model.makeModel(progress: HubProgressDisplay.bar()))
+    await routing.makeModel(onDevice: try await model.makeModel(progress: ModelFetchDisplay.bar()))
   }
 }

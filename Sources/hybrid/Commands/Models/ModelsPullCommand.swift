@@ -35,7 +35,7 @@ struct ModelsPullCommand: AsyncParsableCommand {
   func run() async throws {
     logging.bootstrap()
     do {
-      let model = try await HuggingFaceHubClient().fetch(try parsed(), progress: HubProgressDisplay.bar())
+      let model = try await HuggingFaceHubClient().fetch(try parsed(), progress: ModelFetchDisplay.bar())
       Terminal.write(model.weights.path + "\n")
       if let projector = model.projector { Terminal.status("  projector: \(projector.path)") }
     } catch let error as HuggingFaceHubError {

@@ -222,7 +222,7 @@ struct ServeCommand: AsyncParsableCommand {
   /// The flags' own values are checked at once; the file's and the environment's when `run` reads them.
   func validate() throws {
     do {
-      _ = try ServeSettings(ServeConfiguration.flagsOnly(flags), hubModelsMayBeFetched: true)
+      _ = try ServeSettings(ServeConfiguration.flagsOnly(flags), remoteModelsMayBeFetched: true)
     } catch {
       throw ValidationError(error.description)
     }
@@ -233,9 +233,12 @@ struct ServeCommand: AsyncParsableCommand {
     -> (ServeConfiguration, ServeSettings) {
     do {
       let configuration = try await ServeConfiguration.resolve(flags: flags, environment: environment)
-      try await fetchHubModels(configuration, environment: environment)
+      try await fetchModels(configuration, environment: environment)
       return (configuration, try ServeSettings(configuration))
     } catch let error as HuggingFaceHubError {
+      Self.status.fail("\(error)")
+      throw ExitCode.failure
+    } catch let error as ModelDownloadError {
       Self.status.fail("\(error)")
       throw ExitCode.failure
     } catch {
@@ -244,16 +247,17 @@ struct ServeCommand: AsyncParsableCommand {
     }
   }
 
-  /// Fetches the `hf:` models of `configuration` that Hugging Face's cache lacks (a progress bar
-  /// per file on stderr), so that resolving the settings finds them.
-  private func fetchHubModels(_ configuration: ServeConfiguration, environment: [String: String]) async throws {
+  /// Fetches the `hf:` and `registry:` models of `configuration` that this machine lacks (a
+  /// progress bar per file on stderr), so that resolving the settings finds them.
+  private func fetchModels(_ configuration: ServeConfiguration, environment: [String: String]) async throws {
     guard !configuration.boolean(.registryOnly), !printConfig else { return }
-    let client = HuggingFaceHubClient(configuration: HuggingFaceHubConfiguration(environment: environment),
-                                      cache: HuggingFaceCache(environment: environment))
+    let fetcher = ModelReferenceFetcher(environment: environment)
     for spec in configuration.list(.model) {
       let (_, reference) = try ServeSettings.modelSpec(spec, origin: configuration.origin(.model))
-      guard case .huggingFace = reference else { continue }
-      _ = try await client.model(for: reference, progress: HubProgressDisplay.bar())
+      switch reference {
+      case .huggingFace, .registry: _ = try await fetcher.model(for: reference, progress: ModelFetchDisplay.bar())
+      case .file, .ollama: break
+      }
     }
   }
 

@@ -66,9 +66,10 @@ struct ServeSettings: Sendable {
   var logLevel: String?
   var logFormat: LogFormat?
 
-  /// The settings `configuration` holds. With `hubModelsMayBeFetched`, an `hf:` model the cache
-  /// lacks is accepted (path empty), as `serve` fetches it before it resolves the settings again.
-  init(_ configuration: ServeConfiguration, hubModelsMayBeFetched: Bool = false) throws(ServeConfigurationError) {
+  /// The settings `configuration` holds. With `remoteModelsMayBeFetched`, an `hf:` or `registry:`
+  /// model this machine lacks is accepted (path empty), as `serve` fetches it before it resolves
+  /// the settings again.
+  init(_ configuration: ServeConfiguration, remoteModelsMayBeFetched: Bool = false) throws(ServeConfigurationError) {
     func invalid(_ setting: ServeSetting, _ reason: String) -> ServeConfigurationError {
       .invalidValue(configuration.origin(setting), reason: reason)
     }
@@ -87,7 +88,7 @@ struct ServeSettings: Sendable {
       throw invalid(.model, "names a model, but registry-only (\(configuration.origin(.registryOnly))) loads none: drop one of them")
     }
     models = registryOnly ? [] : try Self.models(modelSpecs, origin: configuration.origin(.model),
-                                                 hubModelsMayBeFetched: hubModelsMayBeFetched)
+                                                 remoteModelsMayBeFetched: remoteModelsMayBeFetched)
     aliases = try Self.aliases(configuration.list(.alias), servedNames: models.map(\.name), origin: configuration.origin(.alias))
     let templateSpecs = configuration.list(.chatTemplate)
     if registryOnly, !templateSpecs.isEmpty {
@@ -187,7 +188,7 @@ struct ServeSettings: Sendable {
   /// found in its store), or the default model.
   static func models(_ specs: [String], origin: String,
                      environment: [String: String] = ProcessInfo.processInfo.environment,
-                     hubModelsMayBeFetched: Bool = false) throws(ServeConfigurationError)
+                     remoteModelsMayBeFetched: Bool = false) throws(ServeConfigurationError)
     -> [(name: String, path: String)] {
     if specs.isEmpty { return [("smollm2", ModelLocator.defaultModelPath())] }
     var result: [(name: String, path: String)] = []
@@ -196,7 +197,7 @@ struct ServeSettings: Sendable {
       let path: String
       do {
         path = try LocalModelResolver(environment: environment).resolve(reference).weights.path
-      } catch ModelReferenceError.notFound(let missing, _) where hubModelsMayBeFetched && Self.isHubReference(missing) {
+      } catch ModelReferenceError.notFound(let missing, _) where remoteModelsMayBeFetched && Self.isFetchable(missing) {
         path = ""
       } catch {
         throw .invalidValue(origin, reason: "\(spec): \(error)")
@@ -225,8 +226,12 @@ struct ServeSettings: Sendable {
     }
   }
 
-  private static func isHubReference(_ reference: ModelReference) -> Bool {
-    if case .huggingFace = reference { true } else { false }
+  /// Whether `reference` names a model `serve` fetches when this machine lacks it.
+  private static func isFetchable(_ reference: ModelReference) -> Bool {
+    switch reference {
+    case .huggingFace, .registry: true
+    case .file, .ollama: false
+    }
   }
 
   /// `(alias, model)` for each alias spec, checked against the served names.

@@ -1,10 +1,11 @@
 import ModelDelivery
 import Synchronization
 
-/// Shows a Hugging Face Hub fetch on standard error: one progress bar per file (bytes, rate).
-enum HubProgressDisplay {
+/// Shows a model being fetched (from the Hugging Face Hub or a registry) on standard error: one
+/// progress bar per file (bytes, rate).
+enum ModelFetchDisplay {
   /// A progress callback that draws the bar of the file being fetched.
-  static func bar() -> @Sendable (HuggingFaceHubClient.Progress) -> Void {
+  static func bar() -> @Sendable (ModelFetchProgress) -> Void {
     let state = Mutex<(file: String, bar: ProgressBar)?>(nil)
     return { progress in
       state.withLock { current in
@@ -13,7 +14,7 @@ enum HubProgressDisplay {
           current = (progress.file, ProgressBar(label: progress.file))
         }
         current?.bar.update(completed: progress.receivedBytes, total: progress.totalBytes)
-        if progress.receivedBytes >= progress.totalBytes { current?.bar.finish() }
+        if let total = progress.totalBytes, progress.receivedBytes >= total { current?.bar.finish() }
       }
     }
   }
