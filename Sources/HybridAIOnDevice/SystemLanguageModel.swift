@@ -78,12 +78,14 @@ public struct SystemLanguageModel: LanguageModel {
     if case .delivered(let source) = weights { source } else { nil }
   }
 
-  /// Reported as `modelVersion`: the file name without `.gguf`, e.g. `SmolLM2-135M-Instruct.Q4_1`;
+  /// Reported as `modelVersion`: ``Configuration/modelName`` when set, else the file name without
+  /// `.gguf`, e.g. `SmolLM2-135M-Instruct.Q4_1`;
   /// for a delivered model its registry name and version, e.g. `smollm2-v3` (just the name before
   /// it is downloaded).
   public var modelIdentifier: String {
     switch weights {
     case .file(let path):
+      if let modelName = configuration.modelName { return modelName }
       let name = URL(fileURLWithPath: path).lastPathComponent
       return name.hasSuffix(".gguf") ? String(name.dropLast(5)) : name
     case .delivered(let source):
@@ -378,6 +380,9 @@ public struct SystemLanguageModel: LanguageModel {
 extension SystemLanguageModel {
   /// How the on-device model runs.
   public struct Configuration: Sendable, Hashable {
+    /// The name reported as `modelVersion` instead of the file's (for a file whose name says
+    /// nothing, such as a blob of Ollama's store); `nil` uses the file name.
+    public var modelName: String?
     /// Tokens the context window holds (capped at the model's training context). Each session's
     /// KV cache is sized for it.
     public var contextSize: Int

@@ -62,6 +62,8 @@ public struct ModelOptions: ParsableArguments, Sendable {
     configuration.chatTemplate = try template()
     configuration.gpuLayers = offload.gpuLayers
     configuration.device = offload.device
+    // A blob of Ollama's store is named by its digest: report the model as Ollama names it.
+    if let model, case .ollama(let name, let tag) = try reference(model) { configuration.modelName = "\(name):\(tag)" }
     return SystemLanguageModel(modelPath: try modelPath() ?? ModelLocator.defaultModelPath(), configuration: configuration)
   }
 

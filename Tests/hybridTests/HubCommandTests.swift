@@ -71,6 +71,30 @@ struct HubCommandTests {
     #expect(offline.stderr.contains("offline (HF_HUB_OFFLINE) and not in the cache: hf:org/Other-GGUF"), "\(offline.stderr)")
   }
 
+  @Test("models deploy NAME --from hf:… publishes a Hub model into the registry without a manual download")
+  func deployFromHub() async throws {
+    let hub = try await standIn()
+    defer { Task { await hub.stop() } }
+    let registry = try await ModelsCommandTests().startRegistry()
+    defer { registry.remove() }
+    let environment = registry.environment.merging([
+      "HF_ENDPOINT": hub.endpoint.absoluteString, "HF_HUB_CACHE": registry.scratch.appendingPathComponent("hub").path,
+    ]) { $1 }
+    let deployed = try await cli.run(["models", "deploy", "smol", "--from", "hf:org/SmolLM2-GGUF:Q4_1", "--publish", "--json"],
+                                     environment: environment)
+    #expect(deployed.status == 0, "\(deployed.stderr)")
+    #expect(try cli.json(deployed.stdout)["sha256"] as? String == hub.repositories[0].files[0].sha256)
+    #expect(hub.storage.requests.count == 1)
+
+    let both = try await cli.run(["models", "deploy", "smol", ModelLocatorPath.path, "--from", "hf:org/SmolLM2-GGUF"],
+                                 environment: environment)
+    #expect(both.status == 64 && both.stderr.contains("not both"), "\(both.stderr)")
+    let missing = try await cli.run(["models", "deploy", "other", "--from", "hf:org/Nothing"], environment: environment)
+    #expect(missing.status == 1 && missing.stderr.contains("no repository org/Nothing"), "\(missing.stderr)")
+    let list = try await cli.run(["models", "list", "--json"], environment: environment)
+    #expect(!list.stdout.contains("\"other\""), "no model is created for a reference that cannot be fetched")
+  }
+
   @Test("serve --model NAME=hf:… fetches a model the cache lacks, then serves it under that name")
   func serveFetches() async throws {
     let hub = try await standIn()

@@ -85,6 +85,7 @@ struct HybridCommandTests {
                                environment: environment)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(try json(result.stdout)["source"] as? String == "on-device")
+    #expect(try json(result.stdout)["modelVersion"] as? String == "smollm2:latest", "named as Ollama names it, not by its blob")
     let missing = try await run(["generate", "Hi", "--model", "ollama:smollm2:7b"], environment: environment)
     #expect(missing.status == 64 && missing.stderr.contains("ollama:smollm2:7b is not on this machine"), "\(missing.stderr)")
   }

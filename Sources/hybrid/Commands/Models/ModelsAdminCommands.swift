@@ -6,10 +6,16 @@ import ModelDelivery
 /// `hybrid models deploy NAME FILE` — creates the model if needed and uploads FILE as a new version.
 struct ModelsDeployCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "deploy", abstract: "Upload a model file as a new version (creating the model if needed).")
+    commandName: "deploy", abstract: "Upload a model file as a new version (creating the model if needed).",
+    discussion: """
+      The file is FILE, or the one --from names: hf:ORG/REPO[:QUANT][@REVISION] is fetched from the Hugging Face \
+      Hub into its shared cache first (unless it is there), ollama:NAME[:TAG] is read from Ollama's store.
+      Example: hybrid models deploy smollm2 --from hf:ggml-org/SmolLM2-135M-Instruct-GGUF:Q8_0 --publish
+      """)
 
   @Argument(help: "The model's name (letters, digits, '-' and '_').") var name: String
-  @Argument(help: "The model file (.tflite, .gguf or any other).") var file: String
+  @Argument(help: "The model file (.tflite, .gguf or any other); or give --from.") var file: String?
+  @Option(name: .long, help: "Upload the model this reference names instead of FILE (hf:…, ollama:…).") var from: String?
   @Flag(name: .long, help: "Publish the new version, so clients get it.") var publish = false
   @Option(name: .long, parsing: .singleValue, help: "A tag for a new model. Repeatable.") var tag: [String] = []
   @Option(name: .long, help: "A description for a new model.") var description: String?
@@ -18,16 +24,28 @@ struct ModelsDeployCommand: AsyncParsableCommand {
 
   func validate() throws {
     // Before anything reaches the server: a model is not created for a file that cannot be uploaded.
-    try FileArgument.requireReadableFile(file, label: "the model file")
+    switch (file, from) {
+    case (let file?, nil):
+      try FileArgument.requireReadableFile(file, label: "the model file")
+    case (nil, let from?):
+      do {
+        if case .registry = try ModelReference(from) { throw ValidationError("--from takes a file, hf: or ollama: model, not a registry's own") }
+      } catch let error as ModelReferenceError {
+        throw ValidationError("--from: \(error)")
+      }
+    default:
+      throw ValidationError("give the model file or --from REFERENCE, not both")
+    }
   }
 
   func run() async throws {
     let registry = try admin.connect()
+    let path = try await modelFile()
     if try await registry.modelIfExists(named: name) == nil {
       _ = try await registry.createModel(name: name, description: description ?? "", tags: tag)
       Terminal.status("created model \(name)")
     }
-    var version = try await registry.uploadVersion(name: name, fileAt: URL(fileURLWithPath: file))
+    var version = try await registry.uploadVersion(name: name, fileAt: URL(fileURLWithPath: path))
     Terminal.status("uploaded \(name) version \(version.version): \(version.sizeBytes) bytes, \(version.format), sha256 \(version.sha256)")
     if publish {
       let model = try await registry.publish(name: name, version: version.version)
@@ -35,6 +53,22 @@ struct ModelsDeployCommand: AsyncParsableCommand {
       Terminal.status("published \(name) version \(version.version)")
     }
     if json { try printJSON(version) } else { Terminal.write("\(version.version)\n") }
+  }
+
+  /// FILE, or the file of `--from` (fetched from the Hub when the cache lacks it).
+  private func modelFile() async throws -> String {
+    guard let from else { return file ?? "" }
+    do {
+      let model = try await ModelReferenceFetcher().model(for: try ModelReference(from), progress: ModelFetchDisplay.bar())
+      Terminal.status("deploying \(model.weights.path)")
+      return model.weights.resolvingSymlinksInPath().path
+    } catch let error as HuggingFaceHubError {
+      Terminal.status("error: \(error)")
+      throw ExitCode.failure
+    } catch let error as ModelReferenceError {
+      Terminal.status("error: \(error)")
+      throw ExitCode.failure
+    }
   }
 }
 
