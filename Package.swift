@@ -30,6 +30,7 @@
 //   HybridAIProcess   ChildProcess: the one way to run a program (swift-subprocess).
 //   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr), a signal-to-pipe handler.
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
+//   HybridAIMCP       tools from Model Context Protocol servers (stdio child processes), on the official Swift SDK.
 //   HybridAIPersistence  SessionStore: sessions, transcripts and their artifacts in SQLite (GRDB).
 //   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
 //   TFLite            Interpreter (TensorFlowLiteSwift's API) on Google's LiteRT runtime, CPU/XNNPACK.
@@ -81,6 +82,7 @@ let package = Package(
     .library(name: "HybridAIChatApp", targets: ["HybridAIChatApp"]),
     .library(name: "ModelDelivery", targets: ["ModelDelivery"]),
     .library(name: "HybridAITools", targets: ["HybridAITools"]),
+    .library(name: "HybridAIMCP", targets: ["HybridAIMCP"]),
     .library(name: "HybridAIPersistence", targets: ["HybridAIPersistence"]),
     .library(name: "TFLite", targets: ["TFLite"]),
     .library(name: "TFLiteImage", targets: ["TFLiteImage"]),
@@ -108,6 +110,7 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
   ],
   targets: [
     .target(
@@ -289,6 +292,14 @@ let package = Package(
       ],
       swiftSettings: strictSwift),
     .target(
+      name: "HybridAIMCP",
+      dependencies: [
+        "HybridAI", "HybridAIProcess",
+        .product(name: "MCP", package: "swift-sdk"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strictSwift),
+    .target(
       name: "HybridAIPersistence",
       dependencies: [
         "HybridAI",
@@ -451,6 +462,11 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["registry_fuzz.sh"],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIMCPTests",
+      dependencies: ["HybridAI", "HybridAIMCP", "HybridAITestSupport"],
+      exclude: ["Servers"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "ModelDeliveryTests",

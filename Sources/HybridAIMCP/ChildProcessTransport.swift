@@ -1,0 +1,68 @@
+import Foundation
+import HybridAIProcess
+import Logging
+import MCP
+
+/// MCP's stdio transport over a child process started by the project's process runner: one JSON-RPC
+/// message per line on the child's standard input and output; its standard error is kept (the end
+/// of it names a crash).
+actor ChildProcessTransport: Transport {
+  nonisolated let logger: Logger
+  /// Fires when the server's process has ended.
+  nonisolated let exit = ServerExit()
+  private let server: String
+  private let child: ChildProcess
+  private var running: RunningChildProcess?
+  private var reader: Task<Void, Never>?
+  private let messages: AsyncThrowingStream<Data, any Swift.Error>
+  private let continuation: AsyncThrowingStream<Data, any Swift.Error>.Continuation
+
+  init(server: String, child: ChildProcess, logger: Logger) {
+    self.server = server
+    self.child = child
+    self.logger = logger
+    (messages, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+  }
+
+  func connect() async throws {
+    guard running == nil else { return }
+    let running: RunningChildProcess
+    do {
+      running = try await child.start(standardError: .collected)
+    } catch {
+      throw MCPError.launchFailed(server: server, reason: "\(error)")
+    }
+    self.running = running
+    let (server, continuation, logger, exit) = (self.server, self.continuation, self.logger, self.exit)
+    reader = Task {
+      while let line = await running.nextLine() {
+        guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+        continuation.yield(Data(line.utf8))
+      }
+      let outcome = await running.waitForExit()
+      logger.debug("the MCP server's output ended", metadata: ["server": "\(server)", "status": "\(outcome.status)"])
+      let tail = String(outcome.standardError.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
+      let error = MCPError.serverExited(server: server, status: outcome.status, standardError: tail)
+      exit.fire(error)
+      continuation.finish(throwing: error)
+    }
+  }
+
+  func disconnect() async {
+    guard let running else { return }
+    self.running = nil
+    await running.closeInput()
+    _ = await running.stop(signal: SIGTERM, gracePeriod: .seconds(2))
+    reader?.cancel()
+    continuation.finish()
+  }
+
+  func send(_ data: Data) async throws {
+    guard let running, running.isRunning else {
+      throw MCPError.serverExited(server: server, status: -1, standardError: "")
+    }
+    try await running.write(String(decoding: data, as: UTF8.self) + "\n")
+  }
+
+  func receive() -> AsyncThrowingStream<Data, any Swift.Error> { messages }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The servers of an MCP configuration file, in the format the MCP clients share:
+///
+/// ```json
+/// {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}}}}
+/// ```
+///
+/// VS Code's `{"servers": {…}}` is read too. Entries with a `url` (Streamable HTTP) are refused by
+/// name: only stdio servers are supported.
+public enum MCPConfigurationFile {
+  /// The servers in the file at `url`, sorted by name.
+  public static func servers(at url: URL) throws(MCPError) -> [MCPServerConfiguration] {
+    let data: Data
+    do { data = try Data(contentsOf: url) } catch { throw .invalidConfiguration("cannot read \(url.path): \(error.localizedDescription)") }
+    return try servers(in: data, origin: url.path)
+  }
+
+  /// The servers in a configuration file's bytes; `origin` names it in errors.
+  public static func servers(in data: Data, origin: String = "the MCP configuration") throws(MCPError) -> [MCPServerConfiguration] {
+    guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+      throw .invalidConfiguration("\(origin) is not a JSON object")
+    }
+    guard let entries = (root["mcpServers"] ?? root["servers"]) as? [String: Any] else {
+      throw .invalidConfiguration("\(origin) has no \"mcpServers\" object")
+    }
+    var servers: [MCPServerConfiguration] = []
+    for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
+      guard let entry = value as? [String: Any] else { throw .invalidConfiguration("\(origin): server \(name) is not an object") }
+      if entry["url"] != nil, entry["command"] == nil {
+        throw .invalidConfiguration("\(origin): server \(name) is reached by URL; only stdio servers (\"command\") are supported")
+      }
+      guard let command = entry["command"] as? String, !command.isEmpty else {
+        throw .invalidConfiguration("\(origin): server \(name) has no \"command\"")
+      }
+      let arguments = entry["args"] ?? [String]()
+      guard let arguments = arguments as? [String] else { throw .invalidConfiguration("\(origin): \(name).args must be strings") }
+      let environment = entry["env"] ?? [String: String]()
+      guard let environment = environment as? [String: String] else {
+        throw .invalidConfiguration("\(origin): \(name).env must map names to strings")
+      }
+      servers.append(MCPServerConfiguration(name: name, command: command, arguments: arguments, environment: environment,
+                                            workingDirectory: (entry["cwd"] as? String).map { URL(fileURLWithPath: $0) }))
+    }
+    return servers
+  }
+}

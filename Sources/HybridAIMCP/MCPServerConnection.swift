@@ -1,0 +1,171 @@
+import Foundation
+import HybridAI
+import HybridAIProcess
+import Logging
+import MCP
+import Synchronization
+
+/// One running MCP server: started as a child process, initialized, and asked for its tools and
+/// their results. Each request has a time limit; a call whose task is cancelled sends
+/// `notifications/cancelled`; progress the server reports reaches the caller.
+public final class MCPServerConnection: Sendable {
+  public let configuration: MCPServerConfiguration
+  /// The most a request may take.
+  public let requestTimeout: Duration
+  let client: Client
+  private let transport: ChildProcessTransport
+  private let logger: Logger
+  /// Progress handlers of the calls under way, by progress token.
+  private let progressHandlers = Mutex<[String: @Sendable (Double, String) -> Void]>([:])
+
+  /// The server's name.
+  public var name: String { configuration.name }
+
+  private init(configuration: MCPServerConfiguration, requestTimeout: Duration, client: Client,
+               transport: ChildProcessTransport, logger: Logger) {
+    self.configuration = configuration
+    self.requestTimeout = requestTimeout
+    self.client = client
+    self.transport = transport
+    self.logger = logger
+  }
+
+  /// Starts the server and completes MCP's handshake.
+  public static func connect(_ configuration: MCPServerConfiguration, requestTimeout: Duration = .seconds(60),
+                             logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPServerConnection {
+    var logger = logger
+    logger[metadataKey: "server"] = "\(configuration.name)"
+    let command = configuration.command
+    guard let executable = ChildProcess.locate(command)
+      ?? (FileManager.default.isExecutableFile(atPath: command) ? command : nil) else {
+      throw MCPError.launchFailed(server: configuration.name, reason: "\(command) is not a program on $PATH")
+    }
+    let child = ChildProcess(executable: executable, arguments: configuration.arguments,
+                             environment: configuration.environment.mapValues { Optional($0) },
+                             workingDirectory: configuration.workingDirectory)
+    let transport = ChildProcessTransport(server: configuration.name, child: child, logger: logger)
+    let client = Client(name: "HybridAI", version: HybridAIVersion.current)
+    let connection = MCPServerConnection(configuration: configuration, requestTimeout: requestTimeout, client: client,
+                                         transport: transport, logger: logger)
+    await client.onNotification(ProgressNotification.self) { [weak connection] message in
+      connection?.reportProgress(message.params)
+    }
+    do {
+      let result = try await connection.limited("initialize") { try await client.connect(transport: transport) }
+      logger.info("MCP server ready", metadata: [
+        "serverName": "\(result.serverInfo.name)", "serverVersion": "\(result.serverInfo.version)",
+        "protocolVersion": "\(result.protocolVersion)",
+      ])
+    } catch {
+      await client.disconnect()
+      await transport.disconnect()
+      switch error as? MCPError {
+      case .serverExited?, .timedOut?: throw error
+      default: break
+      }
+      throw MCPError.initializationFailed(server: configuration.name, reason: "\(error)")
+    }
+    return connection
+  }
+
+  /// Every tool the server offers (all pages of `tools/list`).
+  public func tools() async throws -> [MCP.Tool] {
+    var tools: [MCP.Tool] = []
+    var cursor: String?
+    repeat {
+      let page = try await limited("tools/list") { [client, cursor] in try await client.listTools(cursor: cursor) }
+      tools += page.tools
+      cursor = page.nextCursor
+    } while cursor != nil && tools.count < 10_000
+    return tools
+  }
+
+  /// Calls the server's tool `name`; `progress` gets the progress the server reports (fraction,
+  /// message). Cancelling the calling task sends `notifications/cancelled`.
+  public func callTool(_ name: String, arguments: [String: Value],
+                       progress: @escaping @Sendable (Double, String) -> Void = { _, _ in }) async throws -> CallTool.Result {
+    let token = UUID().uuidString
+    progressHandlers.withLock { $0[token] = progress }
+    defer { progressHandlers.withLock { _ = $0.removeValue(forKey: token) } }
+    let request = CallTool.request(.init(name: name, arguments: arguments, meta: Metadata(progressToken: .string(token))))
+    let context: RequestContext<CallTool.Result>
+    do {
+      context = try await client.send(request)
+    } catch {
+      throw MCPError.requestFailed(server: self.name, method: "tools/call", reason: "\(error)")
+    }
+    return try await withTaskCancellationHandler {
+      try await limited("tools/call \(name)") { try await context.value }
+    } onCancel: { [client] in
+      Task { try? await client.cancelRequest(context.requestID, reason: "the answer was stopped") }
+    }
+  }
+
+  /// Stops the server.
+  public func close() async {
+    await client.disconnect()
+    await transport.disconnect()
+  }
+
+  private func reportProgress(_ parameters: ProgressNotification.Parameters) {
+    guard case .string(let token) = parameters.progressToken,
+          let handler = progressHandlers.withLock({ $0[token] }) else { return }
+    let fraction = parameters.total.map { $0 > 0 ? parameters.progress / $0 : 0 } ?? 0
+    handler(fraction, parameters.message ?? "")
+  }
+
+  /// `body` within ``requestTimeout`` and while the server runs; a timeout, a server that exited,
+  /// or an error, as an ``MCPError``. The first of the three to end decides; `body` is cancelled
+  /// but not waited for (a request the SDK keeps pending ends when the client disconnects).
+  private func limited<T: Sendable>(_ method: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let (server, timeout, exit) = (name, requestTimeout, transport.exit)
+    let outcome = FirstOutcome<T>()
+    let tasks = [
+      Task {
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        await outcome.settle(with: result)
+      },
+      Task {
+        guard (try? await Task.sleep(for: timeout)) != nil else { return }
+        await outcome.settle(with: .failure(MCPError.timedOut(server: server, method: method,
+                                                              seconds: Int(timeout.components.seconds))))
+      },
+      Task {
+        // A server that ended answers nothing more.
+        guard let ended = await exit.wait() else { return }
+        await outcome.settle(with: .failure(ended))
+      },
+    ]
+    defer { tasks.forEach { $0.cancel() } }
+    let result = await withTaskCancellationHandler {
+      await outcome.value()
+    } onCancel: {
+      Task { await outcome.settle(with: .failure(CancellationError())) }
+    }
+    switch result {
+    case .success(let value): return value
+    case .failure(let error as MCPError): throw error
+    case .failure(let error as CancellationError): throw error
+    case .failure(let error): throw MCPError.requestFailed(server: server, method: method, reason: "\(error)")
+    }
+  }
+}
+
+/// The first result of several racing tasks.
+private actor FirstOutcome<T: Sendable> {
+  private var result: Result<T, any Error>?
+  private var waiter: CheckedContinuation<Result<T, any Error>, Never>?
+
+  func settle(with result: Result<T, any Error>) {
+    guard self.result == nil else { return }
+    self.result = result
+    waiter?.resume(returning: result)
+    waiter = nil
+  }
+
+  func value() async -> Result<T, any Error> {
+    if let result { return result }
+    return await withCheckedContinuation { waiter = $0 }
+  }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+import HybridAI
+import HybridAIMCP
+import HybridAITestSupport
+import Testing
+
+/// MCP servers as session tools, against real servers over stdio: the reference `mcp-server-time`
+/// and the tests' own server (the official Python SDK).
+@Suite("MCP servers as tools", .serialized)
+struct MCPToolboxTests {
+  @Test("mcp-server-time: its tools with their input schemas; a call answers with the time in the zone asked for")
+  func referenceServer() async throws {
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.time])
+    defer { Task { await toolbox.close() } }
+    let names = toolbox.mcpTools.map(\.name)
+    #expect(Set(names) == ["get_current_time", "convert_time"], "\(names)")
+    let currentTime = try #require(toolbox.mcpTools.first { $0.name == "get_current_time" })
+    #expect(currentTime.parameters.jsonSchema["properties"]?["timezone"]?["type"] == "string")
+    let output = try await currentTime.call(arguments: GeneratedContent(["timezone": "Asia/Tokyo"]),
+                                            context: ToolContext(callID: "1", transcript: Transcript(entries: [])))
+    #expect(output.description.contains("Asia/Tokyo") && output.description.contains("datetime"), "\(output)")
+  }
+
+  @Test("results as the session knows them: text, structured content, an image and audio as artifacts, resources, isError, progress")
+  func results() async throws {
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own])
+    defer { Task { await toolbox.close() } }
+    func tool(_ name: String) throws -> MCPTool { try #require(toolbox.mcpTools.first { $0.name == name }, "\(name)") }
+    let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
+
+    #expect(try await tool("add").call(arguments: GeneratedContent(["a": 2, "b": 40]), context: context).description == "42")
+    let weather = try await tool("weather").call(arguments: GeneratedContent(["city": "Oslo"]), context: context)
+    guard case .structure(let structure) = weather.content else { Issue.record("expected structured content"); return }
+    #expect(structure.jsonValue["city"] == "Oslo" && structure.jsonValue["celsius"] == 21.5)
+
+    let drawn = try await tool("draw").call(arguments: GeneratedContent([:]), context: context)
+    let image = try #require(drawn.artifacts.first)
+    #expect(image.mimeType == "image/png" && image.name == "draw-1.png")
+    #expect(try Attachment(data: try #require(image.data)).mimeType == "image/png")
+
+    let media = try await tool("media").call(arguments: GeneratedContent([:]), context: context)
+    #expect(media.artifacts.map(\.mimeType) == ["audio/wav"])
+    #expect(media.description.contains("file:///notes.txt:\nthe notes"))
+    #expect(media.description.contains("report: https://example.org/report.pdf"))
+
+    await #expect {
+      _ = try await tool("fail").call(arguments: GeneratedContent(["reason": "no"]), context: context)
+    } throws: { error in
+      guard case .toolFailed(let name, let message)? = error as? MCPError else { return false }
+      return name == "fail" && message.contains("cannot do it: no")
+    }
+
+    let reports = Reports()
+    let counting = ToolContext(callID: "2", transcript: Transcript(entries: []),
+                               progressHandler: { fraction, message in reports.add(fraction, message) })
+    #expect(try await tool("count").call(arguments: GeneratedContent([:]), context: counting).description == "counted to 3")
+    let seen = reports.all
+    #expect(seen.map(\.fraction).last == 1 && seen.contains { $0.message == "step 2" }, "\(seen)")
+  }
+
+  @Test("two servers with a tool of the same name: each prefixed with its server's name; both answer")
+  func clashingNames() async throws {
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.time, MCPTestServers.own])
+    defer { Task { await toolbox.close() } }
+    let names = Set(toolbox.mcpTools.map(\.name))
+    #expect(names.isSuperset(of: ["time_get_current_time", "own_get_current_time", "convert_time", "add"]), "\(names)")
+    #expect(!names.contains("get_current_time"))
+    let own = try #require(toolbox.mcpTools.first { $0.name == "own_get_current_time" })
+    let output = try await own.call(arguments: GeneratedContent(["timezone": "UTC"]),
+                                    context: ToolContext(callID: "1", transcript: Transcript(entries: [])))
+    #expect(output.description == "test server time in UTC")
+  }
+
+  @Test("a session calls an MCP tool like a built-in one: the model sees its output, the response carries its image")
+  func inASession() async throws {
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own])
+    defer { Task { await toolbox.close() } }
+    let model = ScriptedLanguageModel.rounds([
+      .toolCalls([Transcript.ToolCall(id: "c1", toolName: "add", arguments: GeneratedContent(["a": 1, "b": 2]))]),
+      .toolCalls([Transcript.ToolCall(id: "c2", toolName: "draw", arguments: GeneratedContent([:]))]),
+      .text("The sum is 3 and here is a pixel."),
+    ])
+    let session = GenerativeModelSession(model: model, tools: toolbox.tools)
+    let response = try await session.respond(to: "Add 1 and 2, then draw.")
+    #expect(response.content == "The sum is 3 and here is a pixel.")
+    #expect(response.artifacts.map(\.mimeType) == ["image/png"])
+    let outputs = session.transcript.compactMap { entry -> String? in
+      if case .toolOutput = entry { return entry.text } else { return nil }
+    }
+    #expect(outputs.first == "3", "\(outputs)")
+  }
+
+  @Test("a server that exits at once, a program that is not there, a server that never answers: typed errors naming the server")
+  func failingServers() async throws {
+    await #expect {
+      _ = try await MCPToolbox.connect([MCPServerConfiguration(name: "dies", command: MCPTestServers.python,
+                                                               arguments: ["-c", "import sys; print('broken', file=sys.stderr); sys.exit(3)"])])
+    } throws: { error in
+      guard case .serverExited(let server, let status, let standardError)? = error as? MCPError else { return false }
+      return server == "dies" && status == 3 && standardError.contains("broken")
+    }
+    await #expect(throws: MCPError.launchFailed(server: "ghost", reason: "no-such-mcp-server is not a program on $PATH")) {
+      _ = try await MCPToolbox.connect([MCPServerConfiguration(name: "ghost", command: "no-such-mcp-server")])
+    }
+    await #expect(throws: MCPError.timedOut(server: "mute", method: "initialize", seconds: 1)) {
+      _ = try await MCPToolbox.connect([MCPServerConfiguration(name: "mute", command: "/bin/sleep", arguments: ["30"])],
+                                       requestTimeout: .seconds(1))
+    }
+  }
+}
+
+/// Progress reports collected from another thread.
+final class Reports: Sendable {
+  private let reports = Mutex<[(fraction: Double, message: String)]>([])
+  func add(_ fraction: Double, _ message: String) { reports.withLock { $0.append((fraction, message)) } }
+  var all: [(fraction: Double, message: String)] { reports.withLock { $0 } }
+}

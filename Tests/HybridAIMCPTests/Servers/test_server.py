@@ -1,0 +1,70 @@
+"""The MCP tests' own server (the official Python SDK's MCPServer, over stdio): a tool for each
+kind of result HybridAI maps — text, structured output, an image, audio, an embedded resource, a
+resource link, a failure (isError) and progress notifications — and one named like a tool of
+mcp-server-time, so that two servers clash."""
+
+import base64
+import sys
+
+from mcp.server.mcpserver import MCPServer, Context, Image
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import AudioContent, EmbeddedResource, ResourceLink, TextContent, TextResourceContents
+from pydantic import BaseModel
+
+# The smallest valid PNG: one red pixel.
+PIXEL = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+
+server = MCPServer("hybridai-test")
+
+
+@server.tool(description="Adds two integers.")
+def add(a: int, b: int) -> str:
+    return str(a + b)
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: float
+
+
+@server.tool(description="The weather in a city, as structured content.")
+def weather(city: str) -> Weather:
+    return Weather(city=city, celsius=21.5)
+
+
+@server.tool(description="Draws a red pixel.")
+def draw() -> Image:
+    return Image(data=PIXEL, format="png")
+
+
+@server.tool(description="Returns a sound, a document and a link.")
+def media() -> list:
+    return [
+        AudioContent(type="audio", data=base64.b64encode(b"RIFF----WAVE").decode(), mime_type="audio/wav"),
+        EmbeddedResource(type="resource", resource=TextResourceContents(
+            uri="file:///notes.txt", mime_type="text/plain", text="the notes")),
+        ResourceLink(type="resource_link", uri="https://example.org/report.pdf", name="report"),
+    ]
+
+
+@server.tool(description="Always fails.")
+def fail(reason: str) -> str:
+    raise ToolError(f"cannot do it: {reason}")
+
+
+@server.tool(description="Counts to three, reporting progress.")
+async def count(ctx: Context) -> str:
+    for step in range(1, 4):
+        await ctx.report_progress(step, 3, f"step {step}")
+    return "counted to 3"
+
+
+@server.tool(description="Answers like mcp-server-time's tool of the same name.")
+def get_current_time(timezone: str) -> str:
+    return f"test server time in {timezone}"
+
+
+if __name__ == "__main__":
+    print("test server starting", file=sys.stderr)
+    server.run("stdio")
