@@ -351,7 +351,7 @@ let package = Package(
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
         "HybridAIChatApp", "HybridAIProcess", "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage",
-        "HybridCommandLine", "HybridOnDeviceCommandLine", "CLinuxExtras",
+        "HybridCommandLine", "HybridOnDeviceCommandLine", "CLinuxExtras", "HybridAIMCP",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),

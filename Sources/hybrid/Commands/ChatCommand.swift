@@ -58,8 +58,9 @@ struct ChatCommand: AsyncParsableCommand {
     }
     Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /attach FILE adds a file to your next message, /reset starts over, /usage shows token counts, /help lists the commands, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
-    let sessionTools = tools.sessionTools
-    if tools.tools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
+    let (sessionTools, toolbox) = try await tools.sessionTools()
+    defer { if let toolbox { Task { await toolbox.close() } } }
+    if tools.hasTools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
     let sessionStore = try session.map { _ in try store.open() }
     var session: GenerativeModelSession
     if let id = self.session, let sessionStore, (try? sessionStore.record(id: id)) != nil {

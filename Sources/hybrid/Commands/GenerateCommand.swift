@@ -114,7 +114,9 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
   private func loadAndAnswer(_ text: String) async throws {
     let model = try await conversation.makeSessionModel()
     try Task.checkCancellation()
-    let session = GenerativeModelSession(model: model, tools: tools.sessionTools,
+    let (sessionTools, toolbox) = try await tools.sessionTools()
+    defer { if let toolbox { Task { await toolbox.close() } } }
+    let session = GenerativeModelSession(model: model, tools: sessionTools,
                                          instructions: conversation.instructions, toolPolicy: tools.policy,
                                          contextPolicy: conversation.contextPolicy.policy)
     // The copies of --attach files go when the command ends (before a --json report is made, so it

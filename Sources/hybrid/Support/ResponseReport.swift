@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAIMCP
 import HybridAIGemini
 import HybridAIOnDevice
 import HybridAIOpenAI
@@ -204,6 +205,7 @@ struct ErrorReport: Encodable {
     case let error as OpenAIError: "openai." + Self.caseName(error)
     case let error as OnDeviceModelError: "onDevice." + Self.caseName(error)
     case let error as AttachmentError: "attachment." + Self.caseName(error)
+    case let error as MCPError: "mcp." + Self.caseName(error)
     case is CancellationError: "cancelled"
     default: String(describing: type(of: error))
     }
@@ -248,6 +250,18 @@ struct ErrorReport: Encodable {
     case .invalidResponse: "invalidResponse"
     case .connectionLost: "connectionLost"
     case .transportFailure: "transportFailure"
+    }
+  }
+
+  private static func caseName(_ error: MCPError) -> String {
+    switch error {
+    case .invalidConfiguration: "invalidConfiguration"
+    case .launchFailed: "launchFailed"
+    case .initializationFailed: "initializationFailed"
+    case .serverExited: "serverExited"
+    case .timedOut: "timedOut"
+    case .requestFailed: "requestFailed"
+    case .toolFailed: "toolFailed"
     }
   }
 

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Foundation
 import HybridAI
+import HybridAIMCP
 
-/// Options that give a session the demo tools.
+/// Options that give a session tools: the demo tools, and those of MCP servers.
 struct ToolOptions: ParsableArguments, Sendable {
   enum Choice: String, ExpressibleByArgument, CaseIterable {
     case auto, required, none
@@ -10,7 +12,17 @@ struct ToolOptions: ParsableArguments, Sendable {
   @Flag(name: .long, help: "Let the model call the demo tools (calculator, current_time, speak, write_file); each call, its progress and the files it makes are shown.")
   var tools = false
 
-  @Option(name: .long, help: "With --tools: auto (the model decides), required (it must call a tool first) or none.")
+  @Option(name: .long, help: ArgumentHelp(
+    "The MCP servers of this configuration file (the mcpServers JSON that Claude Desktop, VS Code and Cursor read): their tools are offered. Repeatable.",
+    valueName: "file"))
+  var mcpConfig: [String] = []
+
+  @Option(name: .long, help: ArgumentHelp(
+    "An MCP server to start over stdio, as a command line (e.g. \"uvx mcp-server-time\"): its tools are offered. Repeatable.",
+    valueName: "command"))
+  var mcp: [String] = []
+
+  @Option(name: .long, help: "With tools: auto (the model decides), required (it must call a tool first) or none.")
   var toolChoice: Choice = .auto
 
   @Option(name: .long, help: ArgumentHelp(
@@ -18,27 +30,74 @@ struct ToolOptions: ParsableArguments, Sendable {
     valueName: "name"))
   var requiredTool: [String] = []
 
-  @Option(name: .long, help: "With --tools: rounds of tool calls before the model must answer.")
+  @Option(name: .long, help: "With tools: rounds of tool calls before the model must answer.")
   var maxToolRounds = 3
 
   func validate() throws {
     if maxToolRounds < 1 { throw ValidationError("--max-tool-rounds must be at least 1") }
+    for file in mcpConfig {
+      do { _ = try MCPConfigurationFile.servers(at: URL(fileURLWithPath: file)) } catch { throw ValidationError("--mcp-config: \(error)") }
+    }
+    if mcp.contains(where: { Self.words($0).isEmpty }) { throw ValidationError("--mcp needs a command") }
     guard !requiredTool.isEmpty else { return }
-    guard tools else { throw ValidationError("--required-tool needs --tools") }
+    guard hasTools else { throw ValidationError("--required-tool needs --tools, --mcp-config or --mcp") }
     if toolChoice == .none { throw ValidationError("--required-tool conflicts with --tool-choice none") }
+    guard mcpServers.isEmpty else { return }   // an MCP server's tools are known once it runs
     let known = Set(DemoTools.all.map(\.name))
     for name in requiredTool where !known.contains(name) {
       throw ValidationError("--required-tool \(name): no such tool (the tools are \(known.sorted().joined(separator: ", ")))")
     }
   }
 
-  var sessionTools: [any Tool] { tools ? DemoTools.all : [] }
+  /// Whether any tool is offered.
+  var hasTools: Bool { tools || !mcpConfig.isEmpty || !mcp.isEmpty }
+
+  /// The MCP servers of `--mcp-config` files and `--mcp` command lines (named `mcp1`, `mcp2`, …).
+  var mcpServers: [MCPServerConfiguration] {
+    let fromFiles = mcpConfig.flatMap { (try? MCPConfigurationFile.servers(at: URL(fileURLWithPath: $0))) ?? [] }
+    let fromCommands = mcp.enumerated().compactMap { index, line -> MCPServerConfiguration? in
+      let words = Self.words(line)
+      guard let command = words.first else { return nil }
+      return MCPServerConfiguration(name: "mcp\(index + 1)", command: command, arguments: Array(words.dropFirst()))
+    }
+    return fromFiles + fromCommands
+  }
+
+  /// The tools for a session: the demo tools with `--tools`, and those of the MCP servers, which are
+  /// started now (stop them with the toolbox's `close()`).
+  func sessionTools() async throws -> (tools: [any Tool], toolbox: MCPToolbox?) {
+    let demo: [any Tool] = tools ? DemoTools.all : []
+    let servers = mcpServers
+    guard !servers.isEmpty else { return (demo, nil) }
+    let toolbox = try await MCPToolbox.connect(servers)
+    return (demo + toolbox.tools, toolbox)
+  }
+
+  /// A command line's words, split at spaces; single or double quotes keep spaces inside a word.
+  static func words(_ line: String) -> [String] {
+    var words: [String] = [], current = "", quote: Character?, inWord = false
+    for character in line {
+      if let open = quote {
+        if character == open { quote = nil } else { current.append(character) }
+      } else if character == "\"" || character == "'" {
+        quote = character
+        inWord = true
+      } else if character.isWhitespace {
+        if inWord { words.append(current); current = ""; inWord = false }
+      } else {
+        current.append(character)
+        inWord = true
+      }
+    }
+    if inWord { words.append(current) }
+    return words
+  }
 
   var policy: ToolExecutionPolicy { ToolExecutionPolicy(maximumRounds: maxToolRounds, limit: .answerWithoutTools) }
 
   /// `options` with the tool choice of `--tool-choice` and `--required-tool` applied.
   func applied(to options: GenerationOptions) -> GenerationOptions {
-    guard tools else { return options }
+    guard hasTools else { return options }
     var options = options
     if !requiredTool.isEmpty {
       options.toolChoice = .required(tools: requiredTool)
