@@ -180,13 +180,20 @@ public final class TemporaryPostgres: Sendable {
   public func configuration(database: String, operationTimeout: Duration = TemporaryPostgres.patientOperationTimeout)
     -> PostgresRegistryStore.Configuration {
     PostgresRegistryStore.Configuration(host: host, port: port, username: Self.username, database: database,
-                                        tls: .disable, operationTimeout: operationTimeout)
+                                        tls: .disable, operationTimeout: operationTimeout,
+                                        connectTimeout: Self.patientConnectTimeout)
   }
 
-  /// `postgres://hybrid@127.0.0.1:PORT/DATABASE?sslmode=disable&operation_timeout=120` (a later
-  /// `&operation_timeout=` wins).
+  /// How long a test's store waits to connect: the local server accepts at once on a quiet machine,
+  /// but a suite whose shards keep both cores busy has been seen to take over the default 5 s.
+  public static let patientConnectTimeout = Duration.seconds(30)
+
+  /// `postgres://hybrid@127.0.0.1:PORT/DATABASE?sslmode=disable&operation_timeout=120&connect_timeout=30`
+  /// (a later `&operation_timeout=` wins).
   public func url(database: String) -> String {
-    "postgres://\(Self.username)@\(host):\(port)/\(database)?sslmode=disable&operation_timeout=\(Self.patientOperationTimeout.components.seconds)"
+    "postgres://\(Self.username)@\(host):\(port)/\(database)?sslmode=disable"
+      + "&operation_timeout=\(Self.patientOperationTimeout.components.seconds)"
+      + "&connect_timeout=\(Self.patientConnectTimeout.components.seconds)"
   }
 
   /// A direct connection's configuration, for tests that talk SQL themselves.

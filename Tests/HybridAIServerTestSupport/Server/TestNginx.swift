@@ -30,6 +30,21 @@ public final class TestNginx: Sendable {
   /// `replacing` edits the example's text first (each pair: the text, its replacement).
   public static func start(upstreamPorts: [Int], clientRate: String? = nil,
                            replacing edits: [(String, String)] = []) async throws -> TestNginx {
+    // A port free a moment ago can be taken by another test's server before nginx binds it: then
+    // nginx exits ("Address already in use") and another port is tried.
+    var attempt = 0
+    while true {
+      attempt += 1
+      do {
+        return try await startOnce(upstreamPorts: upstreamPorts, clientRate: clientRate, replacing: edits)
+      } catch ChildProcess.Failure.launchFailed(let reason) where reason.contains("Address already in use") && attempt < 3 {
+        continue
+      }
+    }
+  }
+
+  private static func startOnce(upstreamPorts: [Int], clientRate: String?,
+                                replacing edits: [(String, String)]) async throws -> TestNginx {
     let executable = try TestRepository.requireExecutable(Self.executable)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-nginx-\(UUID().uuidString)")
     for folder in ["", "body", "proxy", "fastcgi", "uwsgi", "scgi"] {
