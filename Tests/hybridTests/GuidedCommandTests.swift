@@ -49,18 +49,28 @@ struct GuidedCommandTests {
     #expect(object["text"] is String && object["source"] as? String == "on-device")
   }
 
+  /// `hybrid serve` with the bootstrap's SmolLM2 as `smollm2`.
+  static func startServer() async throws -> ServerProcess {
+    try await ServerProcess(executable: HybridCommandTests.executable,
+                            arguments: ["--model", "smollm2=\(ModelLocatorPath.path)", "--data", HybridCommandTests.scratchRegistry()])
+  }
+
+  /// `hybrid generate PROMPT --schema FILE --mode MODE --json`, greedy, the cloud being `server`'s `smollm2`.
+  func generate(_ prompt: String, schema: URL, mode: String, server: ServerProcess,
+                maxTokens: Int) async throws -> HybridCommandTests.Run {
+    try await cli.run(["generate", "--prompt", prompt, "--schema", schema.path, "--mode", mode,
+                       "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "smollm2",
+                       "--greedy", "--max-tokens", String(maxTokens), "--json"])
+  }
+
   @Test("--schema through `hybrid serve` (--mode cloud): the server's grammar makes the instance valid")
   func schemaThroughTheCloud() async throws {
     let file = try schemaFile()
     defer { try? FileManager.default.removeItem(at: file) }
-    let server = try await ServerProcess(executable: HybridCommandTests.executable,
-                                         arguments: ["--model", "smollm2=\(ModelLocatorPath.path)",
-                                                     "--data", HybridCommandTests.scratchRegistry()])
+    let server = try await Self.startServer()
     defer { server.terminate() }
     for mode in ["cloud", "prefer-cloud"] {
-      let result = try await cli.run(["generate", "--prompt", "Describe a bird.", "--schema", file.path, "--mode", mode,
-                                "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "smollm2",
-                                "--greedy", "--max-tokens", "80", "--json"])
+      let result = try await generate("Describe a bird.", schema: file, mode: mode, server: server, maxTokens: 80)
       #expect(result.status == 0, "\(result.stderr)")
       let object = try cli.json(result.stdout)
       #expect(object["source"] as? String == "cloud")
@@ -73,14 +83,10 @@ struct GuidedCommandTests {
   func schemaAtTokenLimit() async throws {
     let file = try schemaFile()
     defer { try? FileManager.default.removeItem(at: file) }
-    let server = try await ServerProcess(executable: HybridCommandTests.executable,
-                                         arguments: ["--model", "smollm2=\(ModelLocatorPath.path)",
-                                                     "--data", HybridCommandTests.scratchRegistry()])
+    let server = try await Self.startServer()
     defer { server.terminate() }
     for mode in ["on-device", "cloud"] {
-      let result = try await cli.run(["generate", "--prompt", "Describe a horse.", "--schema", file.path, "--mode", mode,
-                                      "--cloud-url", server.baseURL.absoluteString, "--cloud-model", "smollm2",
-                                      "--greedy", "--max-tokens", "4", "--json"])
+      let result = try await generate("Describe a horse.", schema: file, mode: mode, server: server, maxTokens: 4)
       #expect(result.status == 1, "\(mode): \(result.stdout) \(result.stderr)")
       let error = try #require(try cli.json(result.stdout)["error"] as? [String: Any], "\(mode): \(result.stdout)")
       #expect(error["kind"] as? String == "exceededTokenLimit", "\(mode): \(error)")
