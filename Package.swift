@@ -30,7 +30,7 @@
 //   HybridAIProcess   ChildProcess: the one way to run a program (swift-subprocess).
 //   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr), a signal-to-pipe handler.
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
-//   HybridAIMCP       tools from Model Context Protocol servers (stdio child processes), on the official Swift SDK.
+//   HybridAIMCP       tools from Model Context Protocol servers (stdio child processes, Streamable HTTP), on the official Swift SDK.
 //   HybridAIPersistence  SessionStore: sessions, transcripts and their artifacts in SQLite (GRDB).
 //   CLiteRT           C declarations of the LiteRT C API calls TFLite makes; loads libLiteRt.so with dlopen.
 //   TFLite            Interpreter (TensorFlowLiteSwift's API) on Google's LiteRT runtime, CPU/XNNPACK.
@@ -294,8 +294,10 @@ let package = Package(
     .target(
       name: "HybridAIMCP",
       dependencies: [
-        "HybridAI", "HybridAIProcess",
+        "HybridAI", "HybridAIProcess", "HybridAIHTTP",
         .product(name: "MCP", package: "swift-sdk"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
@@ -465,7 +467,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIMCPTests",
-      dependencies: ["HybridAI", "HybridAIMCP", "HybridAITestSupport"],
+      dependencies: ["HybridAI", "HybridAIMCP", "HybridAITestSupport", "HybridAIServerTestSupport", "HybridAIProcess"],
       exclude: ["Servers"],
       swiftSettings: strictSwift),
     .testTarget(

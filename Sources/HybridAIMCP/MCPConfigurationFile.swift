@@ -6,8 +6,8 @@ import Foundation
 /// {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}}}}
 /// ```
 ///
-/// VS Code's `{"servers": {…}}` is read too. Entries with a `url` (Streamable HTTP) are refused by
-/// name: only stdio servers are supported.
+/// VS Code's `{"servers": {…}}` is read too. An entry with a `url` is a Streamable HTTP server
+/// (`headers` optional); the older SSE transport (`"type": "sse"`) is refused by name.
 public enum MCPConfigurationFile {
   /// The servers in the file at `url`, sorted by name.
   public static func servers(at url: URL) throws(MCPError) -> [MCPServerConfiguration] {
@@ -27,8 +27,19 @@ public enum MCPConfigurationFile {
     var servers: [MCPServerConfiguration] = []
     for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
       guard let entry = value as? [String: Any] else { throw .invalidConfiguration("\(origin): server \(name) is not an object") }
-      if entry["url"] != nil, entry["command"] == nil {
-        throw .invalidConfiguration("\(origin): server \(name) is reached by URL; only stdio servers (\"command\") are supported")
+      if let url = entry["url"] {
+        if let type = entry["type"] as? String, !["http", "streamable-http", "streamableHttp"].contains(type) {
+          throw .invalidConfiguration("\(origin): server \(name) uses transport \"\(type)\"; only stdio and Streamable HTTP (\"http\") are supported")
+        }
+        guard let text = url as? String, let address = URL(string: text), ["http", "https"].contains(address.scheme ?? "") else {
+          throw .invalidConfiguration("\(origin): \(name).url must be an http(s) URL")
+        }
+        let headers = entry["headers"] ?? [String: String]()
+        guard let headers = headers as? [String: String] else {
+          throw .invalidConfiguration("\(origin): \(name).headers must map names to strings")
+        }
+        servers.append(MCPServerConfiguration(name: name, url: address, headers: headers))
+        continue
       }
       guard let command = entry["command"] as? String, !command.isEmpty else {
         throw .invalidConfiguration("\(origin): server \(name) has no \"command\"")

@@ -5,7 +5,7 @@ import Logging
 import MCP
 import Synchronization
 
-/// One running MCP server: started as a child process, initialized, and asked for its tools and
+/// One MCP server in use: started as a child process (or reached over HTTP), initialized, and asked for its tools and
 /// their results. Each request has a time limit; a call whose task is cancelled sends
 /// `notifications/cancelled`; progress the server reports reaches the caller.
 public final class MCPServerConnection: Sendable {
@@ -13,7 +13,7 @@ public final class MCPServerConnection: Sendable {
   /// The most a request may take.
   public let requestTimeout: Duration
   let client: Client
-  private let transport: ChildProcessTransport
+  private let transport: any ServerTransport
   private let logger: Logger
   /// Progress handlers of the calls under way, by progress token.
   private let progressHandlers = Mutex<[String: @Sendable (Double, String) -> Void]>([:])
@@ -22,7 +22,7 @@ public final class MCPServerConnection: Sendable {
   public var name: String { configuration.name }
 
   private init(configuration: MCPServerConfiguration, requestTimeout: Duration, client: Client,
-               transport: ChildProcessTransport, logger: Logger) {
+               transport: any ServerTransport, logger: Logger) {
     self.configuration = configuration
     self.requestTimeout = requestTimeout
     self.client = client
@@ -35,15 +35,21 @@ public final class MCPServerConnection: Sendable {
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPServerConnection {
     var logger = logger
     logger[metadataKey: "server"] = "\(configuration.name)"
-    let command = configuration.command
-    guard let executable = ChildProcess.locate(command)
-      ?? (FileManager.default.isExecutableFile(atPath: command) ? command : nil) else {
-      throw MCPError.launchFailed(server: configuration.name, reason: "\(command) is not a program on $PATH")
+    let transport: any ServerTransport
+    if let url = configuration.url {
+      transport = StreamableHTTPTransport(server: configuration.name, endpoint: url, headers: configuration.headers,
+                                          logger: logger)
+    } else {
+      let command = configuration.command
+      guard let executable = ChildProcess.locate(command)
+        ?? (FileManager.default.isExecutableFile(atPath: command) ? command : nil) else {
+        throw MCPError.launchFailed(server: configuration.name, reason: "\(command) is not a program on $PATH")
+      }
+      let child = ChildProcess(executable: executable, arguments: configuration.arguments,
+                               environment: configuration.environment.mapValues { Optional($0) },
+                               workingDirectory: configuration.workingDirectory)
+      transport = ChildProcessTransport(server: configuration.name, child: child, logger: logger)
     }
-    let child = ChildProcess(executable: executable, arguments: configuration.arguments,
-                             environment: configuration.environment.mapValues { Optional($0) },
-                             workingDirectory: configuration.workingDirectory)
-    let transport = ChildProcessTransport(server: configuration.name, child: child, logger: logger)
     let client = Client(name: "HybridAI", version: HybridAIVersion.current)
     let connection = MCPServerConnection(configuration: configuration, requestTimeout: requestTimeout, client: client,
                                          transport: transport, logger: logger)

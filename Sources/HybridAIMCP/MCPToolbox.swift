@@ -3,7 +3,7 @@ import HybridAI
 import Logging
 import MCP
 
-/// The tools of several MCP servers, for one session or command: each server started and
+/// The tools of several MCP servers, for one session or command: each server started (or reached) and
 /// initialized, its tools listed, names kept apart (a name two servers offer is prefixed with each
 /// server's name), and every server stopped by ``close()``.
 ///

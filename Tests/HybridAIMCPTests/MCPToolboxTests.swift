@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 import HybridAI
 import HybridAIMCP
+import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 
@@ -89,6 +91,35 @@ struct MCPToolboxTests {
       if case .toolOutput = entry { return entry.text } else { return nil }
     }
     #expect(outputs.first == "3", "\(outputs)")
+  }
+
+  @Test("Streamable HTTP: the same server at a URL — tools, a result, an image, progress over server-sent events")
+  func streamableHTTP() async throws {
+    let port = try Sockets.freeLoopbackPort()
+    let process = try await ChildProcess(executable: MCPTestServers.python, arguments: [
+      TestRepository.file("Tests/HybridAIMCPTests/Servers/test_server.py").path, "--http", String(port),
+    ]).start(standardError: .collected)
+    defer { Task { _ = await process.stop() } }
+    var listening = false
+    for _ in 0..<200 where process.isRunning {
+      if (try? RawHTTPConnection(port: port)) != nil { listening = true; break }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    try #require(listening, "the server did not listen on \(port)")
+    let toolbox = try await MCPToolbox.connect([
+      MCPServerConfiguration(name: "web", url: URL(string: "http://127.0.0.1:\(port)/mcp")!, headers: ["X-Test": "1"]),
+    ])
+    defer { Task { await toolbox.close() } }
+    #expect(toolbox.mcpTools.map(\.name).contains("add"))
+    func tool(_ name: String) throws -> MCPTool { try #require(toolbox.mcpTools.first { $0.name == name }, "\(name)") }
+    let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
+    #expect(try await tool("add").call(arguments: GeneratedContent(["a": 20, "b": 22]), context: context).description == "42")
+    #expect(try await tool("draw").call(arguments: GeneratedContent([:]), context: context).artifacts.first?.mimeType == "image/png")
+    let reports = Reports()
+    let counting = ToolContext(callID: "2", transcript: Transcript(entries: []),
+                               progressHandler: { fraction, message in reports.add(fraction, message) })
+    #expect(try await tool("count").call(arguments: GeneratedContent([:]), context: counting).description == "counted to 3")
+    #expect(reports.all.map(\.fraction).last == 1, "\(reports.all)")
   }
 
   @Test("a server that exits at once, a program that is not there, a server that never answers: typed errors naming the server")

@@ -35,9 +35,9 @@ struct MCPCommandTests {
     let directory = try TemporaryDirectory("mcp-cli-bad")
     defer { directory.remove() }
     let config = directory.appending("mcp.json")
-    try Data(#"{"mcpServers": {"web": {"url": "https://example.org/mcp"}}}"#.utf8).write(to: config)
+    try Data(#"{"mcpServers": {"web": {"url": "https://example.org/mcp", "type": "sse"}}}"#.utf8).write(to: config)
     let invalid = try await cli.run(["generate", "--prompt", "Hi", "--mcp-config", config.path])
-    #expect(invalid.status == 64 && invalid.stderr.contains("server web is reached by URL"), "\(invalid.stderr)")
+    #expect(invalid.status == 64 && invalid.stderr.contains("uses transport \"sse\""), "\(invalid.stderr)")
     let missing = try await cli.run(["generate", "--prompt", "Hi", "--mcp", "no-such-mcp-server --flag", "--json"])
     #expect(missing.status == 1, "\(missing.stderr)")
     let error = try #require(try cli.json(missing.stdout)["error"] as? [String: Any], "\(missing.stdout)")

@@ -1,4 +1,5 @@
-"""The MCP tests' own server (the official Python SDK's MCPServer, over stdio): a tool for each
+"""The MCP tests' own server (the official Python SDK's MCPServer, over stdio, or Streamable HTTP
+with `--http PORT`): a tool for each
 kind of result HybridAI maps — text, structured output, an image, audio, an embedded resource, a
 resource link, a failure (isError) and progress notifications — and one named like a tool of
 mcp-server-time, so that two servers clash."""
@@ -67,4 +68,8 @@ def get_current_time(timezone: str) -> str:
 
 if __name__ == "__main__":
     print("test server starting", file=sys.stderr)
-    server.run("stdio")
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        # Streamable HTTP on 127.0.0.1:PORT/mcp.
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("stdio")

@@ -1,0 +1,100 @@
+import AsyncHTTPClient
+import Foundation
+import HybridAIHTTP
+import Logging
+import MCP
+import NIOCore
+
+/// MCP's Streamable HTTP transport on AsyncHTTPClient (the Swift SDK's own is not built on Linux):
+/// each message is a `POST` to the endpoint; the answer is one JSON message, a stream of
+/// server-sent events carrying messages (progress, then the response), or `202` for a
+/// notification. The `Mcp-Session-Id` the server assigns at initialization goes with every later
+/// request, and a `DELETE` ends the session.
+actor StreamableHTTPTransport: Transport {
+  nonisolated let logger: Logger
+  /// Fires when the server can no longer be reached (a request failed at the transport level).
+  nonisolated let exit = ServerExit()
+  private let server: String
+  private let endpoint: URL
+  private let headers: [String: String]
+  private let httpClient: HTTPClient
+  private var sessionID: String?
+  private var readers: [Task<Void, Never>] = []
+  private let messages: AsyncThrowingStream<Data, any Swift.Error>
+  private let continuation: AsyncThrowingStream<Data, any Swift.Error>.Continuation
+
+  /// The most bytes of one answer read.
+  static let maxAnswerBytes = 64 << 20
+
+  init(server: String, endpoint: URL, headers: [String: String], httpClient: HTTPClient = .shared, logger: Logger) {
+    self.server = server
+    self.endpoint = endpoint
+    self.headers = headers
+    self.httpClient = httpClient
+    self.logger = logger
+    (messages, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+  }
+
+  func connect() async throws {}
+
+  func disconnect() async {
+    if let sessionID {
+      var request = HTTPClientRequest(url: endpoint.absoluteString)
+      request.method = .DELETE
+      for (name, value) in headers { request.headers.add(name: name, value: value) }
+      request.headers.add(name: "Mcp-Session-Id", value: sessionID)
+      _ = try? await httpClient.execute(request, timeout: .seconds(5), logger: logger)
+      self.sessionID = nil
+    }
+    readers.forEach { $0.cancel() }
+    continuation.finish()
+  }
+
+  func send(_ data: Data) async throws {
+    var request = HTTPClientRequest(url: endpoint.absoluteString)
+    request.method = .POST
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    request.headers.add(name: "Content-Type", value: "application/json")
+    request.headers.add(name: "Accept", value: "application/json, text/event-stream")
+    if let sessionID { request.headers.add(name: "Mcp-Session-Id", value: sessionID) }
+    request.body = .bytes(ByteBuffer(bytes: data))
+    let response: HTTPClientResponse
+    do {
+      response = try await httpClient.execute(request, timeout: .seconds(3600), logger: logger)
+    } catch {
+      let failure = MCPError.requestFailed(server: server, method: "POST \(endpoint.absoluteString)", reason: "\(error)")
+      exit.fire(failure)
+      throw failure
+    }
+    if let assigned = response.headers.first(name: "Mcp-Session-Id") { sessionID = assigned }
+    let status = Int(response.status.code)
+    guard (200..<300).contains(status) else {
+      let body = (try? await response.body.collect(upTo: 8192)).map { String(buffer: $0) } ?? ""
+      throw MCPError.requestFailed(server: server, method: "POST", reason: "HTTP \(status): \(body.prefix(500))")
+    }
+    guard status != 202 else { return }   // a notification or a response: nothing comes back
+    let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
+    let (continuation, server, logger) = (self.continuation, self.server, self.logger)
+    readers.removeAll { $0.isCancelled }
+    readers.append(Task {
+      do {
+        if contentType.hasPrefix("text/event-stream") {
+          var parser = ServerSentEventParser()
+          for try await buffer in response.body {
+            for event in parser.parse(buffer.readableBytesView) where !event.data.isEmpty {
+              continuation.yield(Data(event.data.utf8))
+            }
+          }
+          if let last = parser.finish(), !last.data.isEmpty { continuation.yield(Data(last.data.utf8)) }
+        } else {
+          let body = try await response.body.collect(upTo: Self.maxAnswerBytes)
+          if body.readableBytes > 0 { continuation.yield(Data(body.readableBytesView)) }
+        }
+      } catch {
+        logger.warning("an answer from the MCP server broke off", metadata: ["server": "\(server)", "error": "\(error)"])
+      }
+    })
+  }
+
+  func receive() -> AsyncThrowingStream<Data, any Swift.Error> { messages }
+}
