@@ -6,7 +6,8 @@ import Foundation
 /// {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}}}}
 /// ```
 ///
-/// VS Code's `{"servers": {…}}` is read too. An entry with a `url` is a Streamable HTTP server
+/// VS Code's `{"servers": {…}}` is read too. HybridAI's own key `"sampling": true` lets a server ask
+/// the app's model for completions. An entry with a `url` is a Streamable HTTP server
 /// (`headers` optional); the older SSE transport (`"type": "sse"`) is refused by name.
 public enum MCPConfigurationFile {
   /// The servers in the file at `url`, sorted by name.
@@ -38,7 +39,9 @@ public enum MCPConfigurationFile {
         guard let headers = headers as? [String: String] else {
           throw .invalidConfiguration("\(origin): \(name).headers must map names to strings")
         }
-        servers.append(MCPServerConfiguration(name: name, url: address, headers: headers))
+        var server = MCPServerConfiguration(name: name, url: address, headers: headers)
+        server.allowsSampling = entry["sampling"] as? Bool ?? false
+        servers.append(server)
         continue
       }
       guard let command = entry["command"] as? String, !command.isEmpty else {
@@ -50,8 +53,10 @@ public enum MCPConfigurationFile {
       guard let environment = environment as? [String: String] else {
         throw .invalidConfiguration("\(origin): \(name).env must map names to strings")
       }
-      servers.append(MCPServerConfiguration(name: name, command: command, arguments: arguments, environment: environment,
-                                            workingDirectory: (entry["cwd"] as? String).map { URL(fileURLWithPath: $0) }))
+      var server = MCPServerConfiguration(name: name, command: command, arguments: arguments, environment: environment,
+                                          workingDirectory: (entry["cwd"] as? String).map { URL(fileURLWithPath: $0) })
+      server.allowsSampling = entry["sampling"] as? Bool ?? false
+      servers.append(server)
     }
     return servers
   }

@@ -24,6 +24,9 @@ public struct MCPServerConfiguration: Sendable, Hashable {
   public var url: URL?
   /// Headers sent with every request to ``url`` (a bearer token, say).
   public var headers: [String: String] = [:]
+  /// Whether the server may ask the app's model for completions (`sampling/createMessage`); off
+  /// unless the configuration allows it (`"sampling": true`).
+  public var allowsSampling = false
 
   public init(name: String, command: String, arguments: [String] = [], environment: [String: String] = [:],
               workingDirectory: URL? = nil) {

@@ -30,8 +30,11 @@ public final class MCPServerConnection: Sendable {
     self.logger = logger
   }
 
-  /// Starts the server and completes MCP's handshake.
+  /// Starts the server and completes MCP's handshake. A server whose configuration allows sampling
+  /// has its `sampling/createMessage` requests answered by `samplingModel` (answers of at most
+  /// `samplingTokenLimit` tokens); others are told the client cannot sample.
   public static func connect(_ configuration: MCPServerConfiguration, requestTimeout: Duration = .seconds(60),
+                             samplingModel: (any LanguageModel)? = nil, samplingTokenLimit: Int = 1024,
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPServerConnection {
     var logger = logger
     logger[metadataKey: "server"] = "\(configuration.name)"
@@ -50,7 +53,17 @@ public final class MCPServerConnection: Sendable {
                                workingDirectory: configuration.workingDirectory)
       transport = ChildProcessTransport(server: configuration.name, child: child, logger: logger)
     }
-    let client = Client(name: "HybridAI", version: HybridAIVersion.current)
+    let sampling = configuration.allowsSampling ? samplingModel.map { MCPSampling(model: $0, maximumTokens: samplingTokenLimit) } : nil
+    let client = Client(name: "HybridAI", version: HybridAIVersion.current,
+                        capabilities: Client.Capabilities(sampling: sampling == nil ? nil : .init()))
+    if let sampling {
+      await client.withSamplingHandler { [logger] parameters in
+        logger.info("the server asked the app's model for a completion", metadata: [
+          "messages": "\(parameters.messages.count)", "maxTokens": "\(parameters.maxTokens)",
+        ])
+        return try await sampling.answer(parameters)
+      }
+    }
     let connection = MCPServerConnection(configuration: configuration, requestTimeout: requestTimeout, client: client,
                                          transport: transport, logger: logger)
     await client.onNotification(ProgressNotification.self) { [weak connection] message in

@@ -26,13 +26,17 @@ public final class MCPToolbox: Sendable {
   }
 
   /// Starts every server and lists its tools; when one fails, the ones started are stopped.
+  /// Servers whose configuration allows sampling have their completion requests answered by
+  /// `samplingModel` (see ``MCPServerConnection/connect(_:requestTimeout:samplingModel:samplingTokenLimit:logger:)``).
   public static func connect(_ servers: [MCPServerConfiguration], requestTimeout: Duration = .seconds(60),
+                             samplingModel: (any LanguageModel)? = nil, samplingTokenLimit: Int = 1024,
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPToolbox {
     var connections: [MCPServerConnection] = []
     var listed: [(MCPServerConnection, [MCP.Tool])] = []
     do {
       for server in servers {
-        let connection = try await MCPServerConnection.connect(server, requestTimeout: requestTimeout, logger: logger)
+        let connection = try await MCPServerConnection.connect(server, requestTimeout: requestTimeout, samplingModel: samplingModel,
+                                                               samplingTokenLimit: samplingTokenLimit, logger: logger)
         connections.append(connection)
         listed.append((connection, try await connection.tools()))
       }

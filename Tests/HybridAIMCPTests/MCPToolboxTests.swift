@@ -93,6 +93,33 @@ struct MCPToolboxTests {
     #expect(outputs.first == "3", "\(outputs)")
   }
 
+  @Test("sampling/createMessage: answered by the app's model only for a server that is allowed; its prompt, instructions and token limit passed on")
+  func sampling() async throws {
+    let model = ScriptedLanguageModel(deltas: ["Paris"])
+    var allowed = MCPTestServers.own
+    allowed.allowsSampling = true
+    let toolbox = try await MCPToolbox.connect([allowed], samplingModel: model, samplingTokenLimit: 20)
+    defer { Task { await toolbox.close() } }
+    let ask = try #require(toolbox.mcpTools.first { $0.name == "ask" })
+    let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
+    let output = try await ask.call(arguments: GeneratedContent(["question": "The capital of France?"]), context: context)
+    #expect(output.description == "the model said: Paris")
+    let request = try #require(model.requests.first)
+    #expect(request.transcript.map(\.text) == ["Be brief.", "The capital of France?"])
+    #expect(request.options.maximumResponseTokens == 20 && request.options.temperature == 0)
+
+    let refusing = try await MCPToolbox.connect([MCPTestServers.own], samplingModel: model)
+    defer { Task { await refusing.close() } }
+    let refused = try #require(refusing.mcpTools.first { $0.name == "ask" })
+    await #expect {
+      _ = try await refused.call(arguments: GeneratedContent(["question": "Hi"]), context: context)
+    } throws: { error in
+      guard case .toolFailed(_, let message)? = error as? MCPError else { return false }
+      return message.contains("sampling refused")
+    }
+    #expect(model.requests.count == 1, "a server that is not allowed never reaches the model")
+  }
+
   @Test("Streamable HTTP: the same server at a URL — tools, a result, an image, progress over server-sent events")
   func streamableHTTP() async throws {
     let port = try Sockets.freeLoopbackPort()

@@ -58,7 +58,7 @@ struct ChatCommand: AsyncParsableCommand {
     }
     Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /attach FILE adds a file to your next message, /reset starts over, /usage shows token counts, /help lists the commands, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
-    let (sessionTools, toolbox) = try await tools.sessionTools()
+    let (sessionTools, toolbox) = try await tools.sessionTools(model: model)
     defer { if let toolbox { Task { await toolbox.close() } } }
     if tools.hasTools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
     let sessionStore = try session.map { _ in try store.open() }

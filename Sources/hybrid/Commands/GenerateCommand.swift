@@ -114,7 +114,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
   private func loadAndAnswer(_ text: String) async throws {
     let model = try await conversation.makeSessionModel()
     try Task.checkCancellation()
-    let (sessionTools, toolbox) = try await tools.sessionTools()
+    let (sessionTools, toolbox) = try await tools.sessionTools(model: model)
     defer { if let toolbox { Task { await toolbox.close() } } }
     let session = GenerativeModelSession(model: model, tools: sessionTools,
                                          instructions: conversation.instructions, toolPolicy: tools.policy,

@@ -64,12 +64,13 @@ struct ToolOptions: ParsableArguments, Sendable {
   }
 
   /// The tools for a session: the demo tools with `--tools`, and those of the MCP servers, which are
-  /// started now (stop them with the toolbox's `close()`).
-  func sessionTools() async throws -> (tools: [any Tool], toolbox: MCPToolbox?) {
+  /// started now (stop them with the toolbox's `close()`); servers whose configuration allows
+  /// sampling have it answered by `model`.
+  func sessionTools(model: any LanguageModel) async throws -> (tools: [any Tool], toolbox: MCPToolbox?) {
     let demo: [any Tool] = tools ? DemoTools.all : []
     let servers = mcpServers
     guard !servers.isEmpty else { return (demo, nil) }
-    let toolbox = try await MCPToolbox.connect(servers)
+    let toolbox = try await MCPToolbox.connect(servers, samplingModel: model)
     return (demo + toolbox.tools, toolbox)
   }
 

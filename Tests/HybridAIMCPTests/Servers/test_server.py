@@ -9,7 +9,7 @@ import sys
 
 from mcp.server.mcpserver import MCPServer, Context, Image
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import AudioContent, EmbeddedResource, ResourceLink, TextContent, TextResourceContents
+from mcp.types import AudioContent, EmbeddedResource, ResourceLink, SamplingMessage, TextContent, TextResourceContents
 from pydantic import BaseModel
 
 # The smallest valid PNG: one red pixel.
@@ -59,6 +59,17 @@ async def count(ctx: Context) -> str:
     for step in range(1, 4):
         await ctx.report_progress(step, 3, f"step {step}")
     return "counted to 3"
+
+
+@server.tool(description="Asks the client's model (sampling/createMessage).")
+async def ask(question: str, ctx: Context) -> str:
+    try:
+        result = await ctx.session.create_message(
+            [SamplingMessage(role="user", content=TextContent(type="text", text=question))],
+            max_tokens=50, system_prompt="Be brief.", temperature=0)
+    except Exception as error:  # the client cannot sample: say so as the tool's failure
+        raise ToolError(f"sampling refused: {error}")
+    return f"the model said: {result.content.text}"
 
 
 @server.tool(description="Answers like mcp-server-time's tool of the same name.")
