@@ -127,12 +127,15 @@ struct MCPToolboxTests {
       TestRepository.file("Tests/HybridAIMCPTests/Servers/test_server.py").path, "--http", String(port),
     ]).start(standardError: .collected)
     defer { Task { _ = await process.stop() } }
+    // Python, the SDK and uvicorn load in about a second on a quiet machine; a busy suite takes longer.
     var listening = false
-    for _ in 0..<200 where process.isRunning {
+    let deadline = ContinuousClock.now + .seconds(90)
+    while process.isRunning, ContinuousClock.now < deadline {
       if (try? RawHTTPConnection(port: port)) != nil { listening = true; break }
       try await Task.sleep(for: .milliseconds(50))
     }
-    try #require(listening, "the server did not listen on \(port)")
+    if !listening { Issue.record("the server did not listen on \(port): \((await process.stop()).standardError)") }
+    try #require(listening)
     let toolbox = try await MCPToolbox.connect([
       MCPServerConfiguration(name: "web", url: URL(string: "http://127.0.0.1:\(port)/mcp")!, headers: ["X-Test": "1"]),
     ])
