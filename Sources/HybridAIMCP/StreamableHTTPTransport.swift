@@ -19,7 +19,8 @@ actor StreamableHTTPTransport: Transport {
   private let headers: [String: String]
   private let httpClient: HTTPClient
   private var sessionID: String?
-  private var readers: [Task<Void, Never>] = []
+  /// The answers being read, by request; each removes itself when done.
+  private var readers: [UUID: Task<Void, Never>] = [:]
   private let messages: AsyncThrowingStream<Data, any Swift.Error>
   private let continuation: AsyncThrowingStream<Data, any Swift.Error>.Continuation
 
@@ -46,7 +47,8 @@ actor StreamableHTTPTransport: Transport {
       _ = try? await httpClient.execute(request, timeout: .seconds(5), logger: logger)
       self.sessionID = nil
     }
-    readers.forEach { $0.cancel() }
+    readers.values.forEach { $0.cancel() }
+    readers.removeAll()
     continuation.finish()
   }
 
@@ -75,8 +77,9 @@ actor StreamableHTTPTransport: Transport {
     guard status != 202 else { return }   // a notification or a response: nothing comes back
     let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
     let (continuation, server, logger) = (self.continuation, self.server, self.logger)
-    readers.removeAll { $0.isCancelled }
-    readers.append(Task {
+    let id = UUID()
+    readers[id] = Task {   // isolated to this actor: it starts after the assignment, and removes itself
+      defer { self.readers[id] = nil }
       do {
         if contentType.hasPrefix("text/event-stream") {
           var parser = ServerSentEventParser()
@@ -93,7 +96,7 @@ actor StreamableHTTPTransport: Transport {
       } catch {
         logger.warning("an answer from the MCP server broke off", metadata: ["server": "\(server)", "error": "\(error)"])
       }
-    })
+    }
   }
 
   func receive() -> AsyncThrowingStream<Data, any Swift.Error> { messages }
