@@ -32,9 +32,12 @@ public final class MCPServerConnection: Sendable {
 
   /// Starts the server and completes MCP's handshake. A server whose configuration allows sampling
   /// has its `sampling/createMessage` requests answered by `samplingModel` (answers of at most
-  /// `samplingTokenLimit` tokens); others are told the client cannot sample.
+  /// `samplingTokenLimit` tokens); others are told the client cannot sample. `roots` are the
+  /// folders the user lets servers work in (`roots/list`); a request for the user's input
+  /// (`elicitation/create`) is declined, as there is no one to ask.
   public static func connect(_ configuration: MCPServerConfiguration, requestTimeout: Duration = .seconds(60),
                              samplingModel: (any LanguageModel)? = nil, samplingTokenLimit: Int = 1024,
+                             roots: [URL] = [],
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPServerConnection {
     var logger = logger
     logger[metadataKey: "server"] = "\(configuration.name)"
@@ -55,7 +58,16 @@ public final class MCPServerConnection: Sendable {
     }
     let sampling = configuration.allowsSampling ? samplingModel.map { MCPSampling(model: $0, maximumTokens: samplingTokenLimit) } : nil
     let client = Client(name: "HybridAI", version: HybridAIVersion.current,
-                        capabilities: Client.Capabilities(sampling: sampling == nil ? nil : .init()))
+                        capabilities: Client.Capabilities(sampling: sampling == nil ? nil : .init(), elicitation: .init(),
+                                                          roots: roots.isEmpty ? nil : .init(listChanged: false)))
+    if !roots.isEmpty {
+      let listed = roots.map { Root(uri: $0.standardizedFileURL.absoluteString, name: $0.lastPathComponent) }
+      await client.withRootsHandler { listed }
+    }
+    await client.withElicitationHandler { [logger] _ in
+      logger.info("the server asked for the user's input; declined")
+      return CreateElicitation.Result(action: .decline)
+    }
     if let sampling {
       await client.withSamplingHandler { [logger] parameters in
         logger.info("the server asked the app's model for a completion", metadata: [

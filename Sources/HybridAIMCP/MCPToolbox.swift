@@ -27,16 +27,19 @@ public final class MCPToolbox: Sendable {
 
   /// Starts every server and lists its tools; when one fails, the ones started are stopped.
   /// Servers whose configuration allows sampling have their completion requests answered by
-  /// `samplingModel` (see ``MCPServerConnection/connect(_:requestTimeout:samplingModel:samplingTokenLimit:logger:)``).
+  /// `samplingModel`; `roots` are the folders every server may work in (see
+  /// ``MCPServerConnection/connect(_:requestTimeout:samplingModel:samplingTokenLimit:roots:logger:)``).
   public static func connect(_ servers: [MCPServerConfiguration], requestTimeout: Duration = .seconds(60),
                              samplingModel: (any LanguageModel)? = nil, samplingTokenLimit: Int = 1024,
+                             roots: [URL] = [],
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPToolbox {
     var connections: [MCPServerConnection] = []
     var listed: [(MCPServerConnection, [MCP.Tool])] = []
     do {
       for server in servers {
         let connection = try await MCPServerConnection.connect(server, requestTimeout: requestTimeout, samplingModel: samplingModel,
-                                                               samplingTokenLimit: samplingTokenLimit, logger: logger)
+                                                               samplingTokenLimit: samplingTokenLimit, roots: roots,
+                                                               logger: logger)
         connections.append(connection)
         listed.append((connection, try await connection.tools()))
       }

@@ -120,6 +120,19 @@ struct MCPToolboxTests {
     #expect(model.requests.count == 1, "a server that is not allowed never reaches the model")
   }
 
+  @Test("roots: the folders given are what roots/list answers; a request for the user's input is declined")
+  func rootsAndElicitation() async throws {
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own],
+                                               roots: [URL(fileURLWithPath: "/srv/projects/app"), URL(fileURLWithPath: "/srv/notes")])
+    defer { Task { await toolbox.close() } }
+    let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
+    let folders = try #require(toolbox.mcpTools.first { $0.name == "folders" })
+    let listed = try await folders.call(arguments: GeneratedContent([:]), context: context).description
+    #expect(listed == "file:///srv/projects/app, file:///srv/notes", "\(listed)")
+    let confirm = try #require(toolbox.mcpTools.first { $0.name == "confirm" })
+    #expect(try await confirm.call(arguments: GeneratedContent([:]), context: context).description == "elicitation: decline")
+  }
+
   @Test("Streamable HTTP: the same server at a URL — tools, a result, an image, progress over server-sent events")
   func streamableHTTP() async throws {
     let port = try Sockets.freeLoopbackPort()

@@ -30,7 +30,7 @@ struct MCPCommandTests {
     }
   }
 
-  @Test("a configuration file that cannot be used exits 64; a server that cannot start exits 1 with mcp.launchFailed")
+  @Test("a configuration file or root folder that cannot be used exits 64; a server that cannot start exits 1 with mcp.launchFailed")
   func badServers() async throws {
     let directory = try TemporaryDirectory("mcp-cli-bad")
     defer { directory.remove() }
@@ -38,6 +38,8 @@ struct MCPCommandTests {
     try Data(#"{"mcpServers": {"web": {"url": "https://example.org/mcp", "type": "sse"}}}"#.utf8).write(to: config)
     let invalid = try await cli.run(["generate", "--prompt", "Hi", "--mcp-config", config.path])
     #expect(invalid.status == 64 && invalid.stderr.contains("uses transport \"sse\""), "\(invalid.stderr)")
+    let noFolder = try await cli.run(["generate", "--prompt", "Hi", "--mcp", "x", "--mcp-root", "/no/such/folder"])
+    #expect(noFolder.status == 64 && noFolder.stderr.contains("--mcp-root /no/such/folder: not a folder"), "\(noFolder.stderr)")
     let missing = try await cli.run(["generate", "--prompt", "Hi", "--mcp", "no-such-mcp-server --flag", "--json"])
     #expect(missing.status == 1, "\(missing.stderr)")
     let error = try #require(try cli.json(missing.stdout)["error"] as? [String: Any], "\(missing.stdout)")

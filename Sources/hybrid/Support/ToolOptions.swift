@@ -22,6 +22,10 @@ struct ToolOptions: ParsableArguments, Sendable {
     valueName: "command"))
   var mcp: [String] = []
 
+  @Option(name: .long, help: ArgumentHelp(
+    "A folder MCP servers may work in (their roots/list). Repeatable; default: none.", valueName: "folder"))
+  var mcpRoot: [String] = []
+
   @Option(name: .long, help: "With tools: auto (the model decides), required (it must call a tool first) or none.")
   var toolChoice: Choice = .auto
 
@@ -39,6 +43,12 @@ struct ToolOptions: ParsableArguments, Sendable {
       do { _ = try MCPConfigurationFile.servers(at: URL(fileURLWithPath: file)) } catch { throw ValidationError("--mcp-config: \(error)") }
     }
     if mcp.contains(where: { Self.words($0).isEmpty }) { throw ValidationError("--mcp needs a command") }
+    for folder in mcpRoot {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw ValidationError("--mcp-root \(folder): not a folder")
+      }
+    }
     guard !requiredTool.isEmpty else { return }
     guard hasTools else { throw ValidationError("--required-tool needs --tools, --mcp-config or --mcp") }
     if toolChoice == .none { throw ValidationError("--required-tool conflicts with --tool-choice none") }
@@ -70,7 +80,8 @@ struct ToolOptions: ParsableArguments, Sendable {
     let demo: [any Tool] = tools ? DemoTools.all : []
     let servers = mcpServers
     guard !servers.isEmpty else { return (demo, nil) }
-    let toolbox = try await MCPToolbox.connect(servers, samplingModel: model)
+    let roots = mcpRoot.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
+    let toolbox = try await MCPToolbox.connect(servers, samplingModel: model, roots: roots)
     return (demo + toolbox.tools, toolbox)
   }
 

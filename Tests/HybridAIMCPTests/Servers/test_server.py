@@ -72,6 +72,22 @@ async def ask(question: str, ctx: Context) -> str:
     return f"the model said: {result.content.text}"
 
 
+@server.tool(description="Lists the folders the client lets servers work in (roots/list).")
+async def folders(ctx: Context) -> str:
+    result = await ctx.session.list_roots()
+    return ", ".join(str(root.uri) for root in result.roots)
+
+
+class Confirmation(BaseModel):
+    ok: bool
+
+
+@server.tool(description="Asks the user to confirm (elicitation/create).")
+async def confirm(ctx: Context) -> str:
+    result = await ctx.elicit("Go ahead?", Confirmation)
+    return f"elicitation: {result.action}"
+
+
 @server.tool(description="Answers like mcp-server-time's tool of the same name.")
 def get_current_time(timezone: str) -> str:
     return f"test server time in {timezone}"
