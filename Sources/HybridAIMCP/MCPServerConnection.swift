@@ -41,41 +41,9 @@ public final class MCPServerConnection: Sendable {
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPServerConnection {
     var logger = logger
     logger[metadataKey: "server"] = "\(configuration.name)"
-    let transport: any ServerTransport
-    if let url = configuration.url {
-      transport = StreamableHTTPTransport(server: configuration.name, endpoint: url, headers: configuration.headers,
-                                          logger: logger)
-    } else {
-      let command = configuration.command
-      guard let executable = ChildProcess.locate(command)
-        ?? (FileManager.default.isExecutableFile(atPath: command) ? command : nil) else {
-        throw MCPError.launchFailed(server: configuration.name, reason: "\(command) is not a program on $PATH")
-      }
-      let child = ChildProcess(executable: executable, arguments: configuration.arguments,
-                               environment: configuration.environment.mapValues { Optional($0) },
-                               workingDirectory: configuration.workingDirectory)
-      transport = ChildProcessTransport(server: configuration.name, child: child, logger: logger)
-    }
+    let transport = try makeTransport(configuration, logger: logger)
     let sampling = configuration.allowsSampling ? samplingModel.map { MCPSampling(model: $0, maximumTokens: samplingTokenLimit) } : nil
-    let client = Client(name: "HybridAI", version: HybridAIVersion.current,
-                        capabilities: Client.Capabilities(sampling: sampling == nil ? nil : .init(), elicitation: .init(),
-                                                          roots: roots.isEmpty ? nil : .init(listChanged: false)))
-    if !roots.isEmpty {
-      let listed = roots.map { Root(uri: $0.standardizedFileURL.absoluteString, name: $0.lastPathComponent) }
-      await client.withRootsHandler { listed }
-    }
-    await client.withElicitationHandler { [logger] _ in
-      logger.info("the server asked for the user's input; declined")
-      return CreateElicitation.Result(action: .decline)
-    }
-    if let sampling {
-      await client.withSamplingHandler { [logger] parameters in
-        logger.info("the server asked the app's model for a completion", metadata: [
-          "messages": "\(parameters.messages.count)", "maxTokens": "\(parameters.maxTokens)",
-        ])
-        return try await sampling.answer(parameters)
-      }
-    }
+    let client = await makeClient(sampling: sampling, roots: roots, logger: logger)
     let connection = MCPServerConnection(configuration: configuration, requestTimeout: requestTimeout, client: client,
                                          transport: transport, logger: logger)
     await client.onNotification(ProgressNotification.self) { [weak connection] message in
@@ -97,6 +65,47 @@ public final class MCPServerConnection: Sendable {
       throw MCPError.initializationFailed(server: configuration.name, reason: "\(error)")
     }
     return connection
+  }
+
+  /// The transport `configuration` names: Streamable HTTP for a URL, else the program as a child process.
+  private static func makeTransport(_ configuration: MCPServerConfiguration, logger: Logger) throws -> any ServerTransport {
+    if let url = configuration.url {
+      return StreamableHTTPTransport(server: configuration.name, endpoint: url, headers: configuration.headers, logger: logger)
+    }
+    let command = configuration.command
+    guard let executable = ChildProcess.locate(command)
+      ?? (FileManager.default.isExecutableFile(atPath: command) ? command : nil) else {
+      throw MCPError.launchFailed(server: configuration.name, reason: "\(command) is not a program on $PATH")
+    }
+    let child = ChildProcess(executable: executable, arguments: configuration.arguments,
+                             environment: configuration.environment.mapValues { Optional($0) },
+                             workingDirectory: configuration.workingDirectory)
+    return ChildProcessTransport(server: configuration.name, child: child, logger: logger)
+  }
+
+  /// The SDK's client with the capabilities and handlers HybridAI offers: roots when there are
+  /// some, elicitation (declined), sampling when `sampling` answers it.
+  private static func makeClient(sampling: MCPSampling?, roots: [URL], logger: Logger) async -> Client {
+    let client = Client(name: "HybridAI", version: HybridAIVersion.current,
+                        capabilities: Client.Capabilities(sampling: sampling == nil ? nil : .init(), elicitation: .init(),
+                                                          roots: roots.isEmpty ? nil : .init(listChanged: false)))
+    if !roots.isEmpty {
+      let listed = roots.map { Root(uri: $0.standardizedFileURL.absoluteString, name: $0.lastPathComponent) }
+      await client.withRootsHandler { listed }
+    }
+    await client.withElicitationHandler { [logger] _ in
+      logger.info("the server asked for the user's input; declined")
+      return CreateElicitation.Result(action: .decline)
+    }
+    if let sampling {
+      await client.withSamplingHandler { [logger] parameters in
+        logger.info("the server asked the app's model for a completion", metadata: [
+          "messages": "\(parameters.messages.count)", "maxTokens": "\(parameters.maxTokens)",
+        ])
+        return try await sampling.answer(parameters)
+      }
+    }
+    return client
   }
 
   /// Every tool the server offers (all pages of `tools/list`).

@@ -325,7 +325,14 @@ struct PostgresRegistryStoreTests {
         #expect(error.headers[.retryAfter] == "1")
       }
       #expect(await b.readinessProblem() != nil)
-      #expect(await a.readinessProblem() == nil)
+      // The other registry stays ready. Its check gives the store 2 s, which a suite keeping both
+      // cores busy has been seen to exceed once: a few tries tell "slow" from "not ready".
+      var problem = await a.readinessProblem()
+      for _ in 0..<5 where problem != nil {
+        try await Task.sleep(for: .milliseconds(500))
+        problem = await a.readinessProblem()
+      }
+      #expect(problem == nil, "\(problem ?? "")")
       await storeA.shutdown()
     }
   }
