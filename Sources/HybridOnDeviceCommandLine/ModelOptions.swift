@@ -71,13 +71,8 @@ public struct ModelOptions: ParsableArguments, Sendable {
   /// when this machine lacks it (`progress` sees the transfer).
   public func makeModel(environment: [String: String] = ProcessInfo.processInfo.environment,
                         progress: @escaping @Sendable (ModelFetchProgress) -> Void) async throws -> SystemLanguageModel {
-    if let model {
-      switch try reference(model) {
-      case .huggingFace, .registry:
-        _ = try await ModelReferenceFetcher(environment: environment).model(for: try reference(model), progress: progress)
-      case .file, .ollama:
-        break
-      }
+    if let model, case let reference = try reference(model), reference.isFetchedWhenMissing {
+      _ = try await ModelReferenceFetcher(environment: environment).model(for: reference, progress: progress)
     }
     return try makeModel()
   }

@@ -54,6 +54,15 @@ public enum ModelReference: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// Whether the model is fetched when this machine lacks it (`hf:` from the Hub, `registry:` from
+  /// a registry; see ``ModelReferenceFetcher``) rather than only looked up.
+  public var isFetchedWhenMissing: Bool {
+    switch self {
+    case .huggingFace, .registry: true
+    case .file, .ollama: false
+    }
+  }
+
   /// A short name for the model (a served model's default name): the file's, the repository's or
   /// Ollama's, lowercased.
   public var shortName: String {

@@ -39,9 +39,7 @@ struct ToolOptions: ParsableArguments, Sendable {
 
   func validate() throws {
     if maxToolRounds < 1 { throw ValidationError("--max-tool-rounds must be at least 1") }
-    for file in mcpConfig {
-      do { _ = try MCPConfigurationFile.servers(at: URL(fileURLWithPath: file)) } catch { throw ValidationError("--mcp-config: \(error)") }
-    }
+    do { _ = try mcpServers() } catch { throw ValidationError("--mcp-config: \(error)") }
     if mcp.contains(where: { Self.words($0).isEmpty }) { throw ValidationError("--mcp needs a command") }
     for folder in mcpRoot {
       var isDirectory: ObjCBool = false
@@ -52,7 +50,7 @@ struct ToolOptions: ParsableArguments, Sendable {
     guard !requiredTool.isEmpty else { return }
     guard hasTools else { throw ValidationError("--required-tool needs --tools, --mcp-config or --mcp") }
     if toolChoice == .none { throw ValidationError("--required-tool conflicts with --tool-choice none") }
-    guard mcpServers.isEmpty else { return }   // an MCP server's tools are known once it runs
+    guard mcpConfig.isEmpty && mcp.isEmpty else { return }   // an MCP server's tools are known once it runs
     let known = Set(DemoTools.all.map(\.name))
     for name in requiredTool where !known.contains(name) {
       throw ValidationError("--required-tool \(name): no such tool (the tools are \(known.sorted().joined(separator: ", ")))")
@@ -62,9 +60,11 @@ struct ToolOptions: ParsableArguments, Sendable {
   /// Whether any tool is offered.
   var hasTools: Bool { tools || !mcpConfig.isEmpty || !mcp.isEmpty }
 
-  /// The MCP servers of `--mcp-config` files and `--mcp` command lines (named `mcp1`, `mcp2`, …).
-  var mcpServers: [MCPServerConfiguration] {
-    let fromFiles = mcpConfig.flatMap { (try? MCPConfigurationFile.servers(at: URL(fileURLWithPath: $0))) ?? [] }
+  /// The MCP servers of `--mcp-config` files (read each time: a file that cannot be used throws) and
+  /// `--mcp` command lines (named `mcp1`, `mcp2`, …).
+  func mcpServers() throws(MCPError) -> [MCPServerConfiguration] {
+    var fromFiles: [MCPServerConfiguration] = []
+    for file in mcpConfig { fromFiles += try MCPConfigurationFile.servers(at: URL(fileURLWithPath: file)) }
     let fromCommands = mcp.enumerated().compactMap { index, line -> MCPServerConfiguration? in
       let words = Self.words(line)
       guard let command = words.first else { return nil }
@@ -78,7 +78,7 @@ struct ToolOptions: ParsableArguments, Sendable {
   /// sampling have it answered by `model`.
   func sessionTools(model: any LanguageModel) async throws -> (tools: [any Tool], toolbox: MCPToolbox?) {
     let demo: [any Tool] = tools ? DemoTools.all : []
-    let servers = mcpServers
+    let servers = try mcpServers()
     guard !servers.isEmpty else { return (demo, nil) }
     let roots = mcpRoot.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
     let toolbox = try await MCPToolbox.connect(servers, samplingModel: model, roots: roots)

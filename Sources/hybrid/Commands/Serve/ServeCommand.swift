@@ -254,10 +254,7 @@ struct ServeCommand: AsyncParsableCommand {
     let fetcher = ModelReferenceFetcher(environment: environment)
     for spec in configuration.list(.model) {
       let (_, reference) = try ServeSettings.modelSpec(spec, origin: configuration.origin(.model))
-      switch reference {
-      case .huggingFace, .registry: _ = try await fetcher.model(for: reference, progress: ModelFetchDisplay.bar())
-      case .file, .ollama: break
-      }
+      if reference.isFetchedWhenMissing { _ = try await fetcher.model(for: reference, progress: ModelFetchDisplay.bar()) }
     }
   }
 

@@ -197,7 +197,7 @@ struct ServeSettings: Sendable {
       let path: String
       do {
         path = try LocalModelResolver(environment: environment).resolve(reference).weights.path
-      } catch ModelReferenceError.notFound(let missing, _) where remoteModelsMayBeFetched && Self.isFetchable(missing) {
+      } catch ModelReferenceError.notFound(let missing, _) where remoteModelsMayBeFetched && missing.isFetchedWhenMissing {
         path = ""
       } catch {
         throw .invalidValue(origin, reason: "\(spec): \(error)")
@@ -226,13 +226,6 @@ struct ServeSettings: Sendable {
     }
   }
 
-  /// Whether `reference` names a model `serve` fetches when this machine lacks it.
-  private static func isFetchable(_ reference: ModelReference) -> Bool {
-    switch reference {
-    case .huggingFace, .registry: true
-    case .file, .ollama: false
-    }
-  }
 
   /// `(alias, model)` for each alias spec, checked against the served names.
   static func aliases(_ specs: [String], servedNames: [String], origin: String) throws(ServeConfigurationError)
