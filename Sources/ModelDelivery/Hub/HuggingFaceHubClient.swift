@@ -139,11 +139,7 @@ public struct HuggingFaceHubClient: Sendable {
     guard let chosen = HuggingFaceCache.model(among: models, quantization: quantization) else {
       throw HuggingFaceHubError.quantizationNotFound(reference, available: HuggingFaceCache.quantizations(in: models))
     }
-    var wanted = [chosen]
-    if let split = chosen.firstMatch(of: /-00001-of-(\d{5})\.gguf$/) {
-      let stem = chosen[..<split.range.lowerBound]
-      wanted = models.filter { $0.hasPrefix(stem) && $0.hasSuffix("-of-\(split.1).gguf") }.sorted()
-    }
+    var wanted = HuggingFaceCache.splitParts(of: chosen, among: models)
     if let projector = HuggingFaceCache.projector(among: paths, for: chosen) { wanted.append(projector) }
     return wanted.compactMap { path in files.first { $0.path == path } }
   }

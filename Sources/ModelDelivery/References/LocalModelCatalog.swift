@@ -68,7 +68,7 @@ public struct LocalModelCatalog: Sendable {
           let reference = "hf:\(repository)" + (quantization.map { ":\($0)" } ?? "") + revision
           let file = snapshot.appendingPathComponent(model)
           guard fileManager.isReadableFile(atPath: file.resolvingSymlinksInPath().path) else { continue }
-          let parts = Self.splitParts(of: model, among: files).map { snapshot.appendingPathComponent($0) }
+          let parts = HuggingFaceCache.splitParts(of: model, among: files).map { snapshot.appendingPathComponent($0) }
           entries.append(Entry(
             source: "huggingface", reference: reference, file: file.path, quantization: quantization,
             sizeBytes: parts.reduce(0) { $0 + Self.size(of: $1) },
@@ -114,13 +114,6 @@ public struct LocalModelCatalog: Sendable {
       }
     }
     return entries
-  }
-
-  /// The parts of a split model (all of them, the first included), or the file alone.
-  static func splitParts(of model: String, among files: [String]) -> [String] {
-    guard let split = model.firstMatch(of: /-00001-of-(\d{5})\.gguf$/) else { return [model] }
-    let stem = model[..<split.range.lowerBound]
-    return files.filter { $0.hasPrefix(stem) && $0.hasSuffix("-of-\(split.1).gguf") }
   }
 
   static func size(of file: URL) -> Int64 {

@@ -29,6 +29,14 @@ extension HuggingFaceCache {
     }
   }
 
+  /// The parts of a split model among `files` (all of them, the first included, in order), or the
+  /// model alone.
+  static func splitParts(of model: String, among files: [String]) -> [String] {
+    guard let split = model.firstMatch(of: /-00001-of-(\d{5})\.gguf$/) else { return [model] }
+    let stem = model[..<split.range.lowerBound]
+    return files.filter { $0.hasPrefix(stem) && $0.hasSuffix("-of-\(split.1).gguf") }.sorted()
+  }
+
   /// The projector (`mmproj*.gguf`) among `paths` for the model `model`: the one of the model's
   /// quantization, else the first.
   static func projector(among paths: [String], for model: String) -> String? {
