@@ -371,7 +371,8 @@ public struct SystemLanguageModel: LanguageModel {
   /// The session's conversation (context + KV cache) for these weights and settings.
   func conversation(for weights: LlamaModelWeights, in store: ModelStateStore) -> LlamaConversation {
     let settings = LlamaConversation.Settings(
-      contextSize: effectiveContextSize(weights), batchSize: configuration.batchSize, threads: configuration.threads)
+      contextSize: effectiveContextSize(weights), batchSize: configuration.batchSize, threads: configuration.threads,
+      speculation: configuration.speculation.supported(by: weights, logger: logger))
     let key = "llama:\(ObjectIdentifier(weights).hashValue):\(settings.hashValue)"
     return store.state(for: key) { LlamaConversation(weights: weights, settings: settings, logger: logger) }
   }
@@ -402,6 +403,9 @@ extension SystemLanguageModel {
     public var device: String?
     /// How ``SystemLanguageModel/embeddings(for:)`` pools a text's token states into its vector.
     public var pooling: EmbeddingPooling
+    /// Speculative decoding: ``SpeculativeDecoding/ngram`` (the default) drafts from the
+    /// conversation's own tokens, ``SpeculativeDecoding/off`` decodes one token per pass.
+    public var speculation: SpeculativeDecoding
     /// llama.cpp contexts that will use the weights at once (a ``BatchedLanguageModel``'s
     /// ``BatchedLanguageModel/Configuration/contexts``): the offload planner keeps room for each
     /// one's compute buffers.
@@ -410,7 +414,9 @@ extension SystemLanguageModel {
     public init(contextSize: Int = 4096, batchSize: Int = 512,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 chatTemplate: ChatTemplate? = nil, isEnabled: Bool = true,
-                gpuLayers: GPULayers = .automatic, device: String? = nil, pooling: EmbeddingPooling = .automatic) {
+                gpuLayers: GPULayers = .automatic, device: String? = nil, pooling: EmbeddingPooling = .automatic,
+                speculation: SpeculativeDecoding = .ngram) {
+      self.speculation = speculation
       self.contextSize = contextSize
       self.batchSize = batchSize
       self.threads = max(1, threads)

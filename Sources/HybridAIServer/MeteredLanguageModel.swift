@@ -29,6 +29,10 @@ struct MeteredLanguageModel: ForwardingLanguageModel {
               outcome = "completed"
               metrics.counter(MetricName.promptTokens, dimensions).increment(by: Int64(raw.usage.promptTokens))
               metrics.counter(MetricName.outputTokens, dimensions).increment(by: Int64(raw.usage.outputTokens))
+              if raw.usage.draftTokens > 0 {
+                metrics.counter(MetricName.draftTokens, dimensions).increment(by: Int64(raw.usage.draftTokens))
+                metrics.counter(MetricName.acceptedDraftTokens, dimensions).increment(by: Int64(raw.usage.acceptedDraftTokens))
+              }
               if let firstToken = raw.timings?.timeToFirstToken {
                 metrics.timer(MetricName.timeToFirstToken, dimensions).record(firstToken)
               }

@@ -24,6 +24,12 @@ public struct ModelOptions: ParsableArguments, Sendable {
     valueName: "file|name"))
   public var chatTemplate: String?
 
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+    "Most tokens drafted per pass by speculative decoding from the conversation's own n-grams; 0 turns it off.",
+    discussion: "Default: \(SpeculativeDecoding.ngram.maximumDraftTokens). Drafted tokens are kept only where the model chooses them too: answers do not change, answers that repeat the prompt come faster.",
+    valueName: "tokens"))
+  public var draftMax = SpeculativeDecoding.ngram.maximumDraftTokens
+
   @OptionGroup public var offload: OffloadOptions
 
   public init() {}
@@ -33,6 +39,7 @@ public struct ModelOptions: ParsableArguments, Sendable {
       throw ValidationError("--context-size must be between 1 and \(Int32.max) tokens, got \(contextSize)")
     }
     if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024, got \(threads)") }
+    guard (0...1024).contains(draftMax) else { throw ValidationError("--draft-max must be between 0 and 1024 tokens, got \(draftMax)") }
     // A path given by hand that is not there is a typo, not a model "not downloaded yet".
     if let model {
       switch try reference(model) {
@@ -62,6 +69,7 @@ public struct ModelOptions: ParsableArguments, Sendable {
     configuration.chatTemplate = try template()
     configuration.gpuLayers = offload.gpuLayers
     configuration.device = offload.device
+    configuration.speculation = SpeculativeDecoding(maximumDraftTokens: draftMax)
     // A blob of Ollama's store is named by its digest: report the model as Ollama names it.
     if let model, case .ollama(let name, let tag) = try reference(model) { configuration.modelName = "\(name):\(tag)" }
     return SystemLanguageModel(modelPath: try modelPath() ?? ModelLocator.defaultModelPath(), configuration: configuration)

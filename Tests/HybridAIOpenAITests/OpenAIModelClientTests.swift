@@ -215,7 +215,7 @@ struct OpenAIModelClientTests {
     let refusing = try Sockets.refusingPort()
     defer { close(refusing.descriptor) }
     let cloud = OpenAIModel(name: "m", apiKey: nil, baseURL: URL(string: "http://127.0.0.1:\(refusing.port)/v1")!,
-                            configuration: .init(connectTimeout: .seconds(5), retryPolicy: .none))
+                            configuration: .init(connectTimeout: .seconds(30), retryPolicy: .none))
     let outcome = await GenerationOutcome.collect(cloud.generate(request()))
     #expect(outcome.openAIError?.offlineReason == .connectionRefused, "\(String(describing: outcome.error))")
 

@@ -12,7 +12,7 @@ let fastRetries = HTTPRetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(
 func openAIModel(_ server: TestHTTPServer, name: String = "test-model", apiKey: String? = "test-key",
                  retryPolicy: HTTPRetryPolicy = fastRetries) -> OpenAIModel {
   OpenAIModel(name: name, apiKey: apiKey, baseURL: server.baseURL.appendingPathComponent("v1"),
-              configuration: OpenAIModel.Configuration(connectTimeout: .seconds(5), readTimeout: .seconds(120),
+              configuration: OpenAIModel.Configuration(connectTimeout: .seconds(30), readTimeout: .seconds(120),
                                                        retryPolicy: retryPolicy))
 }
 

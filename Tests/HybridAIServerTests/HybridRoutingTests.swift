@@ -12,7 +12,7 @@ import Testing
 @Suite("Hybrid routing with real models", .serialized)
 struct HybridRoutingTests {
   static let fastRetries = GeminiModel.Configuration(
-    connectTimeout: .seconds(5), readTimeout: RunningTestServer.patientReadTimeout,
+    connectTimeout: .seconds(30), readTimeout: RunningTestServer.patientReadTimeout,
     retryPolicy: GeminiModel.RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20)))
 
   static func onDevice(path: String = RunningTestServer.modelPath, enabled: Bool = true) -> ObservedLanguageModel<SystemLanguageModel> {

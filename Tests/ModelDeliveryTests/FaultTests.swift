@@ -268,7 +268,7 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     // Short, but not so short that a busy machine's slow answers count as silence too often.
-    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(5), readTimeout: .seconds(3))
+    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(30), readTimeout: .seconds(3))
     let size = 2 * Self.mebibyte
     let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
     environment.server.configure { $0.stallOnceOffset = size / 2 }
@@ -286,7 +286,7 @@ import Testing
   func aRegistryThatNeverAnswersIsOffline() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(5), readTimeout: .seconds(1))
+    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(30), readTimeout: .seconds(1))
     _ = await environment.server.publish("m", data: TestSupport.bytes(1000, seed: 42))
     environment.server.configure { $0.silentInfoRequests = 1 }
     let error = await #expect(throws: ModelDownloadError.self) {

@@ -44,6 +44,11 @@ public struct Usage: Sendable, Hashable, Codable {
   /// Tokens of what the service's own tools added to the prompt (Gemini's search results, fetched
   /// pages, code output), besides ``promptTokens``.
   public var toolUsePromptTokens: Int
+  /// Tokens an on-device model drafted and checked with speculative decoding
+  /// (``acceptedDraftTokens`` of them became part of the answer; the rest cost a check each).
+  public var draftTokens: Int
+  /// Drafted tokens the model chose too: output tokens that did not cost a pass of their own.
+  public var acceptedDraftTokens: Int
 
   /// Prompt plus output tokens.
   public var totalTokens: Int { promptTokens + toolUsePromptTokens + outputTokens }
@@ -51,7 +56,9 @@ public struct Usage: Sendable, Hashable, Codable {
   public var evaluatedPromptTokens: Int { promptTokens - cachedPromptTokens }
 
   public init(promptTokens: Int, cachedPromptTokens: Int = 0, outputTokens: Int, reasoningTokens: Int = 0,
-              toolUsePromptTokens: Int = 0) {
+              toolUsePromptTokens: Int = 0, draftTokens: Int = 0, acceptedDraftTokens: Int = 0) {
+    self.draftTokens = draftTokens
+    self.acceptedDraftTokens = acceptedDraftTokens
     self.promptTokens = promptTokens
     self.cachedPromptTokens = cachedPromptTokens
     self.outputTokens = outputTokens
@@ -69,13 +76,16 @@ public struct Usage: Sendable, Hashable, Codable {
     outputTokens += other.outputTokens
     reasoningTokens += other.reasoningTokens
     toolUsePromptTokens += other.toolUsePromptTokens
+    draftTokens += other.draftTokens
+    acceptedDraftTokens += other.acceptedDraftTokens
   }
 
   private enum CodingKeys: String, CodingKey {
-    case promptTokens, cachedPromptTokens, outputTokens, reasoningTokens, toolUsePromptTokens
+    case promptTokens, cachedPromptTokens, outputTokens, reasoningTokens, toolUsePromptTokens, draftTokens, acceptedDraftTokens
   }
 
-  /// Reads counts written before ``reasoningTokens`` and ``toolUsePromptTokens`` existed as 0.
+  /// Reads counts written before ``reasoningTokens``, ``toolUsePromptTokens`` and the draft
+  /// counts existed as 0.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     promptTokens = try container.decode(Int.self, forKey: .promptTokens)
@@ -83,6 +93,8 @@ public struct Usage: Sendable, Hashable, Codable {
     outputTokens = try container.decode(Int.self, forKey: .outputTokens)
     reasoningTokens = try container.decodeIfPresent(Int.self, forKey: .reasoningTokens) ?? 0
     toolUsePromptTokens = try container.decodeIfPresent(Int.self, forKey: .toolUsePromptTokens) ?? 0
+    draftTokens = try container.decodeIfPresent(Int.self, forKey: .draftTokens) ?? 0
+    acceptedDraftTokens = try container.decodeIfPresent(Int.self, forKey: .acceptedDraftTokens) ?? 0
   }
 }
 

@@ -89,6 +89,9 @@ actor BatchScheduler: LlamaContextOwner {
     /// on a GPU one context's host work — sampling, text, building and launching its next call —
     /// then overlaps the other's computation.
     var yieldsWhileComputing: Bool = false
+    /// Speculative decoding (with ``BatchedLanguageModel/PromptScheduling/reproducible``), for
+    /// steps in which at most ``BatchScheduler/speculatingSequences`` sequences decode.
+    var speculation: SpeculativeDecoding = .off
 
     /// The most tokens in one `llama_decode` call: a batch, or with
     /// ``BatchedLanguageModel/PromptScheduling/throughput`` four (llama.cpp evaluates them in
@@ -109,6 +112,12 @@ actor BatchScheduler: LlamaContextOwner {
   /// burst a narrow load would go on paying for all of them; a short dip (the turn between one
   /// round of requests and the next) keeps them, since attaching costs a graph reservation.
   static let idleSamplerSteps = 64
+
+  /// The most sequences decoding in a step for it to check drafts. With a KV buffer per sequence,
+  /// llama.cpp evaluates the same number of tokens of each sequence per pass, so drafts of
+  /// different lengths split a step into several passes over the weights; where several
+  /// sequences decode, their step already shares one pass, and speculation is left out.
+  static let speculatingSequences = 1
 
   /// Prompt tokens evaluated per step while other sequences decode (a chunk may be up to 63
   /// tokens longer, see ``nextPromptChunk(of:budget:)``). 128 prompt tokens cost a 135M model on
@@ -341,17 +350,21 @@ actor BatchScheduler: LlamaContextOwner {
     let decoding = active.filter { $0.nextToken != nil }.sorted { $0.id < $1.id }
     if !decoding.isEmpty {
       batch.removeAll()
+      let drafts = drafts(for: decoding, room: batch.capacity - decoding.count)
       let indices = decoding.map { sequence in
-        batch.append(sequence.nextToken ?? 0, position: sequence.position, sequence: sequence.id, wantsLogits: true)
+        let index = batch.append(sequence.nextToken ?? 0, position: sequence.position, sequence: sequence.id, wantsLogits: true)
+        for (offset, token) in (drafts[sequence.id] ?? []).enumerated() {
+          batch.append(token, position: sequence.position + 1 + offset, sequence: sequence.id, wantsLogits: true)
+        }
+        return index
       }
       if decode(batch, of: decoding, in: context) {
         statistics.answerTokens += decoding.count
         let choices = cpuChoices(for: zip(decoding, indices).map { (sequence: $0, logitsIndex: $1) }, in: context)
         for ((sequence, index), choice) in zip(zip(decoding, indices), choices) {
-          sequence.position += 1
-          if settings.reusesPromptPrefixes, let token = sequence.nextToken { sequence.evaluatedAnswer.append(token) }
-          sequence.nextToken = nil
+          takeEvaluatedToken(of: sequence)
           advance(sequence, logitsAt: index, in: context, choice: choice)
+          if let draft = drafts[sequence.id] { check(draft, of: sequence, rowsFrom: index + 1, in: context) }
         }
       }
     }
@@ -607,7 +620,8 @@ actor BatchScheduler: LlamaContextOwner {
       let (id, reused, start) = keepingIDsConsecutive(chosen, wantsChain: wantsChain)
       do {
         try makeContextIfNeeded()
-        sequence = try BatchedSequence(id: id, request: request, weights: weights)
+        sequence = try BatchedSequence(id: id, request: request, weights: weights,
+                                       speculation: settings.promptScheduling == .reproducible ? settings.speculation : .off)
       } catch {
         request.continuation.finish(throwing: error)
         continue
@@ -656,6 +670,7 @@ actor BatchScheduler: LlamaContextOwner {
     if sequence.firstToken == nil { sequence.firstToken = .now }
     if weights.isEndOfGeneration(token) { return complete(sequence, .stop) }
     sequence.generated += 1
+    sequence.speculation?.append(token)
     if sequence.logProbabilities != nil, !sequence.usesBackendSampling, let logits = llama_get_logits_ith(context, index) {
       sequence.logProbabilities?.record(token, from: logits, weights: weights)
     }
@@ -667,6 +682,51 @@ actor BatchScheduler: LlamaContextOwner {
     if streamText(of: token, for: sequence) { return complete(sequence, .stop) }
     guard sequence.generated < sequence.limit else { return complete(sequence, .maxTokens) }
     sequence.nextToken = token
+  }
+
+  /// The sequence's next token was evaluated: it is in the cache now.
+  private func takeEvaluatedToken(of sequence: BatchedSequence) {
+    sequence.position += 1
+    if settings.reusesPromptPrefixes, let token = sequence.nextToken { sequence.evaluatedAnswer.append(token) }
+    sequence.nextToken = nil
+  }
+
+  /// The drafts to check in this step, by sequence: none unless speculation is on and at most
+  /// ``speculatingSequences`` sequences decode; each fits its request's token limit, its context
+  /// and, all together, `room` tokens of the batch.
+  private func drafts(for decoding: [BatchedSequence], room: Int) -> [llama_seq_id: [llama_token]] {
+    guard settings.speculation.isEnabled, decoding.count <= Self.speculatingSequences else { return [:] }
+    var room = room
+    var drafts: [llama_seq_id: [llama_token]] = [:]
+    for sequence in decoding where !sequence.usesBackendSampling && sequence.speculation != nil {
+      let fits = min(room, sequence.limit - sequence.generated - 1, settings.contextSizePerSequence - sequence.position - 2)
+      guard let draft = sequence.speculation?.draft(room: fits), !draft.isEmpty else { continue }
+      drafts[sequence.id] = draft
+      room -= draft.count
+      statistics.draftTokens += draft.count
+    }
+    return drafts
+  }
+
+  /// Goes through a draft evaluated after the sequence's token (its logits from row `row`): each
+  /// drafted token the model chooses too is in the cache already, and the next choice comes from
+  /// its row; the first it does not choose ends the draft, whose rest leaves the cache.
+  private func check(_ draft: [llama_token], of sequence: BatchedSequence, rowsFrom row: Int32, in context: OpaquePointer) {
+    var row = row
+    for drafted in draft {
+      // A finished request has no next token; a different choice is the next token to decode.
+      guard sequence.nextToken == drafted else { break }
+      takeEvaluatedToken(of: sequence)
+      sequence.speculation?.accept()
+      statistics.acceptedDraftTokens += 1
+      statistics.answerTokens += 1
+      advance(sequence, logitsAt: row, in: context)
+      row += 1
+    }
+    sequence.speculation?.closeDraft()
+    // The drafted tokens after the last one taken leave the cache (a released sequence's cache is
+    // gone or holds exactly its tokens afterwards).
+    llama_memory_seq_rm(llama_get_memory(context), sequence.id, Int32(sequence.position), -1)
   }
 
   /// Hands a token's text to the request's stream (coalesced, see ``GeneratedTextEmitter``);
@@ -758,7 +818,8 @@ actor BatchScheduler: LlamaContextOwner {
       modelVersion: request.modelVersion,
       source: .onDevice,
       usage: Usage(promptTokens: request.promptTokens.count, cachedPromptTokens: sequence.reusedPromptTokens,
-                   outputTokens: sequence.generated),
+                   outputTokens: sequence.generated, draftTokens: sequence.speculation?.draftedTokens ?? 0,
+                   acceptedDraftTokens: sequence.speculation?.acceptedTokens ?? 0),
       finishReason: finishReason,
       timings: GenerationTimings(
         promptEvaluation: (sequence.promptEvaluated ?? finished) - sequence.admitted,

@@ -36,6 +36,10 @@ struct BatchStatistics: Sendable, Hashable {
   /// Randomly sampled tokens chosen side by side on several threads, each row by its own request's
   /// sampler chain (``SampledRows/choices(ofRows:samplers:threads:)``), not one sequence at a time.
   var rowsSampledTogether = 0
+  /// Tokens drafted by speculative decoding and evaluated to be checked.
+  var draftTokens = 0
+  /// Drafted tokens the model chose too (answer tokens that cost no step of their own).
+  var acceptedDraftTokens = 0
   /// Time inside `llama_decode` and waiting for its results: ``launchTime`` + ``waitTime``.
   var decodeTime: Duration { launchTime + waitTime }
   /// Time inside `llama_decode` calls (on a GPU: building the graph and queueing its work; on the
@@ -61,6 +65,7 @@ struct BatchStatistics: Sendable, Hashable {
                     samplersDetached: samplersDetached - earlier.samplersDetached,
                     rowsScannedTogether: rowsScannedTogether - earlier.rowsScannedTogether,
                     rowsSampledTogether: rowsSampledTogether - earlier.rowsSampledTogether,
+                    draftTokens: draftTokens - earlier.draftTokens, acceptedDraftTokens: acceptedDraftTokens - earlier.acceptedDraftTokens,
                     launchTime: launchTime - earlier.launchTime, waitTime: waitTime - earlier.waitTime,
                     stepTime: stepTime - earlier.stepTime)
   }
@@ -73,6 +78,7 @@ struct BatchStatistics: Sendable, Hashable {
       "graphsReused": "\(graphsReused)", "splitCalls": "\(splitCalls)", "statesSaved": "\(statesSaved)", "statesAlreadyHeld": "\(statesAlreadyHeld)",
       "promptStartsShared": "\(promptStartsShared)", "samplersAttached": "\(samplersAttached)", "samplersDetached": "\(samplersDetached)",
       "rowsScannedTogether": "\(rowsScannedTogether)", "rowsSampledTogether": "\(rowsSampledTogether)",
+      "draftTokens": "\(draftTokens)", "acceptedDraftTokens": "\(acceptedDraftTokens)",
       "decodeMs": "\(decodeTime.milliseconds)", "launchMs": "\(launchTime.milliseconds)",
       "waitMs": "\(waitTime.milliseconds)", "schedulingMs": "\(schedulingTime.milliseconds)",
       "meanWidth": steps > 0 ? String(answerTokens / steps) : "0",

@@ -63,6 +63,10 @@ extension BatchedLanguageModel {
     public var contexts: Int?
     /// How ``BatchedLanguageModel/embeddings(for:)`` pools a text's token states into its vector.
     public var pooling: EmbeddingPooling
+    /// Speculative decoding (``SpeculativeDecoding/ngram`` by default): used in the steps where
+    /// one request decodes, with ``PromptScheduling/reproducible``; steps that decode several
+    /// requests share their pass over the weights instead.
+    public var speculation: SpeculativeDecoding
 
     /// The prompt cache's bytes for a model that sits on a GPU (`usesGPU`) or the CPU: ``promptCacheMemory``,
     /// or when that is `nil`, ``defaultPromptCacheMemory`` on the CPU and none on a GPU.
@@ -75,7 +79,9 @@ extension BatchedLanguageModel {
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, chatTemplate: ChatTemplate? = nil,
                 gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil,
                 reusesPromptPrefixes: Bool = false, promptScheduling: PromptScheduling? = nil,
-                promptCacheMemory: Int? = nil, contexts: Int? = nil, pooling: EmbeddingPooling = .automatic) {
+                promptCacheMemory: Int? = nil, contexts: Int? = nil, pooling: EmbeddingPooling = .automatic,
+                speculation: SpeculativeDecoding = .ngram) {
+      self.speculation = speculation
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)

@@ -270,7 +270,9 @@ public final class BatchedLanguageModel: LanguageModel {
       overlapsText: Self.textOverlapFromEnvironment ?? true,
       detachesIdleSamplers: Self.idleSamplerDetachingFromEnvironment ?? true,
       samplesRowsTogether: Self.rowSamplingTogetherFromEnvironment ?? true,
-      yieldsWhileComputing: yieldsWhileComputing)
+      yieldsWhileComputing: yieldsWhileComputing,
+      speculation: configuration.speculation.fitting(batchSize: max(configuration.batchSize, sequences))
+        .supported(by: weights, logger: logger))
   }
 
   /// `HYBRIDAI_BATCH_CONTEXTS=N`: the contexts of every batched model whose configuration leaves

@@ -40,12 +40,15 @@ final class BatchedSequence {
   var awaitedPrefix: (source: BatchedSequence, length: Int)?
   /// Answer tokens generated so far.
   var generated = 0
+  /// Speculative decoding's drafts for this sequence; `nil` when off.
+  var speculation: SequenceSpeculation?
 
   let admitted: ContinuousClock.Instant
   var promptEvaluated: ContinuousClock.Instant?
   var firstToken: ContinuousClock.Instant?
 
-  init(id: llama_seq_id, request: BatchRequest, weights: LlamaModelWeights) throws(OnDeviceModelError) {
+  init(id: llama_seq_id, request: BatchRequest, weights: LlamaModelWeights,
+       speculation: SpeculativeDecoding = .off) throws(OnDeviceModelError) {
     self.id = id
     self.request = request
     selector = try TokenSelector(options: request.options, guidance: request.guidance, weights: weights)
@@ -53,6 +56,7 @@ final class BatchedSequence {
     output = GuidedOutput(guidance: request.guidance)
     logProbabilities = TokenLogProbabilityRecorder(options: request.options)
     limit = request.options.maximumResponseTokens ?? Int.max
+    self.speculation = SequenceSpeculation(speculation, prompt: request.promptTokens)
     admitted = .now
   }
 

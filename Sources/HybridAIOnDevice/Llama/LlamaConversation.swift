@@ -17,6 +17,7 @@ actor LlamaConversation: LlamaContextOwner {
     var contextSize: Int
     var batchSize: Int
     var threads: Int
+    var speculation: SpeculativeDecoding = .off
   }
 
   /// All contexts run on one llama thread: libgomp keeps an OpenMP thread team per calling OS
@@ -30,6 +31,8 @@ actor LlamaConversation: LlamaContextOwner {
   private var context: OpaquePointer?
   /// The tokens whose keys and values are in the context's memory, in order.
   private var cachedTokens: [llama_token] = []
+  /// The batch of a chosen token and its draft (speculative decoding), made on first use.
+  private var draftBatch: LlamaBatch?
   /// Whether a turn is under way; later turns wait in ``waitingTurns``, oldest first.
   private var isTakingTurn = false
   private var waitingTurns: [CheckedContinuation<Void, Never>] = []
@@ -80,22 +83,28 @@ actor LlamaConversation: LlamaContextOwner {
     let promptEvaluation = ContinuousClock.now - promptStarted
 
     // 2. Sample until the model ends its turn, a stop sequence, the token limit, or a full context.
+    //    With speculation, a chosen token is evaluated together with a draft of the tokens that
+    //    may follow it; each drafted token the model then chooses too is already in the cache.
     let selector = try TokenSelector(options: options, guidance: guidance, weights: weights)
     var text = GeneratedTextEmitter(stopSequences: options.stopSequences)
     var output = GuidedOutput(guidance: guidance)
     var logProbabilities = TokenLogProbabilityRecorder(options: options)
+    var speculation = SequenceSpeculation(settings.speculation.fitting(batchSize: settings.batchSize), prompt: promptTokens)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?
     var finishReason = FinishReason.maxTokens
+    /// The logits row of the next choice, and the drafted tokens evaluated after it, not yet checked.
+    var row: Int32 = -1
+    var draft: ArraySlice<llama_token> = []
     while generated < limit {
       if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
-      guard cachedTokens.count < settings.contextSize else { finishReason = .contextWindowFull; break }
-      let token = selector.next(context)
+      guard cachedTokens.count - draft.count < settings.contextSize else { finishReason = .contextWindowFull; break }
+      let token = selector.next(context, at: row)
       if firstToken == nil { firstToken = .now }
       if weights.isEndOfGeneration(token) { finishReason = .stop; break }
       generated += 1
-      if logProbabilities != nil, let logits = llama_get_logits_ith(context, -1) {
+      if logProbabilities != nil, let logits = llama_get_logits_ith(context, row) {
         logProbabilities?.record(token, from: logits, weights: weights)
       }
       let metStop = text.append(weights.bytes(of: token), emit: { output.route($0, to: emit) })
@@ -103,10 +112,30 @@ actor LlamaConversation: LlamaContextOwner {
         emit(.logProbabilities(entries))
       }
       if metStop { finishReason = .stop; break }
-      if generated < limit {
+      speculation?.append(token)
+      if let drafted = draft.first {
+        if drafted == token {   // in the cache already, its logits in the next row
+          draft.removeFirst()
+          row += 1
+          speculation?.accept()
+          continue
+        }
+        dropDraft(draft.count, in: context)
+        draft = []
+      }
+      guard generated < limit else { break }
+      let room = min(limit - generated - 1, settings.contextSize - cachedTokens.count - 2)
+      let proposal = speculation?.draft(room: room) ?? []
+      if proposal.isEmpty {
         try await evaluate([token], in: context, cancellation: cancellation)
+        row = -1
+      } else {
+        try await evaluateWithDraft(token, proposal, in: context, cancellation: cancellation)
+        draft = proposal[...]
+        row = 0
       }
     }
+    speculation?.closeDraft()
     text.finish { output.route($0, to: emit) }   // what was held back: a partial character or stop sequence
     try output.finish(to: emit)
     if let rest = logProbabilities?.takeRest(metStopSequence: text.metStopSequence, textBytes: text.emittedByteCount),
@@ -121,7 +150,8 @@ actor LlamaConversation: LlamaContextOwner {
     var response = RawResponse(
       modelVersion: modelVersion,
       source: .onDevice,
-      usage: Usage(promptTokens: promptTokens.count, cachedPromptTokens: reused, outputTokens: generated),
+      usage: Usage(promptTokens: promptTokens.count, cachedPromptTokens: reused, outputTokens: generated,
+                   draftTokens: speculation?.draftedTokens ?? 0, acceptedDraftTokens: speculation?.acceptedTokens ?? 0),
       finishReason: finishReason,
       timings: GenerationTimings(
         promptEvaluation: promptEvaluation,
@@ -221,6 +251,39 @@ actor LlamaConversation: LlamaContextOwner {
     await Task.yield()
     if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
     guard self.context == context else { throw OnDeviceModelError.shuttingDown }
+  }
+
+  /// Evaluates a chosen token and a draft of the tokens that may follow it in one pass, with the
+  /// logits of each (rows 0…draft.count), appending them to the cache.
+  private func evaluateWithDraft(_ token: llama_token, _ draft: [llama_token], in context: OpaquePointer,
+                                 cancellation: CancellationFlag) async throws {
+    let tokens = [token] + draft
+    if draftBatch == nil || draftBatch!.capacity < tokens.count { draftBatch = LlamaBatch(capacity: settings.batchSize) }
+    let batch = draftBatch!
+    batch.removeAll()
+    for (offset, token) in tokens.enumerated() {
+      batch.append(token, position: cachedTokens.count + offset, sequence: 0, wantsLogits: true)
+    }
+    let result = llama_decode(context, batch.raw)
+    guard result == 0 else {
+      llama_memory_clear(llama_get_memory(context), true)
+      cachedTokens.removeAll()
+      if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+      throw OnDeviceModelError.decodeFailed(code: result)
+    }
+    cachedTokens.append(contentsOf: tokens)
+    try await giveOtherWorkATurn(holding: context, cancellation: cancellation)
+  }
+
+  /// Removes the last `count` tokens (a draft the model left) from the cache.
+  private func dropDraft(_ count: Int, in context: OpaquePointer) {
+    let kept = cachedTokens.count - count
+    if llama_memory_seq_rm(llama_get_memory(context), 0, Int32(kept), -1) {
+      cachedTokens.removeLast(count)
+    } else {   // cannot happen for attention caches; start over rather than keep wrong entries
+      llama_memory_clear(llama_get_memory(context), true)
+      cachedTokens.removeAll()
+    }
   }
 
   /// Evaluates tokens in batches, appending them to the cache, and gives other work a turn after

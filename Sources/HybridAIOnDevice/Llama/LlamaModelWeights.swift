@@ -131,3 +131,10 @@ final class LlamaModelWeights: @unchecked Sendable {
     llama_vocab_is_eog(vocab, token)
   }
 }
+
+extension LlamaModelWeights {
+  /// Whether the model's memory can drop its last entries (`llama_memory_seq_rm` on a suffix),
+  /// which speculative decoding needs to forget a rejected draft: attention caches can, the state
+  /// of recurrent and hybrid architectures cannot.
+  var canForgetLastTokens: Bool { !llama_model_is_recurrent(pointer) && !llama_model_is_hybrid(pointer) }
+}

@@ -54,10 +54,13 @@ extension OpenAIModel {
     if accumulator.usage == nil {
       logger.debug("the server reported no usage (stream_options.include_usage ignored)")
     }
+    let details = accumulator.usage?.completionTokensDetails
+    let accepted = details?.acceptedPredictionTokens ?? 0
     let usage = Usage(promptTokens: accumulator.usage?.promptTokens ?? 0,
                       cachedPromptTokens: accumulator.usage?.promptTokensDetails?.cachedTokens ?? 0,
                       outputTokens: accumulator.usage?.completionTokens ?? 0,
-                      reasoningTokens: accumulator.usage?.completionTokensDetails?.reasoningTokens ?? 0)
+                      reasoningTokens: details?.reasoningTokens ?? 0,
+                      draftTokens: accepted + (details?.rejectedPredictionTokens ?? 0), acceptedDraftTokens: accepted)
     let timings = GenerationTimings(
       promptEvaluation: (firstToken ?? end) - start, timeToFirstToken: firstToken.map { $0 - start },
       generation: firstToken.map { end - $0 } ?? .zero, evaluatedPromptTokens: usage.evaluatedPromptTokens,

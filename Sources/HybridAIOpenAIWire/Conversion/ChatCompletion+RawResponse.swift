@@ -13,8 +13,11 @@ extension ChatToolCall {
 extension ChatUsage {
   /// The usage of a HybridAI answer.
   public init(_ usage: Usage) {
+    let drafted = usage.draftTokens > 0
     self.init(promptTokens: usage.promptTokens, completionTokens: usage.outputTokens,
-              cachedTokens: usage.cachedPromptTokens, reasoningTokens: usage.reasoningTokens > 0 ? usage.reasoningTokens : nil)
+              cachedTokens: usage.cachedPromptTokens, reasoningTokens: usage.reasoningTokens > 0 ? usage.reasoningTokens : nil,
+              acceptedPredictionTokens: drafted ? usage.acceptedDraftTokens : nil,
+              rejectedPredictionTokens: drafted ? usage.draftTokens - usage.acceptedDraftTokens : nil)
   }
 }
 

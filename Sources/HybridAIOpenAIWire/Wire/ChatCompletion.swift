@@ -68,12 +68,17 @@ public struct ChatUsage: Sendable, Hashable, Codable {
   public var promptTokensDetails: PromptTokensDetails?
   public var completionTokensDetails: CompletionTokensDetails?
 
-  public init(promptTokens: Int, completionTokens: Int, cachedTokens: Int? = nil, reasoningTokens: Int? = nil) {
+  /// Counts; `acceptedPredictionTokens` and `rejectedPredictionTokens` are the drafted tokens of
+  /// speculative decoding that became part of the answer and that were checked in vain.
+  public init(promptTokens: Int, completionTokens: Int, cachedTokens: Int? = nil, reasoningTokens: Int? = nil,
+              acceptedPredictionTokens: Int? = nil, rejectedPredictionTokens: Int? = nil) {
     self.promptTokens = promptTokens
     self.completionTokens = completionTokens
     self.totalTokens = promptTokens + completionTokens
     self.promptTokensDetails = cachedTokens.map { PromptTokensDetails(cachedTokens: $0) }
-    self.completionTokensDetails = reasoningTokens.map { CompletionTokensDetails(reasoningTokens: $0) }
+    let details = CompletionTokensDetails(reasoningTokens: reasoningTokens, acceptedPredictionTokens: acceptedPredictionTokens,
+                                          rejectedPredictionTokens: rejectedPredictionTokens)
+    self.completionTokensDetails = details == CompletionTokensDetails(reasoningTokens: nil) ? nil : details
   }
 
   /// Decodes leniently: a missing count is 0, a missing total the sum.
@@ -95,10 +100,21 @@ public struct ChatUsage: Sendable, Hashable, Codable {
   /// `completion_tokens_details`.
   public struct CompletionTokensDetails: Sendable, Hashable, Codable {
     public var reasoningTokens: Int?
+    /// Predicted (drafted) tokens that appeared in the answer.
+    public var acceptedPredictionTokens: Int?
+    /// Predicted (drafted) tokens that did not; they count as work like answer tokens.
+    public var rejectedPredictionTokens: Int?
 
-    public init(reasoningTokens: Int?) { self.reasoningTokens = reasoningTokens }
+    public init(reasoningTokens: Int?, acceptedPredictionTokens: Int? = nil, rejectedPredictionTokens: Int? = nil) {
+      self.reasoningTokens = reasoningTokens
+      self.acceptedPredictionTokens = acceptedPredictionTokens
+      self.rejectedPredictionTokens = rejectedPredictionTokens
+    }
 
-    enum CodingKeys: String, CodingKey { case reasoningTokens = "reasoning_tokens" }
+    enum CodingKeys: String, CodingKey {
+      case reasoningTokens = "reasoning_tokens", acceptedPredictionTokens = "accepted_prediction_tokens"
+      case rejectedPredictionTokens = "rejected_prediction_tokens"
+    }
   }
 
   /// `prompt_tokens_details`.

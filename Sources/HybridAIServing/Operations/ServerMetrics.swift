@@ -74,6 +74,10 @@ public enum MetricName {
   public static let generationRequests = "hybrid_generation_requests_total"
   public static let promptTokens = "hybrid_prompt_tokens_total"
   public static let outputTokens = "hybrid_output_tokens_total"
+  /// Tokens drafted by speculative decoding; the acceptance rate is
+  /// `rate(hybrid_accepted_draft_tokens_total) / rate(hybrid_draft_tokens_total)`.
+  public static let draftTokens = "hybrid_draft_tokens_total"
+  public static let acceptedDraftTokens = "hybrid_accepted_draft_tokens_total"
   public static let timeToFirstToken = "hybrid_time_to_first_token_seconds"
   public static let activeStreams = "hybrid_active_generations"
   public static let embeddingRequests = "hybrid_embedding_requests_total"

@@ -22,6 +22,8 @@ struct ResponseReport: Encodable {
     var reasoningTokens: Int
     var toolUsePromptTokens: Int
     var totalTokens: Int
+    var draftTokens: Int
+    var acceptedDraftTokens: Int
   }
 
   struct ToolCallReport: Encodable {
@@ -92,7 +94,8 @@ struct ResponseReport: Encodable {
     fallbackReason = raw.fallback?.description
     usage = UsageReport(promptTokens: raw.usage.promptTokens, cachedPromptTokens: raw.usage.cachedPromptTokens,
                         outputTokens: raw.usage.outputTokens, reasoningTokens: raw.usage.reasoningTokens,
-                        toolUsePromptTokens: raw.usage.toolUsePromptTokens, totalTokens: raw.usage.totalTokens)
+                        toolUsePromptTokens: raw.usage.toolUsePromptTokens, totalTokens: raw.usage.totalTokens,
+                        draftTokens: raw.usage.draftTokens, acceptedDraftTokens: raw.usage.acceptedDraftTokens)
     finishReason = raw.finishReason.description
     logProbabilities = raw.logProbabilities
     timings = raw.timings.map {
@@ -170,6 +173,7 @@ struct ResponseReport: Encodable {
       parts.append("prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached)")
       parts.append("output \(usage.outputTokens) tokens" + (usage.reasoningTokens > 0 ? " (\(usage.reasoningTokens) reasoning)" : ""))
       if usage.toolUsePromptTokens > 0 { parts.append("tool-use prompt \(usage.toolUsePromptTokens) tokens") }
+      if usage.draftTokens > 0 { parts.append("drafts \(usage.acceptedDraftTokens)/\(usage.draftTokens) tokens taken") }
     }
     if let finishReason { parts.append("finish: \(finishReason)") }
     return parts

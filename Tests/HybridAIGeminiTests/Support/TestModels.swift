@@ -11,12 +11,12 @@ let fastRetries = GeminiModel.RetryPolicy(maxAttempts: 3, initialBackoff: .milli
 func testModel(_ server: TestHTTPServer, name: String = "test-model", apiKey: String? = "test-key",
                retryPolicy: GeminiModel.RetryPolicy = fastRetries) -> GeminiModel {
   GeminiModel(name: name, apiKey: apiKey, baseURL: server.baseURL,
-              configuration: GeminiModel.Configuration(connectTimeout: .seconds(5), readTimeout: .seconds(120),
+              configuration: GeminiModel.Configuration(connectTimeout: .seconds(30), readTimeout: .seconds(120),
                                                        retryPolicy: retryPolicy))
 }
 
 /// A Gemini model pointed at `url`.
-func testModel(url: String, connectTimeout: Duration = .seconds(5)) -> GeminiModel {
+func testModel(url: String, connectTimeout: Duration = .seconds(30)) -> GeminiModel {
   GeminiModel(name: "test-model", apiKey: nil, baseURL: URL(string: url)!,
               configuration: GeminiModel.Configuration(connectTimeout: connectTimeout, retryPolicy: .none))
 }

@@ -12,7 +12,7 @@ import Testing
 enum TestSupport {
   /// One HTTP client for all tests (never shut down, like `HTTPClient.shared`), which fails a
   /// refused connection at once instead of retrying until the connect timeout.
-  static let httpClient = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(5), readTimeout: .seconds(300))
+  static let httpClient = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(30), readTimeout: .seconds(300))
 
   /// Retries without waiting, so fault tests stay fast.
   static let fastRetries = ModelDownloadRetryPolicy(maxAttemptsWithoutProgress: 4, initialBackoff: .milliseconds(1),

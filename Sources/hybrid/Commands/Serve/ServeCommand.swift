@@ -110,6 +110,12 @@ struct ServeCommand: AsyncParsableCommand {
   var batchContexts: Int?
 
   @Option(name: .long, help: ArgumentHelp(
+    "Most tokens drafted per pass by speculative decoding from a request's own n-grams; 0 turns it off. Default: \(SpeculativeDecoding.ngram.maximumDraftTokens).",
+    discussion: "Used in steps where one request decodes (reproducible scheduling); drafted tokens are kept only where the model chooses them too, so answers do not change.",
+    valueName: "tokens"))
+  var draftMax: Int?
+
+  @Option(name: .long, help: ArgumentHelp(
     "How the models pool a text's token states into its embedding (/v1/embeddings, :embedContent).",
     discussion: "automatic (the default): the GGUF's own pooling, the mean for a model that states none (as llama-server --pooling mean); last-token often ranks better for a chat model's vectors.",
     valueName: "automatic|mean|first-token|last-token"))
@@ -198,6 +204,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.promptScheduling, promptScheduling)
     set(.promptCacheMemory, promptCacheMemory)
     set(.batchContexts, batchContexts)
+    set(.draftMax, draftMax)
     set(.embeddingPooling, embeddingPooling)
     set(.threads, threads)
     set(.gpuLayers, gpuLayers)
@@ -280,6 +287,7 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.promptScheduling = settings.promptScheduling
       configuration.promptCacheMemory = settings.promptCacheMemoryMiB.map { $0 << 20 }
       configuration.contexts = settings.batchContexts
+      configuration.speculation = SpeculativeDecoding(maximumDraftTokens: settings.draftMax)
       configuration.pooling = settings.embeddingPooling
       if let threads = settings.threads { configuration.threads = threads }
       configuration.gpuLayers = settings.gpuLayers

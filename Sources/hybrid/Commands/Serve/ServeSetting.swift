@@ -1,5 +1,6 @@
 import Configuration
 import HybridAI
+import HybridAIOnDevice
 
 /// One setting of `hybrid serve`, settable in three places: a flag (`--max-concurrent-requests`),
 /// the config file (`max-concurrent-requests:`) and the environment
@@ -80,6 +81,7 @@ struct ServeSetting: Hashable, Sendable {
   static let promptCacheMemory = ServeSetting("prompt-cache-memory", .integer)
   /// Unset: one context, or `HYBRIDAI_BATCH_CONTEXTS` (`BatchedLanguageModel.Configuration.contexts`).
   static let batchContexts = ServeSetting("batch-contexts", .integer)
+  static let draftMax = ServeSetting("draft-max", .integer, default: .int(SpeculativeDecoding.ngram.maximumDraftTokens))
   static let embeddingPooling = ServeSetting("embedding-pooling", .string, default: .string("automatic"))
   static let threads = ServeSetting("threads", .integer)
   static let gpuLayers = ServeSetting("gpu-layers", .string, default: .string("auto"))
@@ -109,7 +111,7 @@ struct ServeSetting: Hashable, Sendable {
   /// Every setting a config file may hold, in the order `--print-config` shows them.
   static let all: [ServeSetting] = [
     host, port, model, alias, chatTemplate, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
-    noPromptCache, promptCacheMemory, promptScheduling, batchContexts, embeddingPooling, threads, gpuLayers, device, maxRequestBytes, corsOrigin, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
+    noPromptCache, promptCacheMemory, promptScheduling, batchContexts, draftMax, embeddingPooling, threads, gpuLayers, device, maxRequestBytes, corsOrigin, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
     downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatMaxTokens,
     chatLoopPenalty, chatCloudURL,
     chatCloudModel, sessionsDir, logLevel, logFormat,

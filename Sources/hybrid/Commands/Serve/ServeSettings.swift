@@ -34,6 +34,8 @@ struct ServeSettings: Sendable {
   /// llama.cpp contexts each model's sequences are spread over (``BatchedLanguageModel/Configuration/contexts``);
   /// `nil`: one.
   var batchContexts: Int?
+  /// The most tokens of one speculative draft; 0: speculative decoding off.
+  var draftMax = SpeculativeDecoding.ngram.maximumDraftTokens
   /// How the served models pool a text's token states into its embedding.
   var embeddingPooling: EmbeddingPooling = .automatic
   var threads: Int?
@@ -116,6 +118,8 @@ struct ServeSettings: Sendable {
     if let batchContexts, batchContexts > maxConcurrentRequests {
       throw invalid(.batchContexts, "must be at most max-concurrent-requests (\(maxConcurrentRequests)), not \(batchContexts)")
     }
+    draftMax = configuration.integer(.draftMax) ?? SpeculativeDecoding.ngram.maximumDraftTokens
+    guard (0...1024).contains(draftMax) else { throw invalid(.draftMax, "must be 0 (off) to 1024 tokens, not \(draftMax)") }
     let pooling = configuration.string(.embeddingPooling) ?? "automatic"
     guard let chosenPooling = EmbeddingPooling(argument: pooling) else {
       throw invalid(.embeddingPooling, "must be automatic, mean, first-token or last-token, not \(pooling)")

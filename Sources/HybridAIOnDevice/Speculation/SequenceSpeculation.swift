@@ -1,0 +1,53 @@
+import CLlama
+
+/// One generation's speculation: the tokens it drafts from (the prompt and the answer so far),
+/// how long its next draft may be, and how many drafted tokens were checked and taken.
+struct SequenceSpeculation {
+  private var history: [llama_token]
+  private let drafter: NGramDrafter
+  private var lengths: DraftLengthPolicy
+  /// The draft being checked: its length and how many of its tokens were taken so far.
+  private var open: (drafted: Int, accepted: Int)?
+  /// Drafted tokens evaluated, and the part of them the model chose too.
+  private(set) var draftedTokens = 0
+  private(set) var acceptedTokens = 0
+
+  /// `nil` when `settings` turn speculation off.
+  init?(_ settings: SpeculativeDecoding, prompt: [llama_token]) {
+    guard settings.isEnabled else { return nil }
+    history = prompt
+    drafter = NGramDrafter(settings)
+    lengths = DraftLengthPolicy(maximum: settings.maximumDraftTokens)
+  }
+
+  /// A token chosen for the answer.
+  mutating func append(_ token: llama_token) {
+    history.append(token)
+  }
+
+  /// A draft to evaluate after the last chosen token, at most `room` tokens (empty: decode one token).
+  mutating func draft(room: Int) -> [llama_token] {
+    closeDraft()
+    let length = min(room, lengths.nextLength())
+    let draft = drafter.draft(from: history, length: length)
+    if !draft.isEmpty {
+      open = (draft.count, 0)
+      draftedTokens += draft.count
+    }
+    return draft
+  }
+
+  /// The model chose the next drafted token.
+  mutating func accept() {
+    open?.accepted += 1
+    acceptedTokens += 1
+  }
+
+  /// The model chose another token than the draft's next (the rest of the draft is dropped), or
+  /// the answer ended.
+  mutating func closeDraft() {
+    guard let open else { return }
+    lengths.record(drafted: open.drafted, accepted: open.accepted)
+    self.open = nil
+  }
+}

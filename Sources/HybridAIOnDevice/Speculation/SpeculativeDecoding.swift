@@ -1,0 +1,60 @@
+import Logging
+
+/// Whether, and how far, the on-device model guesses its next tokens and checks several in one
+/// llama.cpp pass (speculative decoding).
+///
+/// With ``ngram`` (the default) a generation drafts from its own tokens: when the last tokens it
+/// chose appeared earlier in the prompt or the answer, the tokens that followed them there are
+/// proposed as the next ones, and one pass over the weights checks the whole draft. Answers that
+/// repeat their prompt — rewriting, quoting, editing code, filling a form from a text — then
+/// decode several tokens per pass; answers that do not find nothing to draft and cost nothing.
+///
+/// A drafted token is kept only when the model's own choice at that place (greedy, sampled, or
+/// under a grammar) is that token, so answers keep exactly the distribution they have without
+/// speculation, and greedy answers are the same tokens.
+public struct SpeculativeDecoding: Sendable, Hashable {
+  /// The most tokens one draft may hold; 0 turns speculation off.
+  public var maximumDraftTokens: Int
+  /// The longest run of recent tokens looked for earlier in the conversation; longer matches are
+  /// tried first.
+  public var longestMatch: Int
+  /// The shortest run of recent tokens whose earlier occurrence is trusted as a draft.
+  public var shortestMatch: Int
+
+  /// Speculation with drafts of at most `maximumDraftTokens` tokens, found by matching the last
+  /// `shortestMatch`…`longestMatch` tokens.
+  public init(maximumDraftTokens: Int = 48, longestMatch: Int = 4, shortestMatch: Int = 3) {
+    self.maximumDraftTokens = max(0, maximumDraftTokens)
+    self.shortestMatch = max(1, shortestMatch)
+    self.longestMatch = max(self.shortestMatch, longestMatch)
+  }
+
+  /// Drafts from the conversation's own n-grams (the default).
+  public static let ngram = SpeculativeDecoding()
+  /// One token per pass.
+  public static let off = SpeculativeDecoding(maximumDraftTokens: 0)
+
+  /// Whether drafts are made at all.
+  public var isEnabled: Bool { maximumDraftTokens > 0 }
+}
+
+extension SpeculativeDecoding {
+  /// These settings with drafts short enough that a token and its draft make one llama.cpp pass of
+  /// fewer than ``BatchScheduler/tiledAttentionRows`` tokens of the sequence, which keeps each
+  /// token's logits rounded as when it is decoded alone (so greedy answers do not change), and
+  /// fit in a batch of `batchSize`.
+  func fitting(batchSize: Int) -> SpeculativeDecoding {
+    var fitted = self
+    fitted.maximumDraftTokens = max(0, min(maximumDraftTokens, batchSize - 1, BatchScheduler.tiledAttentionRows - 2))
+    return fitted
+  }
+
+  /// These settings, or ``off`` for weights whose memory cannot forget a rejected draft (said in
+  /// the log).
+  func supported(by weights: LlamaModelWeights, logger: Logger) -> SpeculativeDecoding {
+    guard isEnabled, !weights.canForgetLastTokens else { return self }
+    logger.info("speculative decoding is off: this model's memory (recurrent or hybrid) cannot drop rejected drafts",
+                metadata: ["model": "\(weights.path)"])
+    return .off
+  }
+}
