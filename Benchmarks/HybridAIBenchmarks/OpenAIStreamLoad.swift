@@ -21,6 +21,23 @@ struct OpenAIStreamLoad: Sendable {
     var timesToFirstToken: [Double] = []
     /// Gaps between consecutive content chunks of a request, in milliseconds.
     var interTokenGaps: [Double] = []
+    /// Each request's answer text, in the order the requests ended.
+    var texts: [String] = []
+    /// Tokens the server drafted by speculative decoding and those it kept, where it reports them
+    /// (hybrid serve: `completion_tokens_details`; llama-server: `timings.draft_n`, `draft_n_accepted`).
+    var draftTokens = 0
+    var acceptedDraftTokens = 0
+
+    /// Adds another request's or stream's counts (the wall time stays).
+    mutating func add(_ other: Result) {
+      tokens += other.tokens
+      promptTokens += other.promptTokens
+      timesToFirstToken += other.timesToFirstToken
+      interTokenGaps += other.interTokenGaps
+      texts += other.texts
+      draftTokens += other.draftTokens
+      acceptedDraftTokens += other.acceptedDraftTokens
+    }
 
     /// Aggregate output tokens per second.
     var tokensPerSecond: Double { wall.seconds > 0 ? Double(tokens) / wall.seconds : 0 }
@@ -56,34 +73,30 @@ struct OpenAIStreamLoad: Sendable {
 
   func shutdown() async { try? await client.shutdown() }
 
-  /// Runs `width` streams of `requestsPerStream` requests each.
-  func run(width: Int, requestsPerStream: Int) async throws -> Result {
+  /// Runs `width` streams of `requestsPerStream` requests each; `prompt` gives each request's
+  /// prompt by stream and request (by default a story to write, different for each).
+  func run(width: Int, requestsPerStream: Int,
+           prompt: @escaping @Sendable (_ stream: Int, _ request: Int) -> String = Self.storyPrompt) async throws -> Result {
     let started = ContinuousClock.now
     let results = try await withThrowingTaskGroup(of: Result.self) { group in
       for stream in 0..<width {
         group.addTask {
           var total = Result()
-          for request in 0..<requestsPerStream {
-            let one = try await send(prompt: "Story \(stream)-\(request): write a long tale about a lighthouse keeper number \(stream).")
-            total.tokens += one.tokens
-            total.promptTokens += one.promptTokens
-            total.timesToFirstToken += one.timesToFirstToken
-            total.interTokenGaps += one.interTokenGaps
-          }
+          for request in 0..<requestsPerStream { total.add(try await send(prompt: prompt(stream, request))) }
           return total
         }
       }
       return try await group.reduce(into: [Result]()) { $0.append($1) }
     }
     var merged = Result()
-    for result in results {
-      merged.tokens += result.tokens
-      merged.promptTokens += result.promptTokens
-      merged.timesToFirstToken += result.timesToFirstToken
-      merged.interTokenGaps += result.interTokenGaps
-    }
+    for result in results { merged.add(result) }
     merged.wall = ContinuousClock.now - started
     return merged
+  }
+
+  /// A story to write, different for each stream and request.
+  static func storyPrompt(stream: Int, request: Int) -> String {
+    "Story \(stream)-\(request): write a long tale about a lighthouse keeper number \(stream)."
   }
 
   /// Whether `error` means the connection closed before any response.
@@ -137,6 +150,7 @@ struct OpenAIStreamLoad: Sendable {
     var last: ContinuousClock.Instant?
     var contentChunks = 0
     var reportedTokens: Int?
+    var text = ""
     for try await buffer in response.body {
       let now = ContinuousClock.now
       for event in parser.parse(buffer.readableBytesView) where event.data != "[DONE]" {
@@ -144,7 +158,15 @@ struct OpenAIStreamLoad: Sendable {
         if let usage = chunk.usage {
           reportedTokens = usage.completionTokens
           result.promptTokens = [usage.promptTokens]
+          if let details = usage.completionTokensDetails, let accepted = details.acceptedPredictionTokens {
+            result.acceptedDraftTokens = accepted
+            result.draftTokens = accepted + (details.rejectedPredictionTokens ?? 0)
+          }
         }
+        if event.data.contains("\"draft_n\""), let drafts = Self.llamaServerDrafts(in: event.data) {
+          (result.draftTokens, result.acceptedDraftTokens) = drafts
+        }
+        text += chunk.choices.compactMap(\.delta.content).joined()
         guard chunk.choices.contains(where: { !($0.delta.content ?? "").isEmpty }) else { continue }
         contentChunks += 1
         if let last { result.interTokenGaps.append((now - last).seconds * 1000) } else {
@@ -154,6 +176,14 @@ struct OpenAIStreamLoad: Sendable {
       }
     }
     result.tokens = reportedTokens ?? contentChunks
+    result.texts = [text]
     return result
+  }
+
+  /// llama-server's speculation counts from a chunk's `timings` (`draft_n`, `draft_n_accepted`).
+  static func llamaServerDrafts(in data: String) -> (drafted: Int, accepted: Int)? {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any],
+          let timings = object["timings"] as? [String: Any], let drafted = timings["draft_n"] as? Int else { return nil }
+    return (drafted, timings["draft_n_accepted"] as? Int ?? 0)
   }
 }

@@ -13,7 +13,7 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hybrid bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Embeddings.self, Guided.self, TensorFlowLite.self, Delivery.self,
+    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Speculation.self, Embeddings.self, Guided.self, TensorFlowLite.self, Delivery.self,
                   Hub.self],
     defaultSubcommand: OnDevice.self)
 
@@ -130,6 +130,42 @@ struct BenchCommand: AsyncParsableCommand {
       settings.gpuLayers = model.configuration.gpuLayers
       settings.device = model.configuration.device
       try BenchCommand.publish(try await ServingBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Speculation: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "speculation",
+      abstract: "Speculative decoding: hybrid serve with and without its n-gram drafts vs llama-server plain and with each n-gram --spec-type, on repeating a text, editing code and a story, at 1 and 8 streams.")
+
+    @Option(name: .long, help: "llama.cpp's llama-server, the reference (scripts/bootstrap builds it).")
+    var reference = ".deps/llama-server/llama-server"
+
+    @Option(name: .long, help: "Concurrent streams, comma-separated.")
+    var widths = "1,8"
+
+    @Option(name: .long, help: "Rounds; the servers' order rotates by round (ratios are medians of the per-round ratios).")
+    var rounds = 3
+
+    @OptionGroup var report: ReportOptions
+
+    @OptionGroup var modelOptions: ModelOptions
+
+    func validate() throws {
+      guard widths.split(separator: ",").allSatisfy({ Int($0).map { $0 > 0 } == true }) else {
+        throw ValidationError("--widths takes positive integers separated by commas, e.g. 1,8")
+      }
+    }
+
+    func run() async throws {
+      report.logging.bootstrap()
+      let model = try modelOptions.makeModel()
+      var settings = SpeculationBenchmark.Settings(
+        modelPath: model.modelPath, threads: model.configuration.threads, hybridExecutable: Executables.sibling(named: "hybrid"),
+        llamaServerPath: reference)
+      settings.widths = widths.split(separator: ",").compactMap { Int($0) }
+      settings.rounds = rounds
+      try BenchCommand.publish(try await SpeculationBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 

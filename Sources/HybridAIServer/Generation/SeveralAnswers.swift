@@ -61,6 +61,8 @@ extension Usage {
     let first = completions.first?.usage ?? .zero
     self.init(promptTokens: first.promptTokens, cachedPromptTokens: first.cachedPromptTokens,
               outputTokens: completions.reduce(0) { $0 + $1.usage.outputTokens },
-              reasoningTokens: completions.reduce(0) { $0 + $1.usage.reasoningTokens })
+              reasoningTokens: completions.reduce(0) { $0 + $1.usage.reasoningTokens },
+              draftTokens: completions.reduce(0) { $0 + $1.usage.draftTokens },
+              acceptedDraftTokens: completions.reduce(0) { $0 + $1.usage.acceptedDraftTokens })
   }
 }

@@ -117,10 +117,7 @@ struct TextCompletionGeneration: Sendable {
 
   /// Several prompts' usages added up.
   private static func total(_ usages: [Usage]) -> Usage {
-    usages.reduce(.zero) {
-      Usage(promptTokens: $0.promptTokens + $1.promptTokens, cachedPromptTokens: $0.cachedPromptTokens + $1.cachedPromptTokens,
-            outputTokens: $0.outputTokens + $1.outputTokens, reasoningTokens: $0.reasoningTokens + $1.reasoningTokens)
-    }
+    usages.reduce(into: .zero) { $0.add($1) }
   }
 
   static func completionID() -> String { "cmpl-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased() }
