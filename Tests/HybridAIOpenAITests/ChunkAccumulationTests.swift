@@ -88,6 +88,14 @@ struct ChunkAccumulationTests {
     let served = ChatUsage(Usage(promptTokens: 3, outputTokens: 9, reasoningTokens: 5))
     #expect(served.completionTokens == 9 && served.completionTokensDetails?.reasoningTokens == 5)
     #expect(ChatUsage(Usage(promptTokens: 3, outputTokens: 9)).completionTokensDetails == nil)
+    // Speculative decoding's drafts as OpenAI's predicted-output counts, both ways.
+    let drafted = ChatUsage(Usage(promptTokens: 3, outputTokens: 9, draftTokens: 7, acceptedDraftTokens: 5))
+    #expect(drafted.completionTokensDetails == .init(reasoningTokens: nil, acceptedPredictionTokens: 5, rejectedPredictionTokens: 2))
+    let wire = String(decoding: try JSONEncoder().encode(drafted), as: UTF8.self)
+    #expect(wire.contains(#""accepted_prediction_tokens":5"#) && wire.contains(#""rejected_prediction_tokens":2"#), "\(wire)")
+    let predicted = try JSONDecoder().decode(ChatUsage.self, from: Data(
+      #"{"prompt_tokens": 3, "completion_tokens": 9, "completion_tokens_details": {"accepted_prediction_tokens": 5, "rejected_prediction_tokens": 2}}"#.utf8))
+    #expect(predicted == drafted)
     let models = try JSONDecoder().decode(ChatModelList.self, from: Data(#"{"data": [{"id": "m"}]}"#.utf8))
     #expect(models.data.map(\.id) == ["m"])
     let completion = try JSONDecoder().decode(ChatCompletion.self, from: Data(

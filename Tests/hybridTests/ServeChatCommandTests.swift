@@ -36,12 +36,23 @@ struct ServeChatCommandTests {
     let outputTokens = answer.text.firstMatch(of: /"outputTokens":(\d+)/).flatMap { Int($0.1) }
     #expect(outputTokens.map { (1...200).contains($0) } == true, "--chat-max-tokens 200 bounds the answer: \(answer.text)")
 
-    // The operator's view of the same server: ready (model, registry, sessions), and the answer in the metrics.
+    // A request that repeats its prompt is answered with speculative decoding's drafts, reported as OpenAI does.
+    let rewrite = try await TestHTTP.send(.POST, URL(string: base + "/v1beta/openai/chat/completions")!, json: [
+      "model": "smollm2", "max_tokens": 40, "temperature": 0,
+      "messages": [["role": "user", "content": "Repeat this text exactly:\n\nEvery night the keeper climbed the narrow stairs and polished the great lens until it shone."]],
+    ])
+    #expect(rewrite.status == 200, "\(rewrite.text)")
+    let details = try #require((try rewrite.json["usage"] as? [String: Any])?["completion_tokens_details"] as? [String: Any], "\(rewrite.text)")
+    #expect((details["accepted_prediction_tokens"] as? Int ?? 0) > 0, "\(rewrite.text)")
+
+    // The operator's view of the same server: ready (model, registry, sessions), and the answers in the metrics.
     let ready = try await TestHTTP.send(.GET, URL(string: base + "/readyz")!)
     #expect(ready.status == 200, "\(ready.text)")
     let metrics = try await TestHTTP.send(.GET, URL(string: base + "/metrics")!).text
     let output = metrics.split(separator: "\n").first { $0.hasPrefix(#"hybrid_output_tokens_total{model="smollm2"}"#) }
     #expect((output?.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 0, "\(metrics)")
+    let accepted = metrics.split(separator: "\n").first { $0.hasPrefix(#"hybrid_accepted_draft_tokens_total{model="smollm2"}"#) }
+    #expect((accepted?.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 0, "\(metrics)")
     #expect(metrics.contains(#"hybrid_batch_sequences{model="smollm2"} 0"#), "read at the scrape: \(metrics)")
     #expect(metrics.contains(#"route="/v1/chat/sessions/{id}/messages""#), "\(metrics)")
     let stopped = await server.stop()

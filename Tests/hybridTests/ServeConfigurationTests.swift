@@ -146,6 +146,15 @@ struct ServeConfigurationTests {
     }
   }
 
+  @Test("draft-max: 48 by default, 0 turns speculative decoding off, out of range refused")
+  func draftMax() async throws {
+    #expect(try await settings([]).1.draftMax == 48)
+    #expect(try await settings(["--draft-max", "0"]).1.draftMax == 0)
+    #expect(try await settings([], environment: ["HYBRIDAI_SERVE_DRAFT_MAX": "16"]).1.draftMax == 16)
+    await #expect(throws: ServeConfigurationError.self) { try await settings([], environment: ["HYBRIDAI_SERVE_DRAFT_MAX": "-1"]) }
+    await #expect(throws: ServeConfigurationError.self) { try await settings(["--draft-max", "5000"]) }
+  }
+
   @Test("chat-template: MODEL=TEMPLATE for one model, TEMPLATE for every model (MODEL= wins); files, chatml and built-in names; typos refused with the reason")
   func chatTemplates() async throws {
     let directory = try TemporaryDirectory("serve-templates")
