@@ -28,26 +28,42 @@ struct SpeculativeDecodingTests {
 
   // MARK: - Drafting
 
-  @Test("the drafter proposes what followed the latest earlier occurrence of the last tokens, longest match first")
+  @Test("the drafter proposes what followed the earlier place agreeing longest with the end, and how long it agrees")
   func drafter() {
-    let drafter = NGramDrafter(SpeculativeDecoding(maximumDraftTokens: 8, longestMatch: 3, shortestMatch: 2))
-    // … 1 2 3 [4 5] … 9 2 3 [7 8] … 2 3: the latest "2 3" is followed by 7 8.
-    #expect(drafter.draft(from: [1, 2, 3, 4, 5, 9, 2, 3, 7, 8, 6, 2, 3], length: 8) == [7, 8, 6, 2, 3])
-    // "1 2 3" matches three tokens at the start, before the shorter but later "2 3".
-    #expect(drafter.draft(from: [1, 2, 3, 4, 5, 9, 2, 3, 7, 8, 1, 2, 3], length: 2) == [4, 5])
-    #expect(drafter.draft(from: [1, 2, 3, 4], length: 8).isEmpty)   // "3 4" never appeared before
-    #expect(drafter.draft(from: [5, 5, 5], length: 4) == [5])        // a run repeats itself
-    #expect(drafter.draft(from: [1, 2, 1, 2], length: 0).isEmpty)
-    #expect(drafter.draft(from: [], length: 4).isEmpty)
+    let drafter = NGramDrafter(shortestMatch: 2)
+    // … 2 3 [7 8 …] and … 2 3 at the end agree over two tokens; of equals the latest wins.
+    #expect(drafter.draft(from: [1, 2, 3, 4, 5, 9, 2, 3, 7, 8, 6, 2, 3], length: 8)
+            == .init(tokens: [7, 8, 6, 2, 3], matchLength: 2))
+    // "1 2 3" agrees over three tokens at the start, more than the later "2 3".
+    #expect(drafter.draft(from: [1, 2, 3, 4, 5, 9, 2, 3, 7, 8, 1, 2, 3], length: 2) == .init(tokens: [4, 5], matchLength: 3))
+    #expect(drafter.draft(from: [1, 2, 3, 4], length: 8) == nil)   // "4" never appeared before
+    #expect(drafter.draft(from: [1, 3, 9, 3], length: 8) == nil)   // one token agrees, two are needed
+    #expect(drafter.draft(from: [5, 5, 5], length: 4) == .init(tokens: [5], matchLength: 2))   // a run repeats itself
+    #expect(drafter.draft(from: [1, 2, 1, 2], length: 0) == nil)
+    #expect(drafter.draft(from: [], length: 4) == nil)
+  }
+
+  @Test("a draft is no longer than the repeat it continues nor than the adaptive length, unless the repeat is trusted")
+  func draftsFollowTheRepeat() throws {
+    let settings = SpeculativeDecoding(maximumDraftTokens: 20, shortestMatch: 3, trustedMatch: 6)
+    let text: [llama_token] = Array(100..<140)
+    func firstDraft(repeating repeated: Range<llama_token>, room: Int = 50) throws -> [llama_token] {
+      var speculation = try #require(SequenceSpeculation(settings, prompt: text + Array(repeated)))
+      return speculation.draft(room: room)
+    }
+    #expect(try firstDraft(repeating: 110..<113) == [113, 114, 115])   // 3 tokens repeat: at most 3
+    #expect(try firstDraft(repeating: 110..<115).count == DraftLengthPolicy.initialLength)   // 5: the adaptive length
+    #expect(try firstDraft(repeating: 110..<125) == Array(125..<140))   // 15, trusted: as long as the repeat
+    #expect(try firstDraft(repeating: 110..<125, room: 5) == Array(125..<130))
+    #expect(SequenceSpeculation(.off, prompt: text) == nil)
   }
 
   @Test("draft lengths double while drafts are taken whole, shrink when cut, and pause after a failure")
   func draftLengths() {
     var policy = DraftLengthPolicy(maximum: 20)
     #expect(policy.nextLength() == DraftLengthPolicy.initialLength)
-    policy.record(drafted: 2, accepted: 2)
-    #expect(policy.nextLength() == 4)
     policy.record(drafted: 4, accepted: 4)
+    #expect(policy.nextLength() == 8)
     policy.record(drafted: 8, accepted: 8)
     policy.record(drafted: 16, accepted: 16)
     #expect(policy.nextLength() == 20)   // the maximum

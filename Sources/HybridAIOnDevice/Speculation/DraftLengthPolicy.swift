@@ -4,7 +4,7 @@
 /// text does not repeat pays for no checks.
 struct DraftLengthPolicy {
   /// The length a sequence starts with, and comes back to after a pause.
-  static let initialLength = 2
+  static let initialLength = 4
   /// Drafts of which nothing was taken, in a row, after which drafting pauses.
   static let failuresBeforePause = 1
   /// Tokens generated without drafting in the first pause; each further pause in a row is twice as long.

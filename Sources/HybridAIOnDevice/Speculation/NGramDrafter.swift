@@ -1,48 +1,46 @@
 import CLlama
 
-/// Finds a draft in a token history: the tokens that followed the latest earlier occurrence of
-/// the history's last few tokens (prompt lookup). Longer matches are tried first, since they
-/// predict better.
+/// Finds a draft in a token history (prompt lookup): where the history's last tokens appeared
+/// before, the tokens that followed them there. Of all earlier places that end like the history,
+/// the one agreeing with it over the most tokens wins (the latest of equals), and that length —
+/// how much of the past the present repeats — says how far the draft can be trusted.
 struct NGramDrafter {
-  let longestMatch: Int
+  /// A draft found: the tokens that followed, and how many tokens before them agree with the end of the history.
+  struct Draft: Equatable {
+    var tokens: [llama_token]
+    var matchLength: Int
+  }
+
+  /// The fewest agreeing tokens for a draft.
   let shortestMatch: Int
+  /// Agreement is counted up to this many tokens.
+  static let longestCountedMatch = 64
 
-  init(_ settings: SpeculativeDecoding) {
-    longestMatch = settings.longestMatch
-    shortestMatch = settings.shortestMatch
+  init(shortestMatch: Int) {
+    self.shortestMatch = max(1, shortestMatch)
   }
 
-  /// Up to `length` tokens that followed the last `longestMatch`…`shortestMatch` tokens of
-  /// `history` where they last appeared before; empty when they appear nowhere else.
-  func draft(from history: [llama_token], length: Int) -> [llama_token] {
-    guard length > 0 else { return [] }
-    return history.withUnsafeBufferPointer { tokens in
-      for match in stride(from: min(longestMatch, tokens.count - 1), through: shortestMatch, by: -1) {
-        guard let start = Self.latestEarlierOccurrence(ofSuffix: match, in: tokens) else { continue }
-        let following = start + match
-        return Array(tokens[following..<min(tokens.count, following + length)])
+  /// Up to `length` tokens that followed the earlier place agreeing longest with the end of
+  /// `history` (at least ``shortestMatch`` tokens); `nil` when there is none.
+  func draft(from history: [llama_token], length: Int) -> Draft? {
+    guard length > 0, history.count > shortestMatch else { return nil }
+    return history.withUnsafeBufferPointer { tokens -> Draft? in
+      let count = tokens.count
+      let last = tokens[count - 1]
+      var best: (end: Int, match: Int)?
+      // A candidate place ends at `end` (exclusive): tokens[end - 1] agrees with the last token.
+      var end = count - 1
+      while end >= shortestMatch {
+        if tokens[end - 1] == last {
+          var match = 1
+          let limit = min(Self.longestCountedMatch, end)
+          while match < limit, tokens[end - 1 - match] == tokens[count - 1 - match] { match += 1 }
+          if match >= shortestMatch, match > (best?.match ?? 0) { best = (end, match) }
+        }
+        end -= 1
       }
-      return []
+      guard let best else { return nil }
+      return Draft(tokens: Array(tokens[best.end..<min(count, best.end + length)]), matchLength: best.match)
     }
-  }
-
-  /// Where the last `length` tokens of `tokens` last appeared before the end (the start of that
-  /// occurrence), if they did.
-  static func latestEarlierOccurrence(ofSuffix length: Int, in tokens: UnsafeBufferPointer<llama_token>) -> Int? {
-    guard length > 0, tokens.count > length else { return nil }
-    let suffixStart = tokens.count - length
-    let last = tokens[tokens.count - 1]
-    // Candidates end at `end` (exclusive), before the suffix's own end.
-    var end = tokens.count - 1
-    while end >= length {
-      if tokens[end - 1] == last {
-        let start = end - length
-        var index = 0
-        while index < length - 1, tokens[start + index] == tokens[suffixStart + index] { index += 1 }
-        if index == length - 1 { return start }
-      }
-      end -= 1
-    }
-    return nil
   }
 }

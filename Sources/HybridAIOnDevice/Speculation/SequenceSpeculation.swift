@@ -6,6 +6,7 @@ struct SequenceSpeculation {
   private var history: [llama_token]
   private let drafter: NGramDrafter
   private var lengths: DraftLengthPolicy
+  private let trustedMatch: Int
   /// The draft being checked: its length and how many of its tokens were taken so far.
   private var open: (drafted: Int, accepted: Int)?
   /// Drafted tokens evaluated, and the part of them the model chose too.
@@ -16,8 +17,9 @@ struct SequenceSpeculation {
   init?(_ settings: SpeculativeDecoding, prompt: [llama_token]) {
     guard settings.isEnabled else { return nil }
     history = prompt
-    drafter = NGramDrafter(settings)
+    drafter = NGramDrafter(shortestMatch: settings.shortestMatch)
     lengths = DraftLengthPolicy(maximum: settings.maximumDraftTokens)
+    trustedMatch = settings.trustedMatch
   }
 
   /// A token chosen for the answer.
@@ -25,11 +27,15 @@ struct SequenceSpeculation {
     history.append(token)
   }
 
-  /// A draft to evaluate after the last chosen token, at most `room` tokens (empty: decode one token).
+  /// A draft to evaluate after the last chosen token, at most `room` tokens (empty: decode one
+  /// token): as long as the adaptive length allows but no longer than the repeat it continues,
+  /// or the maximum where the repeat is ``SpeculativeDecoding/trustedMatch`` tokens long.
   mutating func draft(room: Int) -> [llama_token] {
     closeDraft()
-    let length = min(room, lengths.nextLength())
-    let draft = drafter.draft(from: history, length: length)
+    let adaptive = lengths.nextLength()
+    guard room > 0, let found = drafter.draft(from: history, length: min(room, lengths.maximum)) else { return [] }
+    let length = found.matchLength >= trustedMatch ? max(adaptive, found.matchLength) : min(adaptive, found.matchLength)
+    let draft = Array(found.tokens.prefix(length))
     if !draft.isEmpty {
       open = (draft.count, 0)
       draftedTokens += draft.count

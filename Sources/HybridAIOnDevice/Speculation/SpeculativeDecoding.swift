@@ -15,18 +15,19 @@ import Logging
 public struct SpeculativeDecoding: Sendable, Hashable {
   /// The most tokens one draft may hold; 0 turns speculation off.
   public var maximumDraftTokens: Int
-  /// The longest run of recent tokens looked for earlier in the conversation; longer matches are
-  /// tried first.
-  public var longestMatch: Int
-  /// The shortest run of recent tokens whose earlier occurrence is trusted as a draft.
+  /// The fewest tokens that must repeat an earlier place of the conversation for the tokens that
+  /// followed it there to be drafted. A draft is at most as long as the repeat, and grows with
+  /// the drafts taken, so a short coincidence costs little.
   public var shortestMatch: Int
+  /// A repeat this long drafts ``maximumDraftTokens`` at once: the answer is copying.
+  public var trustedMatch: Int
 
-  /// Speculation with drafts of at most `maximumDraftTokens` tokens, found by matching the last
-  /// `shortestMatch`…`longestMatch` tokens.
-  public init(maximumDraftTokens: Int = 48, longestMatch: Int = 4, shortestMatch: Int = 3) {
+  /// Speculation with drafts of at most `maximumDraftTokens` tokens where at least
+  /// `shortestMatch` tokens repeat, at once as long as allowed where `trustedMatch` do.
+  public init(maximumDraftTokens: Int = 48, shortestMatch: Int = 3, trustedMatch: Int = 12) {
     self.maximumDraftTokens = max(0, maximumDraftTokens)
     self.shortestMatch = max(1, shortestMatch)
-    self.longestMatch = max(self.shortestMatch, longestMatch)
+    self.trustedMatch = max(self.shortestMatch, trustedMatch)
   }
 
   /// Drafts from the conversation's own n-grams (the default).
