@@ -208,8 +208,8 @@ public struct SpeculationBenchmark: Sendable {
     report.notes.append("greedy answers identical with and without hybrid serve's speculation (answers compared): "
       + equality.joined(separator: "; "))
     report.notes.append("llama-server tokens/s by --spec-type (plain first): " + perType.joined(separator: "; "))
-    report.notes.append("each cell: every server answers WIDTH streams × 2 requests of the workload's prompt (the second "
-      + "finds its prompt cached), greedy, up to \(settings.outputTokens) tokens; tokens/s = the servers' own output "
+    report.notes.append("each cell: every server answers the workload's prompt twice on one stream (the second time "
+      + "from its prompt cache), or once on each of WIDTH streams, greedy, up to \(settings.outputTokens) tokens; tokens/s = the servers' own output "
       + "token counts ÷ wall time; \(settings.rounds) rounds, order rotating by round; ratios are medians of per-round ratios")
     report.notes.append("hybrid serve --max-concurrent-requests \(settings.widths.max() ?? 8) --context-size "
       + "\(settings.contextPerSlot) --threads \(settings.threads) [--draft-max 0]; llama-server -np \(settings.widths.max() ?? 8) "

@@ -140,6 +140,11 @@ struct ConversionTests {
     let served = UsageMetadata(usage)
     #expect(served.candidatesTokenCount == 20 && served.thoughtsTokenCount == 5 && served.toolUsePromptTokenCount == 6)
     #expect(Usage(gemini: served) == usage)
+    // Counts no real answer has (a broken or hostile server) are clamped, never summed into an overflow.
+    let absurd = Usage(gemini: UsageMetadata(promptTokenCount: .max, candidatesTokenCount: .max,
+                                             toolUsePromptTokenCount: -5, thoughtsTokenCount: .max))
+    #expect(absurd.promptTokens == Int(Int32.max) && absurd.outputTokens == Int(Int32.max))
+    #expect(absurd.toolUsePromptTokens == 0 && absurd.totalTokens > 0)
     // Usage saved before reasoning and tool-use counts existed still reads.
     let old = try? JSONDecoder().decode(Usage.self, from: Data(#"{"promptTokens": 3, "cachedPromptTokens": 1, "outputTokens": 2}"#.utf8))
     #expect(old == Usage(promptTokens: 3, cachedPromptTokens: 1, outputTokens: 2))

@@ -22,6 +22,17 @@ struct GPUOffloadTests {
                              devices: devices, backendsFolder: "/lib/test")
   }
 
+  @Test("a shape at the largest dimensions a file is read with, and the longest context, plans without overflowing")
+  func absurdShapesDoNotOverflow() throws {
+    let largest = GGUFModelShape.largestDimension
+    let huge = GGUFModelShape(fileSize: .max, blockCount: largest, embeddingLength: largest, headCount: 1,
+                              keyValueHeadCount: largest, trainingContextLength: largest)
+    let placement = try place(.automatic, devices: [Self.gpu(free: 79 << 30), Self.cpu], context: Int(Int32.max), shape: huge)
+    #expect(placement.gpuLayers == 0 && !placement.usesGPU)
+    let forced = try place(.count(3), devices: [Self.gpu(free: 79 << 30), Self.cpu], context: Int(Int32.max), shape: huge)
+    #expect(forced.gpuLayers == 3 && forced.requiredBytes == .max && forced.description.contains("may not fit"))
+  }
+
   @Test("automatic without a GPU: the CPU, and the reason says so")
   func automaticWithoutGPU() throws {
     let placement = try place(.automatic, devices: [Self.cpu])

@@ -43,18 +43,18 @@ struct SpeculativeDecodingTests {
     #expect(drafter.draft(from: [], length: 4) == nil)
   }
 
-  @Test("a draft is no longer than the repeat it continues nor than the adaptive length, unless the repeat is trusted")
+  @Test("a draft is no longer than the repeat it continues nor than the adaptive length")
   func draftsFollowTheRepeat() throws {
-    let settings = SpeculativeDecoding(maximumDraftTokens: 20, shortestMatch: 3, trustedMatch: 6)
+    let settings = SpeculativeDecoding(maximumDraftTokens: 20, shortestMatch: 3)
     let text: [llama_token] = Array(100..<140)
     func firstDraft(repeating repeated: Range<llama_token>, room: Int = 50) throws -> [llama_token] {
       var speculation = try #require(SequenceSpeculation(settings, prompt: text + Array(repeated)))
       return speculation.draft(room: room)
     }
     #expect(try firstDraft(repeating: 110..<113) == [113, 114, 115])   // 3 tokens repeat: at most 3
-    #expect(try firstDraft(repeating: 110..<115).count == DraftLengthPolicy.initialLength)   // 5: the adaptive length
-    #expect(try firstDraft(repeating: 110..<125) == Array(125..<140))   // 15, trusted: as long as the repeat
-    #expect(try firstDraft(repeating: 110..<125, room: 5) == Array(125..<130))
+    #expect(try firstDraft(repeating: 110..<125) == Array(125..<(125 + llama_token(DraftLengthPolicy.initialLength))))
+    #expect(try firstDraft(repeating: 110..<125, room: 2) == [125, 126])
+    #expect(try firstDraft(repeating: 137..<139).isEmpty)   // 2 tokens repeat: fewer than 3
     #expect(SequenceSpeculation(.off, prompt: text) == nil)
   }
 

@@ -88,6 +88,12 @@ struct ChunkAccumulationTests {
     let served = ChatUsage(Usage(promptTokens: 3, outputTokens: 9, reasoningTokens: 5))
     #expect(served.completionTokens == 9 && served.completionTokensDetails?.reasoningTokens == 5)
     #expect(ChatUsage(Usage(promptTokens: 3, outputTokens: 9)).completionTokensDetails == nil)
+    // Absurd counts from a server are clamped (no overflow when the total is left out).
+    let absurd = try JSONDecoder().decode(ChatUsage.self, from: Data(
+      #"{"prompt_tokens": 9223372036854775807, "completion_tokens": 9223372036854775807}"#.utf8))
+    #expect(absurd.totalTokens == 2 * Int(Int32.max))
+    let negative = try JSONDecoder().decode(ChatUsage.self, from: Data(#"{"prompt_tokens": -4, "completion_tokens": 2}"#.utf8))
+    #expect(negative.promptTokens == 0 && negative.totalTokens == 2)
     // Speculative decoding's drafts as OpenAI's predicted-output counts, both ways.
     let drafted = ChatUsage(Usage(promptTokens: 3, outputTokens: 9, draftTokens: 7, acceptedDraftTokens: 5))
     #expect(drafted.completionTokensDetails == .init(reasoningTokens: nil, acceptedPredictionTokens: 5, rejectedPredictionTokens: 2))

@@ -55,15 +55,22 @@ public struct Usage: Sendable, Hashable, Codable {
   /// Prompt tokens that had to be evaluated this turn.
   public var evaluatedPromptTokens: Int { promptTokens - cachedPromptTokens }
 
+  /// Counts as given, each clamped to ``count(_:)``'s range (they may come from another system).
   public init(promptTokens: Int, cachedPromptTokens: Int = 0, outputTokens: Int, reasoningTokens: Int = 0,
               toolUsePromptTokens: Int = 0, draftTokens: Int = 0, acceptedDraftTokens: Int = 0) {
-    self.draftTokens = draftTokens
-    self.acceptedDraftTokens = acceptedDraftTokens
-    self.promptTokens = promptTokens
-    self.cachedPromptTokens = cachedPromptTokens
-    self.outputTokens = outputTokens
-    self.reasoningTokens = reasoningTokens
-    self.toolUsePromptTokens = toolUsePromptTokens
+    self.promptTokens = Self.count(promptTokens)
+    self.cachedPromptTokens = Self.count(cachedPromptTokens)
+    self.outputTokens = Self.count(outputTokens)
+    self.reasoningTokens = Self.count(reasoningTokens)
+    self.toolUsePromptTokens = Self.count(toolUsePromptTokens)
+    self.draftTokens = Self.count(draftTokens)
+    self.acceptedDraftTokens = Self.count(acceptedDraftTokens)
+  }
+
+  /// A token count as a server reported it, made usable: 0…2³¹−1 (a negative or absurd count from
+  /// a server then cannot overflow the sums made of it).
+  public static func count(_ reported: Int?) -> Int {
+    min(max(0, reported ?? 0), Int(Int32.max))
   }
 
   /// Nothing used.
@@ -88,13 +95,13 @@ public struct Usage: Sendable, Hashable, Codable {
   /// counts existed as 0.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    promptTokens = try container.decode(Int.self, forKey: .promptTokens)
-    cachedPromptTokens = try container.decodeIfPresent(Int.self, forKey: .cachedPromptTokens) ?? 0
-    outputTokens = try container.decode(Int.self, forKey: .outputTokens)
-    reasoningTokens = try container.decodeIfPresent(Int.self, forKey: .reasoningTokens) ?? 0
-    toolUsePromptTokens = try container.decodeIfPresent(Int.self, forKey: .toolUsePromptTokens) ?? 0
-    draftTokens = try container.decodeIfPresent(Int.self, forKey: .draftTokens) ?? 0
-    acceptedDraftTokens = try container.decodeIfPresent(Int.self, forKey: .acceptedDraftTokens) ?? 0
+    self.init(promptTokens: try container.decode(Int.self, forKey: .promptTokens),
+              cachedPromptTokens: try container.decodeIfPresent(Int.self, forKey: .cachedPromptTokens) ?? 0,
+              outputTokens: try container.decode(Int.self, forKey: .outputTokens),
+              reasoningTokens: try container.decodeIfPresent(Int.self, forKey: .reasoningTokens) ?? 0,
+              toolUsePromptTokens: try container.decodeIfPresent(Int.self, forKey: .toolUsePromptTokens) ?? 0,
+              draftTokens: try container.decodeIfPresent(Int.self, forKey: .draftTokens) ?? 0,
+              acceptedDraftTokens: try container.decodeIfPresent(Int.self, forKey: .acceptedDraftTokens) ?? 0)
   }
 }
 

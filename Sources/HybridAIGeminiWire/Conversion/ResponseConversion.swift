@@ -11,7 +11,7 @@ extension Usage {
   /// `toolUsePromptTokenCount` and `cachedPromptTokens` `cachedContentTokenCount`.
   public init(gemini usage: UsageMetadata?) {
     self.init(promptTokens: usage?.promptTokenCount ?? 0, cachedPromptTokens: usage?.cachedContentTokenCount ?? 0,
-              outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+              outputTokens: Usage.count(usage?.candidatesTokenCount) + Usage.count(usage?.thoughtsTokenCount),
               reasoningTokens: usage?.thoughtsTokenCount ?? 0, toolUsePromptTokens: usage?.toolUsePromptTokenCount ?? 0)
   }
 }

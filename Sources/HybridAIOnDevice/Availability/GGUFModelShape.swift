@@ -30,6 +30,10 @@ struct GGUFModelShape: Sendable, Hashable {
     self.trainingContextLength = trainingContextLength
   }
 
+  /// The largest value a dimension is read as: larger and negative values (a damaged or hostile
+  /// file) are clamped to 0…this, so planning arithmetic on them cannot overflow.
+  static let largestDimension = 1 << 24
+
   /// Reads the shape from an open GGUF file; absent keys read as 0 (an unknown architecture
   /// then plans as one layer).
   init(reading gguf: OpaquePointer, fileSize: UInt64) {
@@ -39,14 +43,16 @@ struct GGUFModelShape: Sendable, Hashable {
     func integer(_ suffix: String) -> Int? {
       let key = gguf_find_key(gguf, "\(architecture).\(suffix)")
       guard key >= 0 else { return nil }
+      let value: Int
       switch gguf_get_kv_type(gguf, key) {
-      case GGUF_TYPE_UINT32: return Int(gguf_get_val_u32(gguf, key))
-      case GGUF_TYPE_INT32: return Int(gguf_get_val_i32(gguf, key))
-      case GGUF_TYPE_UINT64: return Int(clamping: gguf_get_val_u64(gguf, key))
-      case GGUF_TYPE_INT64: return Int(gguf_get_val_i64(gguf, key))
-      case GGUF_TYPE_UINT16: return Int(gguf_get_val_u16(gguf, key))
+      case GGUF_TYPE_UINT32: value = Int(gguf_get_val_u32(gguf, key))
+      case GGUF_TYPE_INT32: value = Int(gguf_get_val_i32(gguf, key))
+      case GGUF_TYPE_UINT64: value = Int(clamping: gguf_get_val_u64(gguf, key))
+      case GGUF_TYPE_INT64: value = Int(gguf_get_val_i64(gguf, key))
+      case GGUF_TYPE_UINT16: value = Int(gguf_get_val_u16(gguf, key))
       default: return nil
       }
+      return min(max(0, value), Self.largestDimension)
     }
     let heads = integer("attention.head_count") ?? 0
     self.init(fileSize: fileSize, blockCount: integer("block_count") ?? 0,

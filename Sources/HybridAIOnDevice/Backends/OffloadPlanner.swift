@@ -36,7 +36,8 @@ enum OffloadPlanner {
       gpu = devices.first(where: \.isGPU)
     }
 
-    let perLayer = shape.fileSize / UInt64(total) + shape.keyValueBytesPerTokenPerLayer * UInt64(max(0, contextTokens))
+    let perLayer = (shape.fileSize / UInt64(total)).addingSaturated(
+      shape.keyValueBytesPerTokenPerLayer.multipliedSaturated(by: UInt64(max(0, contextTokens))))
     switch request {
     case .none:
       return onCPU("GPU offload is off")
@@ -44,8 +45,8 @@ enum OffloadPlanner {
       guard count > 0 else { throw .invalidLayerCount("\(count)") }   // llama.cpp reads a negative count as "all"
       guard let gpu else { throw .noGPU(backendsFolder: backendsFolder) }
       guard count <= total else { throw .layerCountOutOfRange(requested: count, available: total) }
-      let needed = perLayer * UInt64(count)
-      let fits = needed + reserveBytes <= gpu.freeMemory
+      let needed = perLayer.multipliedSaturated(by: UInt64(count))
+      let fits = needed.addingSaturated(reserveBytes) <= gpu.freeMemory
       return ModelPlacement(device: gpu, gpuLayers: count, totalLayers: total, requiredBytes: needed,
                             reason: fits ? "\(count) layers as configured" : "\(count) layers as configured; they may not fit")
     case .automatic:
@@ -58,7 +59,21 @@ enum OffloadPlanner {
       let reason = fitting == total ? "everything fits"
         : "only \(fitting) of \(total) layers fit in \(ComputeDevice.gibibytes(gpu.freeMemory)) free"
       return ModelPlacement(device: gpu, gpuLayers: fitting, totalLayers: total,
-                            requiredBytes: perLayer * UInt64(fitting), reason: reason)
+                            requiredBytes: perLayer.multipliedSaturated(by: UInt64(fitting)), reason: reason)
     }
+  }
+}
+
+extension UInt64 {
+  /// `self + other`, or the largest value where that overflows (byte counts from untrusted metadata).
+  func addingSaturated(_ other: UInt64) -> UInt64 {
+    let (sum, overflow) = addingReportingOverflow(other)
+    return overflow ? .max : sum
+  }
+
+  /// `self × other`, or the largest value where that overflows.
+  func multipliedSaturated(by other: UInt64) -> UInt64 {
+    let (product, overflow) = multipliedReportingOverflow(by: other)
+    return overflow ? .max : product
   }
 }

@@ -6,7 +6,6 @@ struct SequenceSpeculation {
   private var history: [llama_token]
   private let drafter: NGramDrafter
   private var lengths: DraftLengthPolicy
-  private let trustedMatch: Int
   /// The draft being checked: its length and how many of its tokens were taken so far.
   private var open: (drafted: Int, accepted: Int)?
   /// Drafted tokens evaluated, and the part of them the model chose too.
@@ -19,7 +18,6 @@ struct SequenceSpeculation {
     history = prompt
     drafter = NGramDrafter(shortestMatch: settings.shortestMatch)
     lengths = DraftLengthPolicy(maximum: settings.maximumDraftTokens)
-    trustedMatch = settings.trustedMatch
   }
 
   /// A token chosen for the answer.
@@ -28,13 +26,13 @@ struct SequenceSpeculation {
   }
 
   /// A draft to evaluate after the last chosen token, at most `room` tokens (empty: decode one
-  /// token): as long as the adaptive length allows but no longer than the repeat it continues,
-  /// or the maximum where the repeat is ``SpeculativeDecoding/trustedMatch`` tokens long.
+  /// token): as long as the adaptive length allows and no longer than the repeat it continues
+  /// (an answer that copies its prompt repeats more with every token, so its drafts grow).
   mutating func draft(room: Int) -> [llama_token] {
     closeDraft()
     let adaptive = lengths.nextLength()
     guard room > 0, let found = drafter.draft(from: history, length: min(room, lengths.maximum)) else { return [] }
-    let length = found.matchLength >= trustedMatch ? max(adaptive, found.matchLength) : min(adaptive, found.matchLength)
+    let length = min(adaptive, found.matchLength)
     let draft = Array(found.tokens.prefix(length))
     if !draft.isEmpty {
       open = (draft.count, 0)

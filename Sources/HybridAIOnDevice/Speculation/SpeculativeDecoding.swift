@@ -19,15 +19,12 @@ public struct SpeculativeDecoding: Sendable, Hashable {
   /// followed it there to be drafted. A draft is at most as long as the repeat, and grows with
   /// the drafts taken, so a short coincidence costs little.
   public var shortestMatch: Int
-  /// A repeat this long drafts ``maximumDraftTokens`` at once: the answer is copying.
-  public var trustedMatch: Int
 
   /// Speculation with drafts of at most `maximumDraftTokens` tokens where at least
-  /// `shortestMatch` tokens repeat, at once as long as allowed where `trustedMatch` do.
-  public init(maximumDraftTokens: Int = 48, shortestMatch: Int = 3, trustedMatch: Int = 12) {
+  /// `shortestMatch` tokens repeat.
+  public init(maximumDraftTokens: Int = 48, shortestMatch: Int = 3) {
     self.maximumDraftTokens = max(0, maximumDraftTokens)
     self.shortestMatch = max(1, shortestMatch)
-    self.trustedMatch = max(self.shortestMatch, trustedMatch)
   }
 
   /// Drafts from the conversation's own n-grams (the default).

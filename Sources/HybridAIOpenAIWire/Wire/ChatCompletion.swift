@@ -81,12 +81,16 @@ public struct ChatUsage: Sendable, Hashable, Codable {
     self.completionTokensDetails = details == CompletionTokensDetails(reasoningTokens: nil) ? nil : details
   }
 
-  /// Decodes leniently: a missing count is 0, a missing total the sum.
+  /// Decodes leniently: a missing count is 0, a missing total the sum; a negative or absurd count
+  /// is clamped to 0…2³¹−1.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    promptTokens = try container.decodeIfPresent(Int.self, forKey: .promptTokens) ?? 0
-    completionTokens = try container.decodeIfPresent(Int.self, forKey: .completionTokens) ?? 0
-    totalTokens = try container.decodeIfPresent(Int.self, forKey: .totalTokens) ?? promptTokens + completionTokens
+    func count(_ key: CodingKeys) throws -> Int? {
+      try container.decodeIfPresent(Int.self, forKey: key).map { min(max(0, $0), Int(Int32.max)) }
+    }
+    promptTokens = try count(.promptTokens) ?? 0
+    completionTokens = try count(.completionTokens) ?? 0
+    totalTokens = try count(.totalTokens) ?? promptTokens + completionTokens
     promptTokensDetails = try? container.decodeIfPresent(PromptTokensDetails.self, forKey: .promptTokensDetails)
     completionTokensDetails = try? container.decodeIfPresent(CompletionTokensDetails.self,
                                                              forKey: .completionTokensDetails)
