@@ -26,9 +26,16 @@ func hybridAI(_ product: String) -> Target.Dependency {
   .product(name: product, package: "HybridAI")
 }
 
-/// One fuzz target: `Sources/<name>/<name>.swift`.
+/// One fuzz target: `Sources/<name>/<name>.swift`, linked with libFuzzer. Every module, this one
+/// included, gets AddressSanitizer and libFuzzer's coverage counters from scripts/fuzz's flags
+/// (`-sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp`: Swift's own
+/// `-sanitize=fuzzer` instruments with `trace-pc-guard`, which this libFuzzer refuses); libFuzzer's
+/// runtime, which brings a `main` of its own, goes into the fuzz targets only, not into the
+/// macro plug-in that the same flags build.
 func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
-  .executableTarget(name: name, dependencies: ["FuzzDriver"] + dependencies, swiftSettings: strictSwift)
+  .executableTarget(name: name, dependencies: ["FuzzDriver"] + dependencies,
+                    swiftSettings: strictSwift + [.unsafeFlags(["-parse-as-library"])],
+                    linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])])
 }
 
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
