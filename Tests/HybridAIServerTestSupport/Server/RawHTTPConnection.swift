@@ -9,21 +9,25 @@ import HybridAITestSupport
 public final class RawHTTPConnection: @unchecked Sendable {
   private let descriptor: Int32
 
-  /// Connects to `127.0.0.1:port`.
+  /// Connects to `127.0.0.1:port`. The socket becomes the connection's only once connected: a
+  /// failed connection closes it here, and no `deinit` closes its number a second time (by then
+  /// perhaps another thread's descriptor — a child process's pipe).
   public init(port: Int) throws {
-    descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw RawHTTPError.socket(errno) }
+    let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socketDescriptor >= 0 else { throw RawHTTPError.socket(errno) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard connected == 0 else {
-      close(descriptor)
-      throw RawHTTPError.socket(errno)
+      let failure = errno
+      close(socketDescriptor)
+      throw RawHTTPError.socket(failure)
     }
+    descriptor = socketDescriptor
   }
 
   deinit { close(descriptor) }
