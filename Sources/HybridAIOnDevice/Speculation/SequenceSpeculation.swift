@@ -31,7 +31,7 @@ struct SequenceSpeculation {
   mutating func draft(room: Int) -> [llama_token] {
     closeDraft()
     let adaptive = lengths.nextLength()
-    guard room > 0, let found = drafter.draft(from: history, length: min(room, lengths.maximum)) else { return [] }
+    guard adaptive > 0, room > 0, let found = drafter.draft(from: history, length: min(room, adaptive)) else { return [] }
     let length = min(adaptive, found.matchLength)
     let draft = Array(found.tokens.prefix(length))
     if !draft.isEmpty {
