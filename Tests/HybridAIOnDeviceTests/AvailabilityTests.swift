@@ -100,6 +100,19 @@ struct AvailabilityTests {
     case notGGUF, truncated, corruptHeader, empty
   }
 
+  @Test("a tensor table claiming more bytes than 64 bits count (found by fuzzing) is invalidModelFile, not a crash")
+  func tensorSizeBeyondInt64() throws {
+    // A 368-byte llama GGUF whose one tensor's size reads as negative when size_t is imported as Int.
+    let bytes = try #require(Data(base64Encoded: "R0dVRgMAAAABAAAAAAAAAAcAAAAAAAAAFAAAAAAAAABnZW5lcmFsLmFyY2hpdGVjdHVyZQgAAAAFAAAAAAAAAGxsYW1hDAAAAAAAAABnZW5lcmFsLm5hbWUIAAAABAAAAAAAAABmdXp6EQAAAAAAAABsbGFtYS5ibG9ja19jb3VudAQAAAACAAAAFgAAAAAAAABsbGFtYS5lbWJ6ZGRpbmdfbGVuZ3RoBAAAAEAAAAAaAAAAAAAAAGxsYW1hLmF0dGVudGlvbi5oZWFkX2NvdW50BAAAAAQAAAAdAAAAAAAAAGxsYW1hLmF0dGVudGlvbi5oZWFkX2NvdW50X2t2CgAAAAIAAAAAAAAAFAAAAAAAAABsbGFtYS5jb250ZXh0X2xlbmd0aAUAAAAACAAAEQAAAAAAAAB0b2tlbl9lbWJkLndlaWdodAEAAAAEAAAAAAAAMQAAAAAAAAAAAAAAAAAAAD8AAIC/AAAAQAAAAAA="))
+    let directory = try TestModel.scratchDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let path = directory.appendingPathComponent("huge-tensor.gguf").path
+    try bytes.write(to: URL(fileURLWithPath: path))
+    let model = SystemLanguageModel(modelPath: path)
+    #expect(model.availability == .unavailable(.invalidModelFile))
+    #expect(model.availabilityDetail?.contains("truncated") == true, "\(model.availabilityDetail ?? "")")
+  }
+
   @Test("bad files are invalidModelFile and fail with typed errors, without crashing", arguments: BadFile.allCases)
   func badFile(kind: BadFile) async throws {
     _ = try TestModel.requireModel()

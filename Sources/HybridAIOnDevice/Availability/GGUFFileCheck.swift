@@ -40,16 +40,19 @@ enum GGUFFileCheck {
       return .invalid(reason: "corrupt GGUF header or metadata")
     }
     defer { gguf_free(gguf) }
-    let dataOffset = UInt64(gguf_get_data_offset(gguf))
+    // Offsets and sizes are `size_t` (imported as `Int`): read as unsigned, summed without
+    // overflowing, so a tensor table claiming more than any file holds reads as truncated.
+    let dataOffset = UInt64(size: gguf_get_data_offset(gguf))
     var dataEnd: UInt64 = 0
     let tensorCount = gguf_get_n_tensors(gguf)
     guard tensorCount > 0 else { return .invalid(reason: "it holds no tensors") }
     for index in 0..<tensorCount {
-      let end = UInt64(gguf_get_tensor_offset(gguf, index)) + UInt64(gguf_get_tensor_size(gguf, index))
+      let end = UInt64(size: gguf_get_tensor_offset(gguf, index)).addingSaturated(UInt64(size: gguf_get_tensor_size(gguf, index)))
       dataEnd = max(dataEnd, end)
     }
-    guard dataOffset + dataEnd <= size else {
-      return .invalid(reason: "truncated: tensors need \(dataOffset + dataEnd) bytes, the file has \(size)")
+    let needed = dataOffset.addingSaturated(dataEnd)
+    guard needed <= size else {
+      return .invalid(reason: "truncated: tensors need \(needed) bytes, the file has \(size)")
     }
     return .valid(GGUFModelShape(reading: gguf, fileSize: size))
   }

@@ -63,17 +63,3 @@ enum OffloadPlanner {
     }
   }
 }
-
-extension UInt64 {
-  /// `self + other`, or the largest value where that overflows (byte counts from untrusted metadata).
-  func addingSaturated(_ other: UInt64) -> UInt64 {
-    let (sum, overflow) = addingReportingOverflow(other)
-    return overflow ? .max : sum
-  }
-
-  /// `self × other`, or the largest value where that overflows.
-  func multipliedSaturated(by other: UInt64) -> UInt64 {
-    let (product, overflow) = multipliedReportingOverflow(by: other)
-    return overflow ? .max : product
-  }
-}
