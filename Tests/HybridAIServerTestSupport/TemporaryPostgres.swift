@@ -181,19 +181,21 @@ public final class TemporaryPostgres: Sendable {
     -> PostgresRegistryStore.Configuration {
     PostgresRegistryStore.Configuration(host: host, port: port, username: Self.username, database: database,
                                         tls: .disable, operationTimeout: operationTimeout,
-                                        connectTimeout: Self.patientConnectTimeout)
+                                        connectTimeout: Self.patientConnectTimeout, rateLimitTimeout: operationTimeout)
   }
 
   /// How long a test's store waits to connect: the local server accepts at once on a quiet machine,
   /// but a suite whose shards keep both cores busy has been seen to take over the default 5 s.
   public static let patientConnectTimeout = Duration.seconds(30)
 
-  /// `postgres://hybrid@127.0.0.1:PORT/DATABASE?sslmode=disable&operation_timeout=120&connect_timeout=30`
-  /// (a later `&operation_timeout=` wins).
+  /// `postgres://hybrid@127.0.0.1:PORT/DATABASE?sslmode=disable&operation_timeout=120&connect_timeout=30&rate_limit_timeout=120`
+  /// (a later `&operation_timeout=` wins). The rate-limit calls get the patient deadline too: their
+  /// 1 s default expired under a full suite's load.
   public func url(database: String) -> String {
     "postgres://\(Self.username)@\(host):\(port)/\(database)?sslmode=disable"
       + "&operation_timeout=\(Self.patientOperationTimeout.components.seconds)"
       + "&connect_timeout=\(Self.patientConnectTimeout.components.seconds)"
+      + "&rate_limit_timeout=\(Self.patientOperationTimeout.components.seconds)"
   }
 
   /// A direct connection's configuration, for tests that talk SQL themselves.
