@@ -63,6 +63,15 @@ struct ModelsGetCommand: AsyncParsableCommand {
       throw ExitCode(ModelsGetCommand.exitCode(for: error))
     }
     if type == .background { await downloader.waitForBackgroundUpdates() }
+    // A download's progress stream has ended by now; let the bar draw its last frame. (With
+    // nothing downloaded the stream stays open, hence the bound.)
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await progress.value }
+      group.addTask { try? await Task.sleep(for: .seconds(1)) }
+      await group.next()
+      progress.cancel()
+      group.cancelAll()
+    }
     if json { try printJSON(model) } else { Terminal.write("\(model.path)\n") }
     Terminal.status("\(model.name) version \(model.version): \(model.size) bytes, sha256 \(model.hash)")
   }
