@@ -324,7 +324,7 @@ let package = Package(
       name: "HybridOnDeviceCommandLine",
       dependencies: [
         "HybridAI", "HybridAIOnDevice", "HybridCommandLine", "ModelDelivery",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strictSwift),
     .target(

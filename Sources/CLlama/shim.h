@@ -3,3 +3,6 @@
 #include <llama.h>
 #include <gguf.h>
 #include <ggml-backend.h>
+// libmtmd: images and audio through a model's multimodal projector (an mmproj GGUF).
+#include <mtmd.h>
+#include <mtmd-helper.h>

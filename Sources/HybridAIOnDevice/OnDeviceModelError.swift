@@ -26,6 +26,11 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
   case invalidGrammar(String)
   /// The model's tool-call text could not be read (it was cut short by the token limit).
   case invalidToolCall(String, reason: String)
+  /// No file at the multimodal projector path (``SystemLanguageModel/Configuration/projectorPath``).
+  case projectorFileMissing(path: String)
+  /// The projector does not load for this model: not a projector, corrupt, a type llama.cpp does
+  /// not know, or made for another model (the reason names both embedding sizes).
+  case invalidProjector(path: String, reason: String)
   /// The model was shut down (``BatchedLanguageModel/shutDown()``, a server stopping) while the
   /// request waited or decoded.
   case shuttingDown
@@ -54,6 +59,10 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
       "invalid grammar: \(reason)"
     case .invalidToolCall(let text, let reason):
       "the model's tool call is not valid (\(reason)): \(text.prefix(300))"
+    case .projectorFileMissing(let path):
+      "no multimodal projector file at \(path)"
+    case .invalidProjector(let path, let reason):
+      "\(path) is not a multimodal projector this model can use: \(reason)"
     case .shuttingDown:
       "the model is shutting down (the server is stopping); the request was not finished"
     }

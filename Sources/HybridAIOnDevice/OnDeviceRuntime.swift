@@ -15,6 +15,7 @@ public enum OnDeviceRuntime {
   public static func shutDown() async {
     guard LlamaRuntime.wasInitialised else { return }
     await LlamaContextRegistry.shared.freeAll()
+    ProjectorCache.shared.releaseAll()
     await LlamaWeightsCache.shared.releaseAll()
     LlamaRuntime.shutDown()
   }

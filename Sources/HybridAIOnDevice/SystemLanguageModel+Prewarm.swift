@@ -28,7 +28,7 @@ extension SystemLanguageModel {
     let conversation = conversation(for: prepared.weights, in: request.sessionState)
     let cancellation = CancellationFlag()
     try await withTaskCancellationHandler {
-      try await conversation.prefill(prepared.tokens, cancellation: cancellation)
+      try await conversation.prefill(prepared.prompt, cancellation: cancellation)
     } onCancel: {
       cancellation.cancel()
     }

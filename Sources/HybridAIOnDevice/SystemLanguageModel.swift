@@ -237,9 +237,22 @@ public struct SystemLanguageModel: LanguageModel {
     await support(for: request, contextSize: effectiveContextSize)
   }
 
+  /// Text, and the images or audio its projector (``Configuration/projectorPath``) reads.
+  public var capabilities: ModelCapabilities {
+    guard let projectorPath = configuration.projectorPath else { return .text }
+    return ModelCapabilities(inputModalities: ProjectorCache.shared.modalities(ofProjectorAt: projectorPath))
+  }
+
   /// Whether the rendered prompt fits a context of `contextSize(weights)` tokens; shared with
   /// ``BatchedLanguageModel``, whose context is per sequence.
   func support(for request: GenerationRequest, contextSize: (LlamaModelWeights) -> Int) async -> RequestSupport {
+    if let projectorPath = configuration.projectorPath, request.options.unreadableAttachments != .reference {
+      // Of the kinds the projector reads, the file types libmtmd cannot decode (WebP, HEIC, Ogg).
+      let media = MediaRendering(marker: "", modalities: ProjectorCache.shared.modalities(ofProjectorAt: projectorPath))
+      if let attachment = request.newAttachments.first(where: { media.modalities.contains($0.modality) && !media.reads($0) }) {
+        return .unsupported(.unsupportedInput(attachment.mimeType))
+      }
+    }
     let prepared: PreparedPrompt
     do {
       prepared = try await prepare(request)
@@ -268,7 +281,7 @@ public struct SystemLanguageModel: LanguageModel {
         let cancellation = CancellationFlag()
         let response = try await withTaskCancellationHandler {
           try await conversation.respond(
-            to: prepared.tokens, options: prepared.options(for: request), guidance: prepared.guidance,
+            to: prepared.prompt, options: prepared.options(for: request), guidance: prepared.guidance,
             modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
             onEvent: { continuation.yield($0) })
         } onCancel: {
@@ -289,12 +302,15 @@ public struct SystemLanguageModel: LanguageModel {
   /// A request's prompt: the weights it was tokenized with and its tokens (chat template applied).
   struct PreparedPrompt {
     let weights: LlamaModelWeights
-    let tokens: [llama_token]
+    /// Its tokens, with the places of images and sounds (evaluated through the projector).
+    let prompt: MultimodalPrompt
     /// The grammar for the answer (response schema, tools), or `nil` for free text.
     let guidance: DecodingGuidance?
     /// Texts that end the model's turn without being a token of its own (see
     /// ``ResolvedChatTemplate/turnEndTexts(weights:)``): stop sequences for every answer.
     var turnEndTexts: [String] = []
+
+    var tokens: [llama_token] { prompt.tokens }
 
     /// The on-device options of `request`, with ``turnEndTexts`` among the stop sequences.
     func options(for request: GenerationRequest) -> GenerationOptions {
@@ -325,12 +341,16 @@ public struct SystemLanguageModel: LanguageModel {
       // A text completion: the text as it is (control tokens written in it count, as llama-server
       // reads a completion's prompt), no template, no grammar, no turn-end texts.
       let tokens = try weights.tokenize(try request.plainTextPrompt(), addSpecial: true, parseSpecial: true)
-      return PreparedPrompt(weights: weights, tokens: tokens, guidance: nil)
+      return PreparedPrompt(weights: weights, prompt: MultimodalPrompt(tokens: tokens), guidance: nil)
     }
     let template = try resolvedChatTemplate(for: weights)
     let cache = request.sessionState.state(for: "llama.prompt:\(modelPath)") { RenderedPromptCache() }
+    let projector = try configuration.projectorPath.map { (path) throws(OnDeviceModelError) in
+      try ProjectorCache.shared.projector(at: path, for: weights, threads: configuration.threads,
+                                         useGPU: (try? placement().usesGPU) ?? false, logger: logger)
+    }
     let prompt = try cache.prompt(for: request, template: configuration.chatTemplate, weights: weights) {
-      try template.render(request, weights: weights)
+      try template.render(request, weights: weights, projector: projector)
     }
     let guidance: DecodingGuidance?
     if let rendering = prompt.nativeToolCalls {
@@ -346,8 +366,8 @@ public struct SystemLanguageModel: LanguageModel {
         throw GenerationError.unsupportedRequest(.unsupportedSchema(error.description))
       }
     }
-    let tokens = prompt.tokens
-    return PreparedPrompt(weights: weights, tokens: tokens, guidance: guidance, turnEndTexts: template.turnEndTexts(weights: weights))
+    return PreparedPrompt(weights: weights, prompt: prompt.prompt, guidance: guidance,
+                          turnEndTexts: template.turnEndTexts(weights: weights))
   }
 
   /// The text of the tokens `request` decodes from: the prompt exactly as the model reads it (for
@@ -406,6 +426,9 @@ extension SystemLanguageModel {
     /// Speculative decoding: ``SpeculativeDecoding/ngram`` (the default) drafts from the
     /// conversation's own tokens, ``SpeculativeDecoding/off`` decodes one token per pass.
     public var speculation: SpeculativeDecoding
+    /// The multimodal projector (an `mmproj` GGUF made for these weights) through which the model
+    /// reads images and audio itself; `nil`: text only. What it reads sets ``SystemLanguageModel/capabilities``.
+    public var projectorPath: String?
     /// llama.cpp contexts that will use the weights at once (a ``BatchedLanguageModel``'s
     /// ``BatchedLanguageModel/Configuration/contexts``): the offload planner keeps room for each
     /// one's compute buffers.
@@ -415,8 +438,9 @@ extension SystemLanguageModel {
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 chatTemplate: ChatTemplate? = nil, isEnabled: Bool = true,
                 gpuLayers: GPULayers = .automatic, device: String? = nil, pooling: EmbeddingPooling = .automatic,
-                speculation: SpeculativeDecoding = .ngram) {
+                speculation: SpeculativeDecoding = .ngram, projectorPath: String? = nil) {
       self.speculation = speculation
+      self.projectorPath = projectorPath
       self.contextSize = contextSize
       self.batchSize = batchSize
       self.threads = max(1, threads)

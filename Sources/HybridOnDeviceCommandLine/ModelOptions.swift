@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 import HybridCommandLine
+import Logging
 import ModelDelivery
 
 /// Options that choose and configure the on-device model.
@@ -30,6 +31,15 @@ public struct ModelOptions: ParsableArguments, Sendable {
     valueName: "tokens"))
   public var draftMax = SpeculativeDecoding.ngram.maximumDraftTokens
 
+  @Option(name: .long, help: ArgumentHelp(
+    "The model's multimodal projector (an mmproj GGUF): the model then reads images and audio itself.",
+    discussion: "Default: the one mmproj*.gguf beside the model that matches it (said in the log), or the projector an hf: or ollama: model comes with.",
+    valueName: "file"))
+  public var mmproj: String?
+
+  @Flag(name: .long, help: "Text only: no projector, not even the one beside the model.")
+  public var noMmproj = false
+
   @OptionGroup public var offload: OffloadOptions
 
   public init() {}
@@ -47,6 +57,10 @@ public struct ModelOptions: ParsableArguments, Sendable {
       case .huggingFace, .registry: break   // fetched when the command runs, unless this machine holds it
       case .ollama: _ = try modelPath()
       }
+    }
+    if let mmproj {
+      guard !noMmproj else { throw ValidationError("--mmproj and --no-mmproj exclude each other") }
+      try FileArgument.requireReadableFile(mmproj, label: "--mmproj")
     }
     _ = try template()
   }
@@ -72,7 +86,20 @@ public struct ModelOptions: ParsableArguments, Sendable {
     configuration.speculation = SpeculativeDecoding(maximumDraftTokens: draftMax)
     // A blob of Ollama's store is named by its digest: report the model as Ollama names it.
     if let model, case .ollama(let name, let tag) = try reference(model) { configuration.modelName = "\(name):\(tag)" }
-    return SystemLanguageModel(modelPath: try modelPath() ?? ModelLocator.defaultModelPath(), configuration: configuration)
+    let local = try localModel()
+    configuration.projectorPath = try projectorPath(pairedWith: local)
+    return SystemLanguageModel(modelPath: local?.weights.path ?? ModelLocator.defaultModelPath(), configuration: configuration)
+  }
+
+  /// The projector: `--mmproj`, else (unless `--no-mmproj`) the one that comes with the model.
+  public func projectorPath(pairedWith local: LocalModel?) throws(ValidationError) -> String? {
+    if noMmproj { return nil }
+    if let mmproj { return mmproj }
+    guard let projector = local?.projector else { return nil }
+    Self.logger.info("paired the model with the projector beside it (--no-mmproj: text only)", metadata: [
+      "model": "\(local?.weights.lastPathComponent ?? "")", "projector": "\(projector.path)",
+    ])
+    return projector.path
   }
 
   /// The on-device model these options describe, with an `hf:` or `registry:` model fetched first
@@ -88,14 +115,21 @@ public struct ModelOptions: ParsableArguments, Sendable {
   /// The GGUF file `--model` names: the path as given, or the file of an `hf:` or `ollama:` reference
   /// found in its store (`nil` without `--model`).
   public func modelPath(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ValidationError) -> String? {
+    try localModel(environment: environment)?.weights.path
+  }
+
+  /// The model `--model` names as found on this machine, with its projector (`nil` without `--model`).
+  public func localModel(environment: [String: String] = ProcessInfo.processInfo.environment) throws(ValidationError) -> LocalModel? {
     guard let model else { return nil }
     let reference = try reference(model)
     do {
-      return try LocalModelResolver(environment: environment).resolve(reference).weights.path
+      return try LocalModelResolver(environment: environment).resolve(reference)
     } catch {
       throw ValidationError("--model: \(error)")
     }
   }
+
+  private static let logger = Logger(label: "HybridAI.cli")
 
   private func reference(_ text: String) throws(ValidationError) -> ModelReference {
     do { return try ModelReference(text) } catch { throw ValidationError("--model: \(error)") }

@@ -183,7 +183,7 @@ struct SystemLanguageModelTests {
     let weights = try await LlamaWeightsCache.shared.weights(at: TestModel.path)
     let conversation = LlamaConversation(weights: weights, settings: .init(contextSize: 512, batchSize: 64, threads: 2),
                                          logger: TestLogging.logger("test"))
-    let tokens = try weights.tokenize("<|im_start|>user\nWrite a long story about a dragon.<|im_end|>\n<|im_start|>assistant\n")
+    let tokens = MultimodalPrompt(tokens: try weights.tokenize("<|im_start|>user\nWrite a long story about a dragon.<|im_end|>\n<|im_start|>assistant\n"))
     let (firstText, signalFirstText) = AsyncStream.makeStream(of: Void.self)
     let turn = Task {
       defer { signalFirstText.finish() }

@@ -35,27 +35,41 @@ enum ResolvedChatTemplate {
   /// A transcript that ends with a response is an answer the caller began (OpenAI's assistant
   /// prefill): the model continues it. The conversation before it is rendered as for a new answer
   /// and the begun text follows the generation prompt, as llama-server does.
-  func render(_ request: GenerationRequest, weights: LlamaModelWeights) throws(OnDeviceModelError) -> RenderedPrompt {
-    guard case .response(let begun)? = request.transcript.last else {
-      let (text, rendering) = try promptText(request)
-      return RenderedPrompt(tokens: try weights.tokenize(text), nativeToolCalls: rendering)
+  ///
+  /// With a `projector`, the attachments it reads are evaluated as media in their places.
+  func render(_ request: GenerationRequest, weights: LlamaModelWeights,
+              projector: MultimodalProjector? = nil) throws -> RenderedPrompt {
+    let media = projector.map(MediaRendering.init(projector:))
+    var text: String
+    let rendering: ChatRendering?
+    if case .response(let begun)? = request.transcript.last {
+      var before = request
+      before.transcript = Transcript(entries: Array(request.transcript.dropLast()))
+      (text, rendering) = try promptText(before, media: media)
+      text += begun.segments.text
+    } else {
+      (text, rendering) = try promptText(request, media: media)
     }
-    var before = request
-    before.transcript = Transcript(entries: Array(request.transcript.dropLast()))
-    let (text, rendering) = try promptText(before)
-    return RenderedPrompt(tokens: try weights.tokenize(text + begun.segments.text), nativeToolCalls: rendering)
+    guard let projector, let media, case let attachments = media.attachments(in: request.transcript), !attachments.isEmpty else {
+      return RenderedPrompt(prompt: MultimodalPrompt(tokens: try weights.tokenize(text)), nativeToolCalls: rendering)
+    }
+    let inputs = try attachments.map { attachment in
+      MediaInput(name: attachment.reference.name, mimeType: attachment.mimeType, bytes: try request.contents(of: attachment))
+    }
+    return RenderedPrompt(prompt: try projector.tokenize(text, media: inputs), nativeToolCalls: rendering)
   }
 
   /// The prompt's text, ending with the generation prompt, and the native tool-call rendering.
-  private func promptText(_ request: GenerationRequest) throws(OnDeviceModelError) -> (String, ChatRendering?) {
+  private func promptText(_ request: GenerationRequest, media: MediaRendering?) throws(OnDeviceModelError) -> (String, ChatRendering?) {
     switch self {
     case .builtIn(let template):
-      let messages = TranscriptRendering.messages(for: request, style: .documented)
+      let messages = TranscriptRendering.messages(for: request, style: .documented, media: media)
       return (try template.renderBuiltIn(messages), nil)
     case .jinja(let template, _):
       let native = template.supportsToolCalls && request.responseFormat == nil
         && (!request.tools.isEmpty || request.transcript.contains { if case .toolCalls = $0 { true } else { false } })
-      var chat = ChatTemplateRequest(messages: TranscriptRendering.messages(for: request, style: native ? .native : .documented))
+      var chat = ChatTemplateRequest(messages: TranscriptRendering.messages(for: request, style: native ? .native : .documented,
+                                                                            media: media))
       if native {
         (chat.tools, chat.tool_choice) = Self.nativeTools(for: request)
         chat.parallel_tool_calls = request.options.parallelToolCalls
@@ -95,6 +109,6 @@ enum ResolvedChatTemplate {
 /// A request's prompt as tokens, and the rendering that parses tool calls in the model's own
 /// format (`nil`: HybridAI's documented format, or no tools).
 struct RenderedPrompt: Sendable {
-  let tokens: [llama_token]
+  let prompt: MultimodalPrompt
   let nativeToolCalls: ChatRendering?
 }

@@ -13,9 +13,11 @@ import HybridAI
 enum TranscriptRendering {
   enum ToolStyle { case native, documented }
 
-  /// The messages of `request`'s transcript. Attachments (this model reads only text) become a
-  /// line naming each, plain-text files with their contents (``HybridAI/GenerationRequest/readableText(of:)``).
-  static func messages(for request: GenerationRequest, style: ToolStyle) -> [ChatTemplateRequest.Message] {
+  /// The messages of `request`'s transcript. Attachments the model reads (with `media`, through
+  /// its projector) become `media`'s marker in their place; the others a line naming each,
+  /// plain-text files with their contents (``HybridAI/GenerationRequest/readableText(of:)``).
+  static func messages(for request: GenerationRequest, style: ToolStyle,
+                       media: MediaRendering? = nil) -> [ChatTemplateRequest.Message] {
     typealias Message = ChatTemplateRequest.Message
     let (transcript, tools) = (request.transcript, request.tools)
     var messages: [Message] = []
@@ -28,7 +30,7 @@ enum TranscriptRendering {
         if !hasSystemMessage { messages.append(Message(role: "system", content: text)) }
         hasSystemMessage = true
       case .prompt(let prompt):
-        messages.append(Message(role: "user", content: promptText(prompt, in: request)))
+        messages.append(Message(role: "user", content: promptText(prompt, in: request, media: media)))
       case .response(let response):
         messages.append(Message(role: "assistant", content: response.segments.text))
       case .toolCalls(let calls) where style == .native:
@@ -54,8 +56,8 @@ enum TranscriptRendering {
     return messages
   }
 
-  private static func promptText(_ prompt: Transcript.Prompt, in request: GenerationRequest) -> String {
-    let text = request.readableText(of: prompt.segments)
+  private static func promptText(_ prompt: Transcript.Prompt, in request: GenerationRequest, media: MediaRendering?) -> String {
+    let text = media?.content(of: prompt.segments, in: request) ?? request.readableText(of: prompt.segments)
     guard let format = prompt.responseFormat, format.includeSchemaInPrompt else { return text }
     return text + "\n\nAnswer with JSON that follows this JSON Schema:\n" + format.schema.jsonSchema.jsonString
   }

@@ -29,8 +29,11 @@ actor LlamaConversation: LlamaContextOwner {
   let weights: LlamaModelWeights
   let settings: Settings
   private var context: OpaquePointer?
-  /// The tokens whose keys and values are in the context's memory, in order.
+  /// The tokens whose keys and values are in the context's memory, in order (a medium's places
+  /// hold ``MultimodalPrompt/mediaToken``).
   private var cachedTokens: [llama_token] = []
+  /// The identities of the media in the cache, by first place.
+  private var cachedMedia: [Int: String] = [:]
   /// The batch of a chosen token and its draft (speculative decoding), made on first use.
   private var draftBatch: LlamaBatch?
   /// Whether a turn is under way; later turns wait in ``waitingTurns``, oldest first.
@@ -55,7 +58,7 @@ actor LlamaConversation: LlamaContextOwner {
     LlamaRuntime.checkAlive("llama_free")
     llama_free(context)
     self.context = nil
-    cachedTokens.removeAll()
+    trimCache(to: 0)
     logger.debug("freed llama context")
   }
 
@@ -64,10 +67,11 @@ actor LlamaConversation: LlamaContextOwner {
   /// With `guidance`, tokens are chosen under its grammar and tool calls arrive as one
   /// ``GenerationEvent/toolCalls(_:)`` event; text arrives as ``GenerationEvent/textDelta(_:)``.
   func respond(
-    to promptTokens: [llama_token], options: GenerationOptions, guidance: DecodingGuidance?, modelVersion: String,
+    to prompt: MultimodalPrompt, options: GenerationOptions, guidance: DecodingGuidance?, modelVersion: String,
     requestStarted: ContinuousClock.Instant, cancellation: CancellationFlag,
     onEvent emit: @Sendable (GenerationEvent) -> Void
   ) async throws -> RawResponse {
+    let promptTokens = prompt.tokens
     let context = try await takeTurn(for: promptTokens, cancellation: cancellation)
     defer { endTurn() }
     llama_set_abort_callback(context, { data in
@@ -78,8 +82,8 @@ actor LlamaConversation: LlamaContextOwner {
 
     // 1. Keep the cached prefix, evaluate the rest.
     let promptStarted = ContinuousClock.now
-    let reused = reuseCachedPrefix(of: promptTokens, in: context)
-    try await evaluate(promptTokens[reused...], in: context, cancellation: cancellation)
+    let reused = reuseCachedPrefix(of: prompt, in: context)
+    try await evaluate(prompt, from: reused, in: context, cancellation: cancellation)
     let promptEvaluation = ContinuousClock.now - promptStarted
 
     // 2. Sample until the model ends its turn, a stop sequence, the token limit, or a full context.
@@ -89,7 +93,7 @@ actor LlamaConversation: LlamaContextOwner {
     var text = GeneratedTextEmitter(stopSequences: options.stopSequences)
     var output = GuidedOutput(guidance: guidance)
     var logProbabilities = TokenLogProbabilityRecorder(options: options)
-    var speculation = SequenceSpeculation(settings.speculation.fitting(batchSize: settings.batchSize), prompt: promptTokens)
+    var speculation = SequenceSpeculation(settings.speculation.fitting(batchSize: settings.batchSize), prompt: prompt.textTokens)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?
@@ -165,15 +169,15 @@ actor LlamaConversation: LlamaContextOwner {
 
   /// Evaluates `promptTokens` into the cache without answering (a prewarm): the next turn whose
   /// prompt starts with them evaluates only the rest. Makes the context when there is none.
-  func prefill(_ promptTokens: [llama_token], cancellation: CancellationFlag) async throws {
-    let context = try await takeTurn(for: promptTokens, cancellation: cancellation)
+  func prefill(_ prompt: MultimodalPrompt, cancellation: CancellationFlag) async throws {
+    let context = try await takeTurn(for: prompt.tokens, cancellation: cancellation)
     defer { endTurn() }
-    guard !promptTokens.isEmpty else { return }
+    guard !prompt.tokens.isEmpty else { return }
     let started = ContinuousClock.now
-    let reused = reuseCachedPrefix(of: promptTokens, in: context)
-    try await evaluate(promptTokens[reused...], in: context, cancellation: cancellation)
+    let reused = reuseCachedPrefix(of: prompt, in: context)
+    try await evaluate(prompt, from: reused, in: context, cancellation: cancellation)
     logger.debug("prefilled the cache", metadata: [
-      "tokens": "\(promptTokens.count)", "reused": "\(reused)", "seconds": "\((ContinuousClock.now - started).seconds)",
+      "tokens": "\(prompt.tokens.count)", "reused": "\(reused)", "seconds": "\((ContinuousClock.now - started).seconds)",
     ])
   }
 
@@ -200,18 +204,26 @@ actor LlamaConversation: LlamaContextOwner {
     return made
   }
 
-  /// Drops from the cache everything after the longest prefix shared with `tokens`, keeping at
-  /// least one token of `tokens` to evaluate (its logits start the answer). Returns the prefix length.
-  private func reuseCachedPrefix(of tokens: [llama_token], in context: OpaquePointer) -> Int {
-    var shared = cachedTokens.reusablePrefixLength(for: tokens)
+  /// Drops from the cache everything after the longest prefix shared with `prompt` (media
+  /// whole), keeping at least one place of `prompt` to evaluate (its logits start the answer).
+  /// Returns the prefix length.
+  private func reuseCachedPrefix(of prompt: MultimodalPrompt, in context: OpaquePointer) -> Int {
+    var shared = prompt.reusablePrefixLength(cached: cachedTokens, media: cachedMedia)
     if shared < cachedTokens.count {
       if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(shared), -1) {
         llama_memory_clear(llama_get_memory(context), true)
         shared = 0
       }
-      cachedTokens.removeSubrange(shared...)
+      trimCache(to: shared)
     }
     return shared
+  }
+
+  /// Forgets the cache's entries from place `count` on (they were removed from llama.cpp's memory).
+  private func trimCache(to count: Int) {
+    guard count < cachedTokens.count else { return }
+    cachedTokens.removeSubrange(count...)
+    if !cachedMedia.isEmpty { cachedMedia = cachedMedia.filter { $0.key < count } }
   }
 
   /// Checks that `promptTokens` fit, waits for this conversation's turn and returns its context
@@ -267,7 +279,7 @@ actor LlamaConversation: LlamaContextOwner {
     let result = llama_decode(context, batch.raw)
     guard result == 0 else {
       llama_memory_clear(llama_get_memory(context), true)
-      cachedTokens.removeAll()
+      trimCache(to: 0)
       if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
       throw OnDeviceModelError.decodeFailed(code: result)
     }
@@ -282,8 +294,34 @@ actor LlamaConversation: LlamaContextOwner {
       cachedTokens.removeLast(count)
     } else {   // cannot happen for attention caches; start over rather than keep wrong entries
       llama_memory_clear(llama_get_memory(context), true)
-      cachedTokens.removeAll()
+      trimCache(to: 0)
     }
+  }
+
+  /// Evaluates `prompt` from place `start` on: text in batches, each medium through its
+  /// projector (encoded, then its embeddings evaluated), appending them to the cache.
+  private func evaluate(_ prompt: MultimodalPrompt, from start: Int, in context: OpaquePointer,
+                        cancellation: CancellationFlag) async throws {
+    var next = start
+    for span in prompt.media where span.end > start {
+      try await evaluate(prompt.tokens[next..<span.start], in: context, cancellation: cancellation)
+      guard let projector = prompt.projector, let chunk = prompt.chunk(of: span) else {
+        throw OnDeviceModelError.tokenizationFailed
+      }
+      let result = projector.evaluate(chunk, in: context, at: cachedTokens.count, batchSize: settings.batchSize,
+                                      logitsLast: span.end == prompt.tokens.count)
+      guard result == 0 else {
+        llama_memory_clear(llama_get_memory(context), true)
+        trimCache(to: 0)
+        if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
+        throw OnDeviceModelError.decodeFailed(code: result)
+      }
+      cachedMedia[cachedTokens.count] = span.id
+      cachedTokens.append(contentsOf: prompt.tokens[span.start..<span.end])
+      next = span.end
+      try await giveOtherWorkATurn(holding: context, cancellation: cancellation)
+    }
+    try await evaluate(prompt.tokens[next...], in: context, cancellation: cancellation)
   }
 
   /// Evaluates tokens in batches, appending them to the cache, and gives other work a turn after
@@ -300,7 +338,7 @@ actor LlamaConversation: LlamaContextOwner {
       }
       guard result == 0 else {
         llama_memory_clear(llama_get_memory(context), true)
-        cachedTokens.removeAll()
+        trimCache(to: 0)
         if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
         throw OnDeviceModelError.decodeFailed(code: result)
       }

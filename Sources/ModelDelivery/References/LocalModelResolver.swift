@@ -22,11 +22,12 @@ public struct LocalModelResolver: Sendable {
   }
 
   /// The model `reference` names. A file reference is returned as it is (a missing file is the
-  /// model's own availability to report).
+  /// model's own availability to report), with the projector beside it that ``ProjectorPairing`` finds.
   public func resolve(_ reference: ModelReference) throws(ModelReferenceError) -> LocalModel {
     switch reference {
     case .file(let path):
-      return LocalModel(reference: reference, weights: URL(fileURLWithPath: path))
+      let weights = URL(fileURLWithPath: path)
+      return LocalModel(reference: reference, weights: weights, projector: ProjectorPairing.projector(besides: weights))
     case .huggingFace:
       return try huggingFaceCache.locate(reference)
     case .ollama:

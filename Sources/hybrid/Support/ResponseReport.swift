@@ -297,6 +297,8 @@ struct ErrorReport: Encodable {
     case .decodeFailed: "decodeFailed"
     case .invalidGrammar: "invalidGrammar"
     case .invalidToolCall: "invalidToolCall"
+    case .projectorFileMissing: "projectorFileMissing"
+    case .invalidProjector: "invalidProjector"
     case .shuttingDown: "shuttingDown"
     }
   }
