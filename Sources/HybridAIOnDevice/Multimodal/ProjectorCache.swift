@@ -31,15 +31,18 @@ final class ProjectorCache: Sendable {
   }
 
   /// The kinds of content besides text that the projector at `path` reads, from its header
-  /// (without loading it); empty when it cannot be read.
+  /// (without loading it). A file whose header does not say (missing, corrupt, not a projector)
+  /// claims both, so that a request with media reaches the load and its typed error
+  /// (``OnDeviceModelError/invalidProjector(path:reason:)``) instead of a silent "not supported".
   func modalities(ofProjectorAt path: String) -> Set<Modality> {
-    guard let file = FileIdentity(path: path) else { return [] }
+    guard let file = FileIdentity(path: path) else { return [.image, .audio] }
     if let known = capabilities.withLock({ $0[file] }) { return known }
     LlamaRuntime.ensureInitialised()
     let (caps, _) = MultimodalLog.capturingErrors { mtmd_get_cap_from_file(path) }
     var modalities: Set<Modality> = []
     if caps.inp_vision { modalities.insert(.image) }
     if caps.inp_audio { modalities.insert(.audio) }
+    if modalities.isEmpty { modalities = [.image, .audio] }
     capabilities.withLock { $0[file] = modalities }
     return modalities
   }

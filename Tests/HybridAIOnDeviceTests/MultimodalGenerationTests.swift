@@ -1,0 +1,169 @@
+import CLlama
+import Foundation
+import HybridAI
+import HybridAIProcess
+import HybridAITestSupport
+@testable import HybridAIOnDevice
+import Testing
+
+/// Images and audio read on device through a model's projector, checked against llama.cpp's own
+/// `llama-mtmd-cli` on the bootstrap's model pairs (SmolVLM's and Qwen2-Audio's architectures,
+/// tiny, random weights): the same greedy tokens for the same prompt and medium, streamed or not,
+/// and after a reused prefix without encoding the medium again.
+@Suite("On-device images and audio: tokens equal llama-mtmd-cli's", .serialized)
+struct MultimodalGenerationTests {
+  enum Pair: String { case vision, audio }
+
+  static func folder(_ pair: Pair) -> URL { TestRepository.dependency("models/pairs/\(pair.rawValue)") }
+  static func modelPath(_ pair: Pair) -> String { folder(pair).appendingPathComponent("model.gguf").path }
+  static func projectorPath(_ pair: Pair) -> String { folder(pair).appendingPathComponent("mmproj.gguf").path }
+  static let photo = TestRepository.dependency("photos/astronaut.png")
+  static let maximumTokens = 8
+
+  static func model(_ pair: Pair, projector: String? = nil) -> SystemLanguageModel {
+    SystemLanguageModel(modelPath: modelPath(pair), configuration: .init(
+      contextSize: 2048, projectorPath: projector ?? projectorPath(pair)))
+  }
+
+  static var greedy: GenerationOptions {
+    var options = GenerationOptions(sampling: .greedy, maximumResponseTokens: maximumTokens)
+    options.logProbabilities = 0
+    return options
+  }
+
+  /// The sound: three seconds of a tone, 16 kHz mono (the rate the projector reads).
+  static func sound(in folder: TemporaryDirectory) throws -> URL {
+    let url = folder.url.appendingPathComponent("tone.wav")
+    try TestMedia.toneWAV(seconds: 3, sampleRate: 16_000).write(to: url)
+    return url
+  }
+
+  /// What llama-mtmd-cli prints for `prompt` (its media marker where the medium goes) and `media`:
+  /// the answer's pieces, control tokens included.
+  static func reference(_ pair: Pair, prompt: String, media: URL) async throws -> String {
+    let tool = TestRepository.dependency("llama-server/llama-mtmd-cli")
+    let outcome = try await ChildProcess(executable: tool, arguments: [
+      "-m", modelPath(pair), "--mmproj", projectorPath(pair), pair == .vision ? "--image" : "--audio", media.path,
+      "-p", prompt, "-n", "\(maximumTokens)", "--temp", "0", "--seed", "1", "-t", "2", "--no-warmup",
+    ]).run(output: .collected(limit: 1 << 20))
+    #expect(outcome.status == 0, "llama-mtmd-cli: \(outcome.standardError.suffix(2000))")
+    // A new line before the answer, new lines after it.
+    var text = Substring(outcome.standardOutput)
+    if text.first == "\n" { text = text.dropFirst() }
+    while text.last == "\n" { text = text.dropLast() }
+    return String(text)
+  }
+
+  /// The answer's tokens as llama-mtmd-cli prints them (control tokens written out).
+  static func pieces(of response: RawResponse, model pair: Pair) async throws -> String {
+    let weights = try await LlamaWeightsCache.shared.weights(at: modelPath(pair))
+    let ids = (response.logProbabilities ?? []).compactMap(\.tokenID)
+    #expect(ids.count == response.usage.outputTokens, "one log probability per token")
+    return String(decoding: ids.flatMap { weights.bytes(of: llama_token($0), special: true) }, as: UTF8.self)
+  }
+
+  static func projector(_ pair: Pair) async throws -> MultimodalProjector {
+    let weights = try await LlamaWeightsCache.shared.weights(at: modelPath(pair))
+    return try ProjectorCache.shared.projector(at: projectorPath(pair), for: weights, threads: 2, useGPU: false,
+                                               logger: TestLogging.logger("test"))
+  }
+
+  @Test("an image: the same greedy tokens as llama-mtmd-cli, unary and streamed; a follow-up reuses it without encoding again")
+  func image() async throws {
+    let model = Self.model(.vision)
+    #expect(model.capabilities.inputModalities == [.text, .image])
+    let prompt = try Prompt { "Describe."; try Attachment(contentsOf: Self.photo) }
+    let expected = try await Self.reference(.vision, prompt: "Describe.<__media__>", media: Self.photo)
+    #expect(!expected.isEmpty)
+
+    let session = GenerativeModelSession(model: model)
+    let first = try await session.respond(to: prompt, options: Self.greedy)
+    #expect(first.rawResponse.source == .onDevice)
+    #expect(try await Self.pieces(of: first.rawResponse, model: .vision) == expected)
+    #expect(first.usage.promptTokens > 40, "the image's embeddings count as prompt tokens: \(first.usage)")
+
+    // Streamed, in a new session: the same tokens.
+    let streamed = GenerativeModelSession(model: model)
+    var completed: RawResponse?
+    for try await event in streamed.streamResponse(to: prompt, options: Self.greedy).events {
+      if case .completed(let response) = event { completed = response.rawResponse }
+    }
+    #expect(try await Self.pieces(of: try #require(completed), model: .vision) == expected)
+
+    // Turn 2 about the same picture: its places come from the cache, the encoder does not run.
+    let encodedBefore = try await Self.projector(.vision).encodedMedia
+    let second = try await session.respond(to: "And the colours?", options: Self.greedy)
+    #expect(try await Self.projector(.vision).encodedMedia == encodedBefore, "turn 2 did not encode the image again")
+    #expect(second.usage.cachedPromptTokens >= first.usage.promptTokens, "\(second.usage)")
+  }
+
+  @Test("a sound: the same greedy tokens as llama-mtmd-cli")
+  func sound() async throws {
+    let folder = try TemporaryDirectory("sound")
+    let sound = try Self.sound(in: folder)
+    let model = Self.model(.audio)
+    #expect(model.capabilities.inputModalities == [.text, .audio])
+    let expected = try await Self.reference(.audio, prompt: "Listen.<__media__>", media: sound)
+    let session = GenerativeModelSession(model: model)
+    let answer = try await session.respond(to: Prompt { "Listen."; try Attachment(contentsOf: sound) }, options: Self.greedy)
+    #expect(try await Self.pieces(of: answer.rawResponse, model: .audio) == expected)
+  }
+
+  @Test("prefer-on-device keeps an image on the device that sees images; audio to a vision-only projector goes to the cloud, saying why")
+  func routing() async throws {
+    let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["from the cloud"],
+                                      capabilities: ModelCapabilities(inputModalities: [.image, .audio]))
+    let hybrid = HybridModel.hybrid(primary: Self.model(.vision), secondary: cloud)
+    let session = GenerativeModelSession(model: hybrid)
+    let image = try await session.respond(to: Prompt { "Describe."; try Attachment(contentsOf: Self.photo) }, options: Self.greedy)
+    #expect(image.rawResponse.source == .onDevice)
+
+    let sounds = GenerativeModelSession(model: hybrid)
+    let sound = try await sounds.respond(to: Prompt { "Listen."; try Attachment(data: TestMedia.toneWAV(seconds: 1), name: "tone.wav") })
+    #expect(sound.rawResponse.source == .cloud)
+    let fallback = sound.rawResponse.fallback.map { "\($0)" } ?? ""
+    #expect(fallback.contains("audio/wav"), "\(fallback)")
+  }
+
+  @Test("bad media and projectors are typed errors, and the session keeps its transcript")
+  func badInput() async throws {
+    let folder = try TemporaryDirectory("bad-media")
+    // A PNG whose compressed pixels are garbage (its header and end are whole), and one that
+    // declares 50,000 × 50,000 pixels (a decompression bomb).
+    var photo = try Data(contentsOf: Self.photo)
+    photo.replaceSubrange(1000..<5000, with: Data(count: 4000))
+    var bomb = try Data(contentsOf: Self.photo)
+    bomb.replaceSubrange(16..<24, with: Data([0, 0, 0xC3, 0x50, 0, 0, 0xC3, 0x50]))
+    let session = GenerativeModelSession(model: Self.model(.vision))
+    _ = try await session.respond(to: "Hello.", options: Self.greedy)
+    let entries = session.transcript.count
+    for (name, bytes) in [("corrupt.png", photo), ("bomb.png", bomb)] {
+      let prompt = try Prompt { "Describe."; try Attachment(data: bytes, name: name) }
+      let error = await #expect(throws: AttachmentError.self) { try await session.respond(to: prompt, options: Self.greedy) }
+      #expect(error.map { "\($0)" }?.contains(name) == true, "\(String(describing: error))")
+      #expect(session.transcript.count == entries, "the failed turn left the transcript as it was")
+    }
+    #expect(try await session.respond(to: "Still there?", options: Self.greedy).rawResponse.source == .onDevice)
+
+    // A projector made for another model (the audio pair's is 64 wide too: SmolLM2's 576 is not).
+    _ = try TestModel.requireModel()
+    let smollm = SystemLanguageModel(modelPath: TestModel.path, configuration: .init(
+      contextSize: 1024, projectorPath: Self.projectorPath(.vision)))
+    let foreign = await #expect(throws: OnDeviceModelError.self) {
+      try await GenerativeModelSession(model: smollm).respond(to: Prompt { "Describe."; try Attachment(contentsOf: Self.photo) })
+    }
+    #expect(foreign.map { "\($0)" }?.contains("576") == true, "names the model's width: \(String(describing: foreign))")
+
+    // A file that is not a projector, and no file at all.
+    let corrupt = folder.url.appendingPathComponent("mmproj-corrupt.gguf")
+    try Data(repeating: 7, count: 4096).write(to: corrupt)
+    let corruptModel = Self.model(.vision, projector: corrupt.path)
+    await #expect(throws: OnDeviceModelError.self) {
+      try await GenerativeModelSession(model: corruptModel).respond(to: Prompt { "Describe."; try Attachment(contentsOf: Self.photo) })
+    }
+    let missing = Self.model(.vision, projector: folder.url.appendingPathComponent("none.gguf").path)
+    await #expect(throws: OnDeviceModelError.projectorFileMissing(path: folder.url.appendingPathComponent("none.gguf").path)) {
+      try await GenerativeModelSession(model: missing).respond(to: "Hello.", options: Self.greedy)
+    }
+  }
+}
