@@ -275,6 +275,35 @@ struct HybridCommandTests {
     #expect((try json(refused.stdout)["error"] as? [String: Any])?["kind"] as? String == "attachment.unreadable")
   }
 
+  @Test("generate --attach with a model and its projector answers on device with llama-mtmd-cli's tokens; the projector beside the model is paired; --no-mmproj is text only")
+  func attachAnsweredOnDevice() async throws {
+    let pair = TestRepository.dependency("models/pairs/vision")
+    let (model, projector) = (pair.appendingPathComponent("model.gguf").path, pair.appendingPathComponent("mmproj.gguf").path)
+    let photo = TestRepository.dependency("photos/astronaut.png").path
+    let reference = try await ChildProcess(executable: TestRepository.dependency("llama-server/llama-mtmd-cli"), arguments: [
+      "-m", model, "--mmproj", projector, "--image", photo, "-p", "Describe.<__media__>", "-n", "8", "--temp", "0", "-t", "2",
+    ]).run(output: .collected(limit: 1 << 20))
+    #expect(reference.status == 0, "\(reference.standardError.suffix(1000))")
+    // llama-mtmd-cli writes control tokens out; an answer's text leaves them out.
+    let controlTokens = /<row_\d+_col_\d+>|<fake_token_around_image>|<global-img>|<\|(im_start|im_end|endoftext)\|>/
+    let expected = reference.standardOutput.replacing(controlTokens, with: "").trimmingCharacters(in: .newlines)
+
+    for projectorArguments in [["--mmproj", projector], []] {   // given, then paired from the folder
+      let result = try await run(["generate", "--model", model] + projectorArguments + [
+        "--attach", photo, "--greedy", "--max-tokens", "8", "--mode", "on-device", "--json", "Describe."])
+      #expect(result.status == 0, "\(result.stderr)")
+      let object = try json(result.stdout)
+      #expect(object["source"] as? String == "on-device")
+      #expect(object["text"] as? String == expected, "llama-mtmd-cli: \(reference.standardOutput.debugDescription)")
+      #expect(((object["usage"] as? [String: Any])?["outputTokens"] as? Int) == 8)
+    }
+    let textOnly = try await run(["generate", "--model", model, "--no-mmproj", "--attach", photo, "--mode", "on-device",
+                                  "--json", "Describe."])
+    #expect(textOnly.status != 0)
+    #expect((try json(textOnly.stdout)["error"] as? [String: Any])?["kind"] as? String == "unsupportedRequest",
+            "\(textOnly.stdout)")
+  }
+
   @Test("a --model path that is not there is a usage error naming it (not a model 'not downloaded yet')")
   func missingModel() async throws {
     let result = try await run(["generate", "--prompt", "Hi", "--model", "/nonexistent/m.gguf"])
