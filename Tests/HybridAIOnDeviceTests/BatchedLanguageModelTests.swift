@@ -219,7 +219,7 @@ struct BatchedLanguageModelTests {
     if let code { scheduler.injectDecodeFailure(code: code) }
     return prompts.map { tokens in
       let (stream, continuation) = AsyncThrowingStream.makeStream(of: GenerationEvent.self)
-      scheduler.submit(BatchRequest(promptTokens: tokens, options: options, guidance: nil, modelVersion: "test",
+      scheduler.submit(BatchRequest(prompt: MultimodalPrompt(tokens: tokens), options: options, guidance: nil, modelVersion: "test",
                                     requestStarted: .now, cancellation: CancellationFlag(), continuation: continuation))
       return stream
     }

@@ -109,6 +109,29 @@ struct MultimodalGenerationTests {
     #expect(try await Self.pieces(of: answer.rawResponse, model: .audio) == expected)
   }
 
+  @Test("in a batch beside text requests: the same tokens as llama-mtmd-cli; a later request with the same picture reuses its places")
+  func batched() async throws {
+    let batched = BatchedLanguageModel(modelPath: Self.modelPath(.vision), configuration: .init(
+      maxConcurrentSequences: 3, contextSizePerSequence: 1024, reusesPromptPrefixes: true,
+      projectorPath: Self.projectorPath(.vision)))
+    #expect(batched.capabilities.inputModalities == [.text, .image])
+    let expected = try await Self.reference(.vision, prompt: "Describe.<__media__>", media: Self.photo)
+    let prompt = try Prompt { "Describe."; try Attachment(contentsOf: Self.photo) }
+    async let image = GenerativeModelSession(model: batched).respond(to: prompt, options: Self.greedy)
+    async let text1 = GenerativeModelSession(model: batched).respond(to: "Count to five.", options: Self.greedy)
+    async let text2 = GenerativeModelSession(model: batched).respond(to: "Name a colour.", options: Self.greedy)
+    let (answer, first, second) = try await (image, text1, text2)
+    #expect(try await Self.pieces(of: answer.rawResponse, model: .vision) == expected)
+    #expect(first.usage.outputTokens > 0 && second.usage.outputTokens > 0)
+
+    let encodedBefore = try await Self.projector(.vision).encodedMedia
+    let again = try await GenerativeModelSession(model: batched).respond(to: prompt, options: Self.greedy)
+    #expect(try await Self.pieces(of: again.rawResponse, model: .vision) == expected)
+    #expect(again.usage.cachedPromptTokens >= answer.usage.promptTokens - 1, "\(again.usage)")
+    #expect(try await Self.projector(.vision).encodedMedia == encodedBefore, "the picture's places came from the cache")
+    await batched.shutDown()
+  }
+
   @Test("prefer-on-device keeps an image on the device that sees images; audio to a vision-only projector goes to the cloud, saying why")
   func routing() async throws {
     let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["from the cloud"],

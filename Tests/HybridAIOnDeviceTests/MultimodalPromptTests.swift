@@ -38,23 +38,21 @@ struct MultimodalPromptTests {
     try MediaInput(name: "fine.png", mimeType: "image/png", bytes: Self.png(width: 4000, height: 3000)).checkDimensions()
   }
 
-  @Test("a medium's places are kept from the cache only whole and only for the same medium")
+  @Test("a medium's places are kept from the cache only whole and only for the same bytes")
   func prefixReuse() {
-    let media = MultimodalPrompt.mediaToken
-    let cached: [llama_token] = [1, 2, media, media, media, 5, 6]
-    func prompt(_ tokens: [llama_token], _ spans: [MultimodalPrompt.MediaSpan]) -> MultimodalPrompt {
-      MultimodalPrompt(tokens: tokens, media: spans)
-    }
+    func places(_ id: String) -> [llama_token] { (0..<3).map { MultimodalPrompt.placeholder(for: id, at: $0) } }
+    #expect((places("A") + places("B")).allSatisfy { $0 < 0 } && Set(places("A") + places("B")).count == 6)
     let span = MultimodalPrompt.MediaSpan(start: 2, count: 3, id: "A", chunkIndex: 1)
-    let same = prompt([1, 2, media, media, media, 5, 6, 7], [span])
-    #expect(same.reusablePrefixLength(cached: cached, media: [2: "A"]) == 7)
-    // Another picture of the same size: its places match as tokens, not as identity.
-    #expect(same.reusablePrefixLength(cached: cached, media: [2: "B"]) == 2)
+    let cached: [llama_token] = [1, 2] + places("A") + [5, 6]
+    let same = MultimodalPrompt(tokens: [1, 2] + places("A") + [5, 6, 7], media: [span])
+    #expect(same.reusablePrefixLength(cached: cached) == 7)
+    // Another picture of the same size: its places differ.
+    #expect(same.reusablePrefixLength(cached: [1, 2] + places("B") + [5, 6]) == 2)
     // A prompt that ends with the picture keeps a place to evaluate, so the picture goes whole.
-    let endsWithIt = prompt([1, 2, media, media, media], [span])
-    #expect(endsWithIt.reusablePrefixLength(cached: cached, media: [2: "A"]) == 2)
+    let endsWithIt = MultimodalPrompt(tokens: [1, 2] + places("A"), media: [span])
+    #expect(endsWithIt.reusablePrefixLength(cached: cached) == 2 && endsWithIt.endsWithMedium)
     // Text only: as before.
-    #expect(MultimodalPrompt(tokens: [1, 2, 9]).reusablePrefixLength(cached: cached, media: [2: "A"]) == 2)
+    #expect(MultimodalPrompt(tokens: [1, 2, 9]).reusablePrefixLength(cached: cached) == 2)
     #expect(same.textTokens == [1, 2, 5, 6, 7])
   }
 

@@ -341,6 +341,7 @@ struct ServeConfigurationTests {
       "cors-origin": "https://app.example.com", "registry-database": "sqlite:/srv/registry.sqlite",
       "public-url": "https://models.example.com", "chat-cloud-url": "http://127.0.0.1:9", "log-level": "info",
       "log-format": "text", "batch-contexts": "1",
+      "mmproj": "smollm2=" + TestRepository.dependency("models/pairs/vision/mmproj.gguf").path,
     ]
     if let value = valid[setting.name] { return value }
     switch setting.kind {

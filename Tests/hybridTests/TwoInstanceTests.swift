@@ -238,6 +238,13 @@ struct TwoInstanceTests {
     }
     let versions = after?.status == 200 ? (try after?.json["versions"]) as? [[String: Any]] : nil
     #expect(after?.status == 200 && versions?.count == 1, "recovered with nothing lost: \(after?.text ?? "")")
+    // Each instance reconnects on its own: the second is ready again (its registry answers) soon after.
+    var ready = false
+    while !ready, ContinuousClock.now < deadline {
+      ready = try await TestHTTP.send(.GET, Self.url(second.baseURL, "/readyz")).status == 200
+      if !ready { try await Task.sleep(for: .milliseconds(200)) }
+    }
+    #expect(ready, "the second instance is ready again")
     #expect(try await Self.upload(Self.randomBytes(1000, seed: 4), to: "kept", through: second.baseURL) == 2)
     let stopped = [await first.stop().status, await second.stop().status, await generating.stop().status]
     #expect(stopped == [0, 0, 0])

@@ -4,8 +4,8 @@ import HybridAI
 /// One generation handed to a ``BatchScheduler``: a tokenized prompt, how to answer it, and
 /// where the answer goes.
 struct BatchRequest: Sendable {
-  /// The prompt, chat template applied.
-  let promptTokens: [llama_token]
+  /// The prompt, chat template applied, with the places of its images and sounds.
+  let prompt: MultimodalPrompt
   /// Sampling, limits and stop sequences (already scoped to the on-device model).
   let options: GenerationOptions
   /// The grammar for the answer (response schema, tools), or `nil` for free text.
@@ -18,4 +18,7 @@ struct BatchRequest: Sendable {
   let cancellation: CancellationFlag
   /// Receives the text deltas and the final ``GenerationEvent/completed(_:)`` event, or the error.
   let continuation: AsyncThrowingStream<GenerationEvent, any Error>.Continuation
+
+  /// The prompt's tokens (a medium's places hold its placeholders).
+  var promptTokens: [llama_token] { prompt.tokens }
 }

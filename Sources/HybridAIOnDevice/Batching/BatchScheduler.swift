@@ -338,6 +338,7 @@ actor BatchScheduler: LlamaContextOwner {
     guard let context, let batch, !active.isEmpty else { return .done(moreToDo: !waiting.isEmpty) }
     detachIdleSamplers(in: context)
     if settings.promptScheduling == .throughput {
+      evaluateMedia(in: context)
       guard let launched = launchStepInOneCall(batch: batch, in: context) else {
         return .done(moreToDo: !active.isEmpty || !waiting.isEmpty)
       }
@@ -369,8 +370,10 @@ actor BatchScheduler: LlamaContextOwner {
       }
     }
 
-    // 2. Prompts within the step's budget: short ones together, then chunks of long ones, oldest first.
+    // 2. Prompts within the step's budget: images and sounds that come next, short prompts
+    //    together, then chunks of long ones, oldest first.
     var budget = decoding.isEmpty ? settings.batchSize : Self.promptTokensPerStepWhileDecoding
+    evaluateMedia(in: context)
     evaluateShortPrompts(budget: &budget, batch: batch, in: context)
     evaluateLongPromptChunks(budget: &budget, batch: batch, in: context)
     return .done(moreToDo: !active.isEmpty || !waiting.isEmpty)
@@ -386,9 +389,9 @@ actor BatchScheduler: LlamaContextOwner {
   private func launchStepInOneCall(batch: LlamaBatch, in context: OpaquePointer) -> LaunchedStep? {
     var room = batch.capacity - active.count(where: { $0.nextToken != nil })
     var chunks: [llama_seq_id: Range<Int>] = [:]
-    for sequence in active where sequence.evaluatesPromptNow {
+    for sequence in active where sequence.evaluatesPromptNow && sequence.nextMedium == nil {
       guard room > 0 else { break }
-      let end = min(sequence.request.promptTokens.count, sequence.position + room)
+      let end = sequence.textEnd(before: min(sequence.request.promptTokens.count, sequence.position + room))
       chunks[sequence.id] = sequence.position..<end
       room -= end - sequence.position
     }
@@ -489,7 +492,7 @@ actor BatchScheduler: LlamaContextOwner {
   private func evaluateShortPrompts(budget: inout Int, batch: LlamaBatch, in context: OpaquePointer) {
     batch.removeAll()
     var included: [(sequence: BatchedSequence, logitsIndex: Int32)] = []
-    for sequence in active where sequence.position == 0 && sequence.awaitedPrefix == nil {
+    for sequence in active where sequence.position == 0 && sequence.awaitedPrefix == nil && sequence.request.prompt.media.isEmpty {
       let prompt = sequence.request.promptTokens
       guard budget > 0, prompt.count < Self.tiledAttentionRows, prompt.count <= batch.remaining else { continue }
       var logitsIndex: Int32 = 0
@@ -510,7 +513,7 @@ actor BatchScheduler: LlamaContextOwner {
 
   /// The next chunk of other prompts, each in a call of its own (see ``nextPromptChunk(of:budget:)``).
   private func evaluateLongPromptChunks(budget: inout Int, batch: LlamaBatch, in context: OpaquePointer) {
-    for sequence in active where sequence.evaluatesPromptNow {
+    for sequence in active where sequence.evaluatesPromptNow && sequence.nextMedium == nil {
       guard budget > 0 else { break }
       let prompt = sequence.request.promptTokens
       let chunk = nextPromptChunk(of: sequence, budget: budget)
@@ -538,7 +541,36 @@ actor BatchScheduler: LlamaContextOwner {
     let rest = segmentEnd - start
     var size = min(rest, max(budget, Self.tiledAttentionRows))
     if rest - size < Self.tiledAttentionRows { size = rest }
-    return start..<(start + size)
+    return start..<sequence.textEnd(before: start + size)
+  }
+
+  /// Evaluates the image or sound each sequence's prompt reaches next, through the projector
+  /// (encoded, then its embeddings decoded into the sequence's cache). A sequence whose cache
+  /// ends inside a medium (a prefix reused up to there) drops that part and takes the medium whole.
+  private func evaluateMedia(in context: OpaquePointer) {
+    for sequence in active where sequence.evaluatesPromptNow {
+      if let split = sequence.request.prompt.span(containing: sequence.position), split.start < sequence.position {
+        _ = llama_memory_seq_rm(llama_get_memory(context), sequence.id, Int32(split.start), -1)
+        sequence.position = split.start
+        sequence.reusedPromptTokens = min(sequence.reusedPromptTokens, split.start)
+      }
+      guard let span = sequence.nextMedium else { continue }
+      let prompt = sequence.request.prompt
+      guard let projector = prompt.projector, let chunk = prompt.chunk(of: span) else {
+        finish(sequence, throwing: OnDeviceModelError.tokenizationFailed)
+        continue
+      }
+      let started = ContinuousClock.now
+      let result = projector.evaluate(chunk, in: context, at: span.start, sequence: sequence.id, batchSize: settings.batchSize,
+                                      logitsLast: false)
+      statistics.mediaEncodingTime += .now - started
+      guard result == 0 else {
+        logger.error("a medium could not be evaluated", metadata: ["seq": "\(sequence.id)", "code": "\(result)"])
+        finish(sequence, throwing: OnDeviceModelError.decodeFailed(code: result))
+        continue
+      }
+      sequence.position = span.end
+    }
   }
 
   /// ``launch(_:of:in:)`` and ``waitForResults(of:)``: the results are ready when it returns `true`.

@@ -49,9 +49,12 @@ struct BatchStatistics: Sendable, Hashable {
   var waitTime = Duration.zero
   /// Time in steps, `decodeTime` included.
   var stepTime = Duration.zero
+  /// Time encoding images and sounds and evaluating their embeddings (part of ``stepTime``,
+  /// not of ``decodeTime``).
+  var mediaEncodingTime = Duration.zero
 
-  /// Time in steps outside `llama_decode`.
-  var schedulingTime: Duration { stepTime - decodeTime }
+  /// Time in steps outside `llama_decode` and media encoding.
+  var schedulingTime: Duration { stepTime - decodeTime - mediaEncodingTime }
 
   /// The change since `earlier`.
   func since(_ earlier: BatchStatistics) -> BatchStatistics {

@@ -67,6 +67,9 @@ extension BatchedLanguageModel {
     /// one request decodes, with ``PromptScheduling/reproducible``; steps that decode several
     /// requests share their pass over the weights instead.
     public var speculation: SpeculativeDecoding
+    /// The multimodal projector through which every sequence reads images and audio (as
+    /// ``SystemLanguageModel/Configuration/projectorPath``; loaded once, shared by all).
+    public var projectorPath: String?
 
     /// The prompt cache's bytes for a model that sits on a GPU (`usesGPU`) or the CPU: ``promptCacheMemory``,
     /// or when that is `nil`, ``defaultPromptCacheMemory`` on the CPU and none on a GPU.
@@ -80,8 +83,9 @@ extension BatchedLanguageModel {
                 gpuLayers: GPULayers = .automatic, device: String? = nil, backendSampling: Bool? = nil,
                 reusesPromptPrefixes: Bool = false, promptScheduling: PromptScheduling? = nil,
                 promptCacheMemory: Int? = nil, contexts: Int? = nil, pooling: EmbeddingPooling = .automatic,
-                speculation: SpeculativeDecoding = .ngram) {
+                speculation: SpeculativeDecoding = .ngram, projectorPath: String? = nil) {
       self.speculation = speculation
+      self.projectorPath = projectorPath
       self.maxConcurrentSequences = max(1, maxConcurrentSequences)
       self.contextSizePerSequence = max(1, contextSizePerSequence)
       self.batchSize = max(1, batchSize)

@@ -52,7 +52,8 @@ public final class BatchedLanguageModel: LanguageModel {
     var single = SystemLanguageModel.Configuration(
       contextSize: overflow ? Int(Int32.max) : min(cells, Int(Int32.max)),
       batchSize: configuration.batchSize, threads: configuration.threads, chatTemplate: configuration.chatTemplate,
-      gpuLayers: configuration.gpuLayers, device: configuration.device, pooling: configuration.pooling)
+      gpuLayers: configuration.gpuLayers, device: configuration.device, pooling: configuration.pooling,
+      projectorPath: configuration.projectorPath)
     single.contextsSharingWeights = Self.contexts(configuration.contexts ?? Self.contextsFromEnvironment,
                                                   sequences: Self.sequences(configuration))
     singleSession = SystemLanguageModel(modelPath: modelPath, configuration: single)
@@ -71,6 +72,9 @@ public final class BatchedLanguageModel: LanguageModel {
 
   /// Always ``ModelSource/onDevice``.
   public var source: ModelSource { .onDevice }
+
+  /// Text, and what the projector (``Configuration/projectorPath``) reads.
+  public var capabilities: ModelCapabilities { singleSession.capabilities }
 
   /// Whether the model can run now; the same checks as ``SystemLanguageModel/availability``, with
   /// memory for the whole batched KV cache.
@@ -108,6 +112,9 @@ public final class BatchedLanguageModel: LanguageModel {
         guard prepared.tokens.count < contextSize else {
           throw GenerationError.exceededContextWindowSize(promptTokens: prepared.tokens.count, contextSize: contextSize)
         }
+        // A chat template always follows the last medium with text; a prompt that ends with one
+        // has no token whose logits could start the answer.
+        guard !prepared.prompt.endsWithMedium else { throw OnDeviceModelError.tokenizationFailed }
         try Task.checkCancellation()
         let lanes = try lanes(for: prepared.weights)
         var cachedStarts: [Int] = []
@@ -118,7 +125,7 @@ public final class BatchedLanguageModel: LanguageModel {
           try leastLoadedLane(for: prepared.weights, cachedStarts: cachedStarts)
         }
         await lane.scheduler.submit(BatchRequest(
-          promptTokens: prepared.tokens, options: prepared.options(for: request),
+          prompt: prepared.prompt, options: prepared.options(for: request),
           guidance: prepared.guidance, modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
           continuation: continuation))
       } catch {

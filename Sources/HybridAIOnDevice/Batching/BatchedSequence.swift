@@ -69,4 +69,15 @@ final class BatchedSequence {
   /// Whether the next prompt tokens can be evaluated in this step (some are left, and no other
   /// sequence is evaluating the start this one will copy).
   var evaluatesPromptNow: Bool { awaitedPrefix == nil && isEvaluatingPrompt }
+
+  /// The image or sound whose places start where the prompt's evaluation stands, if any.
+  var nextMedium: MultimodalPrompt.MediaSpan? {
+    isEvaluatingPrompt ? request.prompt.media.first { $0.start == position } : nil
+  }
+
+  /// `end`, or the start of the first medium after the evaluation's position and before `end`
+  /// (text is evaluated in the batch up to there, the medium through the projector).
+  func textEnd(before end: Int) -> Int {
+    request.prompt.media.first { $0.start >= position && $0.start < end }?.start ?? end
+  }
 }

@@ -30,10 +30,8 @@ actor LlamaConversation: LlamaContextOwner {
   let settings: Settings
   private var context: OpaquePointer?
   /// The tokens whose keys and values are in the context's memory, in order (a medium's places
-  /// hold ``MultimodalPrompt/mediaToken``).
+  /// hold its placeholders, ``MultimodalPrompt/placeholder(for:at:)``).
   private var cachedTokens: [llama_token] = []
-  /// The identities of the media in the cache, by first place.
-  private var cachedMedia: [Int: String] = [:]
   /// The batch of a chosen token and its draft (speculative decoding), made on first use.
   private var draftBatch: LlamaBatch?
   /// Whether a turn is under way; later turns wait in ``waitingTurns``, oldest first.
@@ -208,7 +206,7 @@ actor LlamaConversation: LlamaContextOwner {
   /// whole), keeping at least one place of `prompt` to evaluate (its logits start the answer).
   /// Returns the prefix length.
   private func reuseCachedPrefix(of prompt: MultimodalPrompt, in context: OpaquePointer) -> Int {
-    var shared = prompt.reusablePrefixLength(cached: cachedTokens, media: cachedMedia)
+    var shared = prompt.reusablePrefixLength(cached: cachedTokens)
     if shared < cachedTokens.count {
       if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(shared), -1) {
         llama_memory_clear(llama_get_memory(context), true)
@@ -223,7 +221,6 @@ actor LlamaConversation: LlamaContextOwner {
   private func trimCache(to count: Int) {
     guard count < cachedTokens.count else { return }
     cachedTokens.removeSubrange(count...)
-    if !cachedMedia.isEmpty { cachedMedia = cachedMedia.filter { $0.key < count } }
   }
 
   /// Checks that `promptTokens` fit, waits for this conversation's turn and returns its context
@@ -316,7 +313,6 @@ actor LlamaConversation: LlamaContextOwner {
         if cancellation.isCancelled || Task.isCancelled { throw CancellationError() }
         throw OnDeviceModelError.decodeFailed(code: result)
       }
-      cachedMedia[cachedTokens.count] = span.id
       cachedTokens.append(contentsOf: prompt.tokens[span.start..<span.end])
       next = span.end
       try await giveOtherWorkATurn(holding: context, cancellation: cancellation)

@@ -7,8 +7,8 @@ import Synchronization
 /// A model's multimodal projector: an `mmproj` GGUF that llama.cpp's libmtmd reads to turn images
 /// and sounds into embeddings the language model takes in place of tokens.
 ///
-/// Loaded once per weights and file (``ProjectorCache``) and shared by every session. Its encoder
-/// runs only on the llama thread (libmtmd's context is not thread-safe), inside a conversation's turn.
+/// Loaded once per weights and file (``ProjectorCache``) and shared by every session and batched
+/// sequence; encodes run one at a time (libmtmd's context is not thread-safe).
 final class MultimodalProjector: @unchecked Sendable {
   /// The projector file.
   let path: String
@@ -23,6 +23,9 @@ final class MultimodalProjector: @unchecked Sendable {
   private let context: OpaquePointer
   private let isReleased = Atomic(false)
   private let encoderRuns = Atomic(0)
+  /// libmtmd's context is not thread-safe: one encode at a time (sessions on the llama thread and
+  /// batched models' lanes on theirs).
+  private let encoding = Mutex(())
   private let logger: Logger
 
   /// Loads `path` for `weights`; on a GPU when `useGPU` (with offloaded layers).
@@ -126,8 +129,10 @@ final class MultimodalProjector: @unchecked Sendable {
     encoderRuns.add(1, ordering: .relaxed)
     var next = llama_pos(position)
     let started = ContinuousClock.now
-    let result = mtmd_helper_eval_chunk_single(context, llamaContext, chunk, llama_pos(position), sequence,
-                                               Int32(batchSize), logitsLast, &next)
+    let result = encoding.withLock { _ in
+      mtmd_helper_eval_chunk_single(context, llamaContext, chunk, llama_pos(position), sequence,
+                                    Int32(batchSize), logitsLast, &next)
+    }
     logger.debug("encoded a medium", metadata: [
       "tokens": "\(mtmd_input_chunk_get_n_tokens(chunk))", "seconds": "\((ContinuousClock.now - started).seconds)",
     ])

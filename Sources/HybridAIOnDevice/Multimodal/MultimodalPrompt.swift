@@ -8,15 +8,13 @@ final class MediaChunks: @unchecked Sendable {
 }
 
 /// A prompt of tokens in which images and sounds take places: each medium fills
-/// ``MediaSpan/count`` places, marked with ``mediaToken`` in ``tokens``, and is evaluated from its
-/// chunk (encoded by the projector) instead of token by token.
+/// ``MediaSpan/count`` places, marked in ``tokens`` with placeholders made from its content hash
+/// (``placeholder(for:at:)``, never a real token), and is evaluated from its chunk (encoded by the
+/// projector) instead of token by token.
 ///
-/// The placeholder lets prefix reuse work as for text: two prompts share a medium's places only
-/// when the medium's identity (its content hash) is the same too (``reusablePrefixLength(cached:)``).
+/// The placeholders let prefix reuse work as for text, in a session's cache and across a batch's
+/// sequences alike: two prompts share a medium's places only when they hold the same bytes there.
 struct MultimodalPrompt: Sendable {
-  /// The value of every place a medium takes: never a real token (llama.cpp's are non-negative).
-  static let mediaToken: llama_token = -1
-
   /// One image or sound in the prompt.
   struct MediaSpan: Sendable, Hashable {
     /// The first place it takes.
@@ -28,6 +26,15 @@ struct MultimodalPrompt: Sendable {
     /// Its index among the chunks (libmtmd's `mtmd_input_chunks_get`).
     let chunkIndex: Int
     var end: Int { start + count }
+  }
+
+  /// The token standing for place `index` of the medium whose SHA-256 is `id`: negative (llama.cpp's
+  /// tokens are not), and different for other bytes or another place of the same medium.
+  static func placeholder(for id: String, at index: Int) -> llama_token {
+    var hash: UInt32 = 0x811C_9DC5
+    for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+    hash = (hash ^ UInt32(truncatingIfNeeded: index)) &* 0x0100_0193
+    return -1 - llama_token(hash & 0x3FFF_FFFF)
   }
 
   let tokens: [llama_token]
@@ -60,7 +67,7 @@ struct MultimodalPrompt: Sendable {
         let count = mtmd_input_chunk_get_n_tokens(chunk)
         let id = mtmd_input_chunk_get_id(chunk).map { String(cString: $0) } ?? ""
         media.append(MediaSpan(start: tokens.count, count: count, id: id, chunkIndex: index))
-        tokens.append(contentsOf: repeatElement(Self.mediaToken, count: count))
+        tokens.append(contentsOf: (0..<count).map { Self.placeholder(for: id, at: $0) })
       }
     }
     self.tokens = tokens
@@ -70,7 +77,7 @@ struct MultimodalPrompt: Sendable {
   }
 
   /// The text tokens alone (what n-gram drafting may repeat).
-  var textTokens: [llama_token] { media.isEmpty ? tokens : tokens.filter { $0 != Self.mediaToken } }
+  var textTokens: [llama_token] { media.isEmpty ? tokens : tokens.filter { $0 >= 0 } }
 
   /// libmtmd's chunk of `span`.
   func chunk(of span: MediaSpan) -> OpaquePointer? {
@@ -82,14 +89,17 @@ struct MultimodalPrompt: Sendable {
     media.first { $0.start <= index && index < $0.end }
   }
 
-  /// How much of `cached` (tokens in a KV cache, with the identities of the media among them by
-  /// first place) this prompt can keep: the shared prefix, cut back to the start of the first
-  /// medium that differs or that the prefix would split, and leaving at least one place to evaluate.
-  func reusablePrefixLength(cached tokens: [llama_token], media cachedMedia: [Int: String]) -> Int {
-    let shared = tokens.reusablePrefixLength(for: self.tokens)
-    for span in media where span.start < shared {
-      if cachedMedia[span.start] != span.id || span.end > shared { return span.start }
-    }
-    return shared
+  /// How much of `cached` (the tokens in a KV cache) this prompt can keep: the shared prefix,
+  /// leaving at least one place to evaluate, cut back to the start of a medium it would split.
+  func reusablePrefixLength(cached: [llama_token]) -> Int {
+    wholeMedia(upTo: cached.reusablePrefixLength(for: tokens))
   }
+
+  /// `length`, or the start of the medium it would split.
+  func wholeMedia(upTo length: Int) -> Int {
+    span(containing: length).map { $0.start < length ? $0.start : length } ?? length
+  }
+
+  /// Whether the last place is a medium's (its logits cannot start an answer).
+  var endsWithMedium: Bool { media.last?.end == tokens.count }
 }

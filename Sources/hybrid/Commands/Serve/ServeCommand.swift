@@ -61,6 +61,15 @@ struct ServeCommand: AsyncParsableCommand {
     valueName: "[model=]file|name"))
   var chatTemplate: [String] = []
 
+  @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
+    "A served model's multimodal projector, as MODEL=FILE (an mmproj GGUF): that model then reads images and audio. Repeatable.",
+    discussion: "Default: the one mmproj*.gguf beside each model that matches it, or the projector an hf: or ollama: model brings.",
+    valueName: "model=file"))
+  var mmproj: [String] = []
+
+  @Flag(name: .long, help: "Serve every model text only: no projector, not even the one beside it.")
+  var noMmproj = false
+
   @Option(name: .long, parsing: .singleValue,
           help: "An API key clients must send (x-goog-api-key header, ?key= or Authorization: Bearer). Repeatable. Default: $HYBRIDAI_SERVER_API_KEY, else none required.")
   var apiKey: [String] = []
@@ -193,6 +202,8 @@ struct ServeCommand: AsyncParsableCommand {
     set(.model, model)
     set(.alias, alias)
     set(.chatTemplate, chatTemplate)
+    set(.mmproj, mmproj)
+    set(.noMmproj, noMmproj)
     set(.apiKey, apiKey)
     set(ServeSetting(ServeSetting.apiKey.fileName, .string), apiKeyFile)
     set(.keysFile, keysFile)
@@ -279,7 +290,7 @@ struct ServeCommand: AsyncParsableCommand {
     let health = ServerHealth()
     var models: [ServedModel] = []
     var batchedModels: [BatchedLanguageModel] = []
-    for (name, path) in settings.models {
+    for (name, path, projector) in settings.models {
       var configuration = BatchedLanguageModel.Configuration()
       configuration.maxConcurrentSequences = settings.maxConcurrentRequests
       configuration.contextSizePerSequence = settings.contextSize
@@ -293,6 +304,7 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.gpuLayers = settings.gpuLayers
       configuration.device = settings.device
       configuration.chatTemplate = settings.chatTemplates[name]?.template
+      configuration.projectorPath = projector
       let batched = BatchedLanguageModel(modelPath: path, configuration: configuration)
       guard batched.isAvailable, let placement = try? batched.placement() else {
         Self.status.fail("model \(name) (\(path)) is \(batched.availability): \(batched.availabilityDetail ?? "")")
@@ -319,7 +331,9 @@ struct ServeCommand: AsyncParsableCommand {
           + "over the weights (a step there is done when llama.cpp returns); --batch-contexts pays on a GPU, if at all")
       }
       let template = settings.chatTemplates[name].map { ", chat template \($0.argument)" } ?? ""
-      Self.status.say("model \(name) on \(placement)\(contexts)\(template), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
+      let reads = batched.capabilities.inputModalities.subtracting([.text]).map(\.rawValue).sorted().joined(separator: " and ")
+      let media = projector.map { ", projector \(URL(fileURLWithPath: $0).lastPathComponent) (\(reads))" } ?? ""
+      Self.status.say("model \(name) on \(placement)\(contexts)\(template)\(media), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
       models.append(ServedModel(name: name, model: batched, contextSize: batched.configuration.contextSizePerSequence, embedder: batched).metered(by: metrics))
       health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
       metrics.addRefresher {

@@ -68,6 +68,8 @@ struct ServeSetting: Hashable, Sendable {
   static let model = ServeSetting("model", .list, default: .stringArray([]))
   static let alias = ServeSetting("alias", .list, default: .stringArray([]))
   static let chatTemplate = ServeSetting("chat-template", .list, default: .stringArray([]))
+  static let mmproj = ServeSetting("mmproj", .list, default: .stringArray([]))
+  static let noMmproj = ServeSetting("no-mmproj", .boolean, default: .bool(false))
   static let apiKey = ServeSetting("api-key", .list, default: .stringArray([]), secret: true,
                                    legacyEnvironment: ["HYBRIDAI_SERVER_API_KEY"])
   static let keysFile = ServeSetting("keys-file", .string)
@@ -110,7 +112,7 @@ struct ServeSetting: Hashable, Sendable {
 
   /// Every setting a config file may hold, in the order `--print-config` shows them.
   static let all: [ServeSetting] = [
-    host, port, model, alias, chatTemplate, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
+    host, port, model, alias, chatTemplate, mmproj, noMmproj, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
     noPromptCache, promptCacheMemory, promptScheduling, batchContexts, draftMax, embeddingPooling, threads, gpuLayers, device, maxRequestBytes, corsOrigin, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
     downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatMaxTokens,
     chatLoopPenalty, chatCloudURL,

@@ -12,8 +12,9 @@ import ModelDelivery
 struct ServeSettings: Sendable {
   var host: String
   var port: Int
-  /// `(name, path)` for each model (the default model when none is given and not registry-only).
-  var models: [(name: String, path: String)]
+  /// `(name, path, projector)` for each model (the default model when none is given and not
+  /// registry-only); `projector`: its `mmproj` GGUF, given or found beside it, or `nil` (text only).
+  var models: [(name: String, path: String, projector: String?)]
   /// `(alias, model)` pairs.
   var aliases: [(alias: String, model: String)]
   /// The chat template configured for each served model (by name), and the value that named it;
@@ -97,6 +98,14 @@ struct ServeSettings: Sendable {
       throw invalid(.chatTemplate, "names a chat template, but registry-only (\(configuration.origin(.registryOnly))) loads no model: drop one of them")
     }
     chatTemplates = try Self.chatTemplates(templateSpecs, servedNames: models.map(\.name), origin: configuration.origin(.chatTemplate))
+    let projectors = try Self.projectors(configuration.list(.mmproj), servedNames: models.map(\.name),
+                                         origin: configuration.origin(.mmproj))
+    if configuration.boolean(.noMmproj) {
+      guard projectors.isEmpty else { throw invalid(.mmproj, "names a projector, but no-mmproj (\(configuration.origin(.noMmproj))) serves text only: drop one of them") }
+      models = models.map { ($0.name, $0.path, nil) }
+    } else {
+      models = models.map { ($0.name, $0.path, projectors[$0.name] ?? $0.projector) }
+    }
     apiKeys = Set(configuration.list(.apiKey).filter { !$0.isEmpty })
     keysFile = configuration.string(.keysFile)
     requestsPerMinute = try positive(.requestsPerMinute)
@@ -193,21 +202,41 @@ struct ServeSettings: Sendable {
   static func models(_ specs: [String], origin: String,
                      environment: [String: String] = ProcessInfo.processInfo.environment,
                      remoteModelsMayBeFetched: Bool = false) throws(ServeConfigurationError)
-    -> [(name: String, path: String)] {
-    if specs.isEmpty { return [("smollm2", ModelLocator.defaultModelPath())] }
-    var result: [(name: String, path: String)] = []
+    -> [(name: String, path: String, projector: String?)] {
+    if specs.isEmpty { return [("smollm2", ModelLocator.defaultModelPath(), nil)] }
+    var result: [(name: String, path: String, projector: String?)] = []
     for spec in specs {
       let (name, reference) = try modelSpec(spec, origin: origin)
-      let path: String
+      let local: LocalModel?
       do {
-        path = try LocalModelResolver(environment: environment).resolve(reference).weights.path
+        local = try LocalModelResolver(environment: environment).resolve(reference)
       } catch ModelReferenceError.notFound(let missing, _) where remoteModelsMayBeFetched && missing.isFetchedWhenMissing {
-        path = ""
+        local = nil
       } catch {
         throw .invalidValue(origin, reason: "\(spec): \(error)")
       }
       let servedName = name ?? String(reference.shortName.map { isValidName(String($0)) ? $0 : "-" })
-      result.append((servedName, path))
+      result.append((servedName, local?.weights.path ?? "", local?.projector?.path))
+    }
+    return result
+  }
+
+  /// The projector file for each served model named in `MODEL=FILE` specs (the file must exist).
+  static func projectors(_ specs: [String], servedNames: [String], origin: String) throws(ServeConfigurationError)
+    -> [String: String] {
+    var result: [String: String] = [:]
+    for spec in specs {
+      guard let equals = spec.firstIndex(of: "="), case let name = String(spec[..<equals]), servedNames.contains(name) else {
+        let served = servedNames.isEmpty ? "none" : servedNames.joined(separator: ", ")
+        throw .invalidValue(origin, reason: "\(spec): expected MODEL=FILE naming a served model (served: \(served))")
+      }
+      let file = String(spec[spec.index(after: equals)...])
+      guard FileManager.default.isReadableFile(atPath: file) else {
+        throw .invalidValue(origin, reason: "\(spec): no readable file at \(file)")
+      }
+      guard result.updateValue(file, forKey: name) == nil else {
+        throw .invalidValue(origin, reason: "\(spec): model \(name) already has a projector")
+      }
     }
     return result
   }
