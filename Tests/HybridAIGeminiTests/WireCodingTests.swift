@@ -42,6 +42,15 @@ struct WireCodingTests {
     #expect(try folded([chunk([("A", -1)]), chunk([("A", -1), ("B", -2)])]) == ["A", "B"], "all so far each time")
   }
 
+  @Test("inlineData reads both base64 alphabets, padded or not (Google's Python client sends the URL-safe one)")
+  func base64Alphabets() {
+    let bytes = Data([0xFB, 0xFF, 0xBF, 0x01])   // "+/+/AQ==" in the standard alphabet
+    for encoded in ["+/+/AQ==", "-_-_AQ==", "-_-_AQ"] {
+      #expect(Gemini.Blob(mimeType: "image/png", base64Data: encoded).bytes == bytes, "\(encoded)")
+    }
+    #expect(Gemini.Blob(mimeType: "image/png", base64Data: "not base64!").bytes == nil)
+  }
+
   @Test("unset fields are left out")
   func omitsNil() throws {
     let request = GenerateContentRequest(contents: [.user("hi")])

@@ -9,11 +9,23 @@ extension GenerateContentRequest {
   /// The whole HybridAI request this Gemini request stands for: ``transcriptAndOptions()``,
   /// ``toolDefinitions()`` and ``responseFormat()``.
   ///
+  /// With `media`, the images and sounds of user turns (`inlineData`) are stored there and become
+  /// attachments in their places (for a model that reads them itself); without it they are refused.
+  ///
   /// - Throws: ``GeminiConversionError``.
-  public func generationRequest() throws -> GenerationRequest {
-    let (transcript, options) = try transcriptAndOptions()
+  public func generationRequest(media: ArtifactStore? = nil) throws -> GenerationRequest {
+    let (transcript, options) = try transcriptAndOptions(media: media)
     return GenerationRequest(transcript: transcript, options: options, tools: try toolDefinitions(),
-                             responseFormat: try responseFormat())
+                             responseFormat: try responseFormat(), artifactStore: media)
+  }
+
+  /// Whether a user turn holds `inlineData` other than plain text (an image, a sound, a document).
+  public var holdsMedia: Bool {
+    contents.contains { content in
+      (content.role ?? Gemini.Content.userRole) == Gemini.Content.userRole && content.parts.contains { part in
+        if case .inlineData(let blob)? = part.data { MediaType.named(blob.mimeType)?.modality != .text } else { false }
+      }
+    }
   }
 
   /// The transcript and options of this request, for a server that answers it with a HybridAI
@@ -32,13 +44,14 @@ extension GenerateContentRequest {
   ///   ``HybridAI/GenerationOptions/init(geminiConfig:)``); `toolConfig.functionCallingConfig`
   ///   becomes ``HybridAI/GenerationOptions/toolChoice`` (see ``HybridAI/ToolChoice/init(gemini:)``).
   ///
-  /// - `inlineData` of plain text (`text/plain`, UTF-8) is read as the turn's text.
+  /// - `inlineData` of plain text (`text/plain`, UTF-8) is read as the turn's text; other
+  ///   `inlineData` of a user turn becomes an attachment stored in `media`, when given.
   ///
   /// - Throws: ``GeminiConversionError/unsupportedInput(_:)`` for parts other than text, plain-text
   ///   `inlineData` and function calls and responses (other `inlineData`, `fileData`, code) or function parts in the
   ///   wrong turn, ``GeminiConversionError/unsupportedRole(_:)`` for roles other than `user` and
   ///   `model`, ``GeminiConversionError/invalidOption(_:)``.
-  public func transcriptAndOptions() throws -> (transcript: Transcript, options: GenerationOptions) {
+  public func transcriptAndOptions(media: ArtifactStore? = nil) throws -> (transcript: Transcript, options: GenerationOptions) {
     var transcript = Transcript()
     if let systemInstruction {
       let parts = try Self.split(systemInstruction)
@@ -56,8 +69,9 @@ extension GenerateContentRequest {
 
     var unanswered: [Transcript.ToolCall] = []
     for content in contents {
-      let parts = try Self.split(content)
-      switch content.role ?? Gemini.Content.userRole {
+      let role = content.role ?? Gemini.Content.userRole
+      let parts = try Self.split(content, media: role == Gemini.Content.userRole ? media : nil)
+      switch role {
       case Gemini.Content.userRole:
         guard parts.calls.isEmpty else { throw GeminiConversionError.unsupportedInput("functionCall in a user turn") }
         for response in parts.responses {
@@ -72,7 +86,9 @@ extension GenerateContentRequest {
           }
           transcript.append(.toolOutput(Transcript.ToolOutput(gemini: response, callID: callID)))
         }
-        if parts.responses.isEmpty || !parts.text.isEmpty {
+        if parts.segments.contains(where: { if case .attachment = $0 { true } else { false } }) {
+          transcript.append(.prompt(Transcript.Prompt(segments: parts.segments, options: options)))
+        } else if parts.responses.isEmpty || !parts.text.isEmpty {
           transcript.append(.prompt(Transcript.Prompt(text: parts.text, options: options)))
         }
       case Gemini.Content.modelRole:
@@ -159,17 +175,27 @@ extension GenerateContentRequest {
     return ResponseFormat(name: name, schema: resolved)
   }
 
-  /// A content's joined non-thought text, function calls and function responses; throws for
-  /// other parts.
-  private static func split(_ content: Gemini.Content) throws
-    -> (text: String, calls: [Gemini.FunctionCall], responses: [Gemini.FunctionResponse]) {
+  /// A content's joined non-thought text, its text and stored media in order (with `media`),
+  /// function calls and function responses; throws for other parts.
+  private static func split(_ content: Gemini.Content, media: ArtifactStore? = nil) throws
+    -> (text: String, segments: [Transcript.Segment], calls: [Gemini.FunctionCall], responses: [Gemini.FunctionResponse]) {
     var text = ""
+    var segments: [Transcript.Segment] = []
     var calls: [Gemini.FunctionCall] = []
     var responses: [Gemini.FunctionResponse] = []
+    func appendText(_ value: String) {
+      text += value
+      if case .text(var last)? = segments.last {
+        last.content += value
+        segments[segments.count - 1] = .text(last)
+      } else {
+        segments.append(.text(Transcript.TextSegment(content: value)))
+      }
+    }
     for part in content.parts {
       switch part.data {
       case .text(let value):
-        if !part.isThought { text += value }
+        if !part.isThought { appendText(value) }
       case nil:
         continue
       case .functionCall(let call):
@@ -181,15 +207,22 @@ extension GenerateContentRequest {
         guard let bytes = blob.bytes, let contents = String(validating: bytes, as: UTF8.self) else {
           throw GeminiConversionError.unsupportedInput("inlineData (\(blob.mimeType)) that is not UTF-8 text in base64")
         }
-        text += (text.isEmpty || text.hasSuffix("\n") ? "" : "\n") + contents + (contents.hasSuffix("\n") ? "" : "\n")
+        appendText((text.isEmpty || text.hasSuffix("\n") ? "" : "\n") + contents + (contents.hasSuffix("\n") ? "" : "\n"))
       case .inlineData(let blob):
-        throw GeminiConversionError.unsupportedInput("inlineData (\(blob.mimeType))")
+        guard let media else { throw GeminiConversionError.unsupportedInput("inlineData (\(blob.mimeType))") }
+        guard let bytes = blob.bytes else { throw GeminiConversionError.invalidOption("inlineData (\(blob.mimeType)) is not base64") }
+        do {
+          segments.append(.attachment(Transcript.AttachmentSegment(
+            reference: try Attachment(data: bytes, mimeType: blob.mimeType).store(in: media))))
+        } catch {
+          throw GeminiConversionError.invalidOption("inlineData (\(blob.mimeType)): \(error)")
+        }
       case .fileData(let file):
         throw GeminiConversionError.unsupportedInput("fileData" + (file.mimeType.map { " (\($0))" } ?? ""))
       case let other?:
         throw GeminiConversionError.unsupportedInput(other.kind)
       }
     }
-    return (text, calls, responses)
+    return (text, segments, calls, responses)
   }
 }

@@ -51,8 +51,15 @@ extension Gemini {
       self.init(mimeType: mimeType, base64Data: bytes.base64EncodedString())
     }
 
-    /// The decoded bytes, or `nil` when ``data`` is not valid base64.
-    public var bytes: Data? { Data(base64Encoded: data) }
+    /// The decoded bytes, or `nil` when ``data`` is not valid base64. Like Google's API, both
+    /// alphabets are read — the standard one and the URL-safe one (`-`, `_`; Google's Python client
+    /// sends that) — with or without `=` padding.
+    public var bytes: Data? {
+      if let bytes = Data(base64Encoded: data) { return bytes }
+      var standard = String(data.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+      standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
+      return Data(base64Encoded: standard)
+    }
 
     public init(from decoder: any Decoder) throws {
       let container = try decoder.container(keyedBy: AnyCodingKey.self)

@@ -1,3 +1,4 @@
+import Foundation
 import HybridAI
 
 // The server's direction: a Chat Completions request becomes a HybridAI request (used by a server
@@ -7,7 +8,8 @@ extension ChatCompletionRequest {
   /// The HybridAI request this Chat Completions request stands for.
   ///
   /// - `system` and `developer` messages become one instructions entry, first.
-  /// - `user` messages become prompts (text content only).
+  /// - `user` messages become prompts: their text and, with `media`, their images (`image_url` with a
+  ///   `data:` URL) and sounds (`input_audio`) stored there as attachments in their places.
   /// - `assistant` messages become responses; their `tool_calls` a tool-calls entry (after a
   ///   response with the text, when there is any), keeping the calls' ids.
   /// - `tool` messages become tool outputs answering the call with their `tool_call_id`.
@@ -20,7 +22,7 @@ extension ChatCompletionRequest {
   ///   format (`json_object`: any JSON object; `json_schema`: its schema).
   ///
   /// - Throws: ``OpenAIConversionError``.
-  public func generationRequest() throws(OpenAIConversionError) -> GenerationRequest {
+  public func generationRequest(media: ArtifactStore? = nil) throws(OpenAIConversionError) -> GenerationRequest {
     let options = try generationOptions()
     let tools = try toolDefinitions()
     if case .required(let names?)? = options.toolChoice {
@@ -28,14 +30,23 @@ extension ChatCompletionRequest {
         throw .invalidOption(param: "tool_choice", "function \(name) is not among the declared tools")
       }
     }
-    let transcript = try transcript(options: options)
+    let transcript = try transcript(options: options, media: media)
     switch transcript.last {
     case .prompt?, .toolOutput?, .response?, .instructions?: break
     case .toolCalls?:
       throw .invalidMessage("the last message holds tool calls: add a tool message with each call's result")
     case nil: throw .invalidMessage("messages is empty: give at least one message")
     }
-    return GenerationRequest(transcript: transcript, options: options, tools: tools, responseFormat: hybridResponseFormat())
+    return GenerationRequest(transcript: transcript, options: options, tools: tools, responseFormat: hybridResponseFormat(),
+                             artifactStore: media)
+  }
+
+  /// Whether a user message holds an image, a sound or a file.
+  public var holdsMedia: Bool {
+    messages.contains { message in
+      guard message.role == "user", case .parts(let parts)? = message.content else { return false }
+      return parts.contains { $0.type != "text" }
+    }
   }
 
   /// The most choices (`n`) one request may ask for.
@@ -123,7 +134,7 @@ extension ChatCompletionRequest {
   }
 
   /// The conversation as a transcript.
-  private func transcript(options: GenerationOptions) throws(OpenAIConversionError) -> Transcript {
+  private func transcript(options: GenerationOptions, media: ArtifactStore?) throws(OpenAIConversionError) -> Transcript {
     var transcript = Transcript()
     var instructions: [String] = []
     var callNames: [String: String] = [:]   // id → function name, for tool messages
@@ -132,7 +143,11 @@ extension ChatCompletionRequest {
       case "system", "developer":
         instructions.append(try Self.text(of: message, at: index))
       case "user":
-        transcript.append(.prompt(Transcript.Prompt(text: try Self.text(of: message, at: index), options: options)))
+        if let media, case .parts(let parts)? = message.content, parts.contains(where: { $0.type != "text" }) {
+          transcript.append(.prompt(Transcript.Prompt(segments: try Self.segments(of: parts, at: index, media: media), options: options)))
+        } else {
+          transcript.append(.prompt(Transcript.Prompt(text: try Self.text(of: message, at: index), options: options)))
+        }
       case "assistant":
         let text = message.content == nil ? "" : try Self.text(of: message, at: index)
         guard let calls = message.toolCalls, !calls.isEmpty else {
@@ -174,6 +189,46 @@ extension ChatCompletionRequest {
       transcript = withInstructions
     }
     return transcript
+  }
+
+  /// A user message's parts in order: text, and its images and sounds stored in `media`.
+  private static func segments(of parts: [ChatMessage.Part], at index: Int,
+                               media: ArtifactStore) throws(OpenAIConversionError) -> [Transcript.Segment] {
+    var segments: [Transcript.Segment] = []
+    for part in parts {
+      switch part.type {
+      case "text":
+        guard let value = part.text else { throw .invalidMessage("messages[\(index)]: a text part without text") }
+        segments.append(.text(Transcript.TextSegment(content: value)))
+      case "image_url", "input_audio":
+        let bytes = try mediaBytes(of: part, at: index)
+        do {
+          let reference = try Attachment(data: bytes, mimeType: part.mimeType).store(in: media)
+          segments.append(.attachment(Transcript.AttachmentSegment(reference: reference)))
+        } catch {
+          throw .invalidMessage("messages[\(index)]: \(error)")
+        }
+      default:
+        throw .unsupportedInput(part.mimeType ?? part.type)
+      }
+    }
+    return segments
+  }
+
+  /// The bytes of an `image_url` part's `data:` URL or an `input_audio` part's base64 data.
+  private static func mediaBytes(of part: ChatMessage.Part, at index: Int) throws(OpenAIConversionError) -> Data {
+    if let audio = part.inputAudio {
+      guard let bytes = Data(base64Encoded: audio.data) else { throw .invalidMessage("messages[\(index)]: input_audio data is not base64") }
+      return bytes
+    }
+    guard let url = part.imageURL?.url else { throw .invalidMessage("messages[\(index)]: \(part.type) without its data") }
+    guard url.hasPrefix("data:"), let comma = url.firstIndex(of: ","), url[..<comma].hasSuffix(";base64") else {
+      throw .unsupportedInput("image_url with a remote URL (this server does not fetch URLs: send the image as a data: URL)")
+    }
+    guard let bytes = Data(base64Encoded: String(url[url.index(after: comma)...])) else {
+      throw .invalidMessage("messages[\(index)]: the image's data: URL is not base64")
+    }
+    return bytes
   }
 
   /// A message's text: its string content, or its text parts joined.

@@ -21,14 +21,18 @@ struct ContentGeneration: Sendable {
     guard !wire.contents.isEmpty else {
       throw GoogleAPIError.invalidArgument("contents is empty: give the contents to count (or a generateContentRequest).")
     }
-    let generationRequest = try makeGenerationRequest(from: wire, endingWithUserTurn: false)
+    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
+    defer { media?.remove() }
+    let generationRequest = try makeGenerationRequest(from: wire, media: media, endingWithUserTurn: false)
     return CountTokensResponse(totalTokens: try await model.countTokens(generationRequest))
   }
 
   /// `generateContent`: the whole answer in one response; `candidateCount` candidates generated
   /// side by side, the usage counting the prompt once.
   func generate(_ wire: GenerateContentRequest) async throws -> GenerateContentResponse {
-    let request = try await checkedGenerationRequest(from: wire)
+    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
+    defer { media?.remove() }
+    let request = try await checkedGenerationRequest(from: wire, media: media)
     let chunks = ResponseChunks(modelVersion: model.modelVersion)
     var finals: [GenerateContentResponse] = [], completions: [RawResponse] = []
     for answer in try await model.wholeAnswers(to: request, count: wire.generationConfig?.candidateCount ?? 1) {
@@ -50,7 +54,9 @@ struct ContentGeneration: Sendable {
   /// client goes away, the write fails and generation is cancelled.
   func stream(_ wire: GenerateContentRequest, framing: GeminiStreamFraming = .serverSentEvents) async throws -> Response {
     let received = ContinuousClock.now
-    let request = try await checkedGenerationRequest(from: wire)
+    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
+    defer { media?.remove() }   // read by the time the first events are here
+    let request = try await checkedGenerationRequest(from: wire, media: media)
     let checked = ContinuousClock.now
     // Failures before the first chunk become HTTP errors.
     let (answers, firsts) = try await model.startedAnswers(to: request, count: wire.generationConfig?.candidateCount ?? 1)
@@ -111,9 +117,10 @@ struct ContentGeneration: Sendable {
 
   /// The HybridAI request of a Gemini request: transcript, options, tools and response format.
   /// `endingWithUserTurn`: a generation's contents must end with the user's turn (what to answer).
-  private func makeGenerationRequest(from wire: GenerateContentRequest, endingWithUserTurn: Bool = true) throws -> GenerationRequest {
+  private func makeGenerationRequest(from wire: GenerateContentRequest, media: RequestMedia? = nil,
+                                     endingWithUserTurn: Bool = true) throws -> GenerationRequest {
     do {
-      let request = try wire.generationRequest()
+      let request = try wire.generationRequest(media: media?.store)
       if endingWithUserTurn {
         switch request.transcript.last {
         case .prompt?, .toolOutput?: break
@@ -133,7 +140,7 @@ struct ContentGeneration: Sendable {
     }
   }
 
-  private func checkedGenerationRequest(from wire: GenerateContentRequest) async throws -> GenerationRequest {
-    try await model.checked(try makeGenerationRequest(from: wire), logger: logger)
+  private func checkedGenerationRequest(from wire: GenerateContentRequest, media: RequestMedia?) async throws -> GenerationRequest {
+    try await model.checked(try makeGenerationRequest(from: wire, media: media), logger: logger)
   }
 }

@@ -15,7 +15,9 @@ struct ChatCompletionGeneration: Sendable {
   /// The answer in one `chat.completion`: `n` choices, generated side by side (each its own
   /// sequence of the batch); the usage counts the prompt once and every choice's tokens.
   func generate(_ wire: ChatCompletionRequest) async throws -> Response {
-    let request = try await model.checked(try wire.generationRequest(), logger: logger)
+    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
+    defer { media?.remove() }
+    let request = try await model.checked(try wire.generationRequest(media: media?.store), logger: logger)
     let answers = try await model.wholeAnswers(to: request, count: wire.choiceCount)
     var choices: [ChatCompletion.Choice] = [], completions: [RawResponse] = []
     for (index, whole) in answers.enumerated() {
@@ -43,7 +45,9 @@ struct ChatCompletionGeneration: Sendable {
   /// the first events are HTTP errors; later ones an error event. When the client goes away, the
   /// write fails and generation is cancelled.
   func stream(_ wire: ChatCompletionRequest) async throws -> Response {
-    let request = try await model.checked(try wire.generationRequest(), logger: logger)
+    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
+    defer { media?.remove() }   // read by the time the first events are here
+    let request = try await model.checked(try wire.generationRequest(media: media?.store), logger: logger)
     let (choices, firsts) = try await model.startedAnswers(to: request, count: wire.choiceCount)
     let includeUsage = wire.streamOptions?.includeUsage == true
     let id = Self.completionID(), created = Self.now(), modelName = model.modelVersion

@@ -30,6 +30,7 @@ public final class ObservedLanguageModel<Base: LanguageModel>: LanguageModel {
   public var source: ModelSource { base.source }
   public var availability: ModelAvailability { base.availability }
   public var availabilityDetail: String? { base.availabilityDetail }
+  public var capabilities: ModelCapabilities { base.capabilities }
   public func supports(_ request: GenerationRequest) async -> RequestSupport { await base.supports(request) }
   public func prepareAssets() { base.prepareAssets() }
   public var contextSize: Int { get async throws { try await base.contextSize } }

@@ -1,0 +1,58 @@
+import Foundation
+import HybridAI
+import HybridAIOnDevice
+import HybridAIProcess
+import HybridAIServer
+import HybridAIServerTestSupport
+import HybridAIServing
+import HybridAITestSupport
+import Testing
+
+/// `hybrid serve` with a model and its projector: an image sent with OpenAI's and Google's official
+/// clients is answered on device with the tokens llama.cpp's `llama-mtmd-cli` gives; a remote URL
+/// is a clear 400 (the server never fetches URLs for the on-device model).
+@Suite("Serving images to an on-device model with the official clients")
+struct MultimodalServingTests {
+  static let pair = TestRepository.dependency("models/pairs/vision")
+  static let photo = TestRepository.dependency("photos/astronaut.png")
+
+  @Test("openai (image_url data: URL, unary and streamed) and google-genai (inlineData) get llama-mtmd-cli's answer; remote files are 400s")
+  func officialClients() async throws {
+    let model = Self.pair.appendingPathComponent("model.gguf").path
+    let projector = Self.pair.appendingPathComponent("mmproj.gguf").path
+    let batched = BatchedLanguageModel(modelPath: model, configuration: .init(
+      maxConcurrentSequences: 2, contextSizePerSequence: 1024, projectorPath: projector))
+    let served = ServedModel(name: "smolvlm", model: batched, contextSize: 1024, embedder: nil)
+    let server = try await RunningServer.start([GeminiCompatibleAPI(models: [served]), OpenAICompatibleAPI(models: [served])],
+                                               configuration: ServerConfiguration(maxRequestBytes: 8 << 20))
+    defer { Task { await server.stop(); await batched.shutDown() } }
+
+    let reference = try await ChildProcess(executable: TestRepository.dependency("llama-server/llama-mtmd-cli"), arguments: [
+      "-m", model, "--mmproj", projector, "--image", Self.photo.path, "-p", "Describe.<__media__>", "-n", "8", "--temp", "0", "-t", "2",
+    ]).run(output: .collected(limit: 1 << 20))
+    #expect(reference.status == 0, "\(reference.standardError.suffix(1000))")
+    // llama-mtmd-cli writes control tokens out; an answer's text leaves them out.
+    let controlTokens = /<row_\d+_col_\d+>|<fake_token_around_image>|<global-img>|<\|(im_start|im_end|endoftext)\|>/
+    let expected = String(reference.standardOutput.replacing(controlTokens, with: "")).trimmingCharacters(in: .newlines)
+
+    let script = TestRepository.file("Tests/HybridAIServerTests/Conformance/media_conformance.py")
+    let run = try await ChildProcess.run(TestRepository.python, [script.path, server.baseURL.absoluteString, "smolvlm", Self.photo.path])
+    #expect(run.succeeded, "\(run.standardError)")
+    let output: String = run.output
+    let observed = try #require(JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+    for key in ["openai", "openai_stream", "gemini"] {
+      let answer = observed[key] as? [String: Any] ?? [:]
+      let text = answer["text"] as? String
+      #expect(text == expected, "\(key): \(answer); llama-mtmd-cli: \(reference.standardOutput.debugDescription)")
+    }
+    for key in ["openai", "gemini"] {
+      let promptTokens = (observed[key] as? [String: Any])?["prompt_tokens"] as? Int ?? 0
+      #expect(promptTokens > 40, "\(key): the image's places count as prompt tokens")
+    }
+    for key in ["openai_remote", "gemini_file_uri"] {
+      let error = (observed[key] as? [String: Any])?["api_error"] as? [String: Any] ?? [:]
+      let status = error["status"] as? Int
+      #expect(status == 400, "\(key): \(String(describing: observed[key]))")
+    }
+  }
+}
