@@ -13,8 +13,8 @@ struct BenchCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "hybrid bench",
     abstract: "Run benchmarks and compare with the reference implementations.",
-    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Speculation.self, Embeddings.self, Guided.self, TensorFlowLite.self, Delivery.self,
-                  Hub.self],
+    subcommands: [OnDevice.self, Hybrid.self, Serving.self, Speculation.self, Vision.self, Embeddings.self, Guided.self,
+                  TensorFlowLite.self, Delivery.self, Hub.self],
     defaultSubcommand: OnDevice.self)
 
   struct OnDevice: AsyncParsableCommand {
@@ -166,6 +166,41 @@ struct BenchCommand: AsyncParsableCommand {
       settings.widths = widths.split(separator: ",").compactMap { Int($0) }
       settings.rounds = rounds
       try BenchCommand.publish(try await SpeculationBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
+    }
+  }
+
+  struct Vision: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "vision",
+      abstract: "An image turn on device (hybrid generate --mmproj --attach) vs llama.cpp's llama-mtmd-cli: the same pair, image and answer, whole runs, alternating rounds.")
+
+    @Option(name: .long, help: "llama.cpp's llama-mtmd-cli, the reference (scripts/bootstrap builds it).")
+    var reference = ".deps/llama-server/llama-mtmd-cli"
+
+    @Option(name: .long, help: "A folder with model.gguf and mmproj.gguf; made with SmolVLM-256M's sizes (random weights) when missing.")
+    var pair = ".build/bench-vision/smolvlm-256m"
+
+    @Option(name: .long, help: "The image (default: the bootstrap's photo).")
+    var image = ".deps/photos/astronaut.png"
+
+    @Option(name: .long, help: "Rounds (the order alternates).")
+    var rounds = 3
+
+    @Option(name: .long, help: "CPU threads, both sides.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    @OptionGroup var report: ReportOptions
+
+    func run() async throws {
+      report.logging.bootstrap()
+      let folder = URL(fileURLWithPath: pair)
+      try await VisionBenchmark.makePairIfMissing(in: folder, progress: BenchCommand.progress)
+      var settings = VisionBenchmark.Settings(modelPath: folder.appendingPathComponent("model.gguf").path,
+                                              projectorPath: folder.appendingPathComponent("mmproj.gguf").path, imagePath: image,
+                                              hybridExecutable: Executables.sibling(named: "hybrid").path, referencePath: reference,
+                                              threads: threads)
+      settings.rounds = rounds
+      try BenchCommand.publish(try await VisionBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }
 
