@@ -25,6 +25,29 @@ struct MultimodalGenerationTests {
       contextSize: 2048, projectorPath: projector ?? projectorPath(pair)))
   }
 
+  /// The pair's files copied into a folder of their own: weights and a projector that no other
+  /// test of the process shares, so that counting its encodes sees only this test's.
+  struct PrivatePair {
+    let folder: TemporaryDirectory
+    var modelPath: String { folder.url.appendingPathComponent("model.gguf").path }
+    var projectorPath: String { folder.url.appendingPathComponent("mmproj.gguf").path }
+
+    init(_ pair: Pair) throws {
+      folder = try TemporaryDirectory("pair")
+      for name in ["model.gguf", "mmproj.gguf"] {
+        try FileManager.default.copyItem(at: MultimodalGenerationTests.folder(pair).appendingPathComponent(name),
+                                         to: folder.url.appendingPathComponent(name))
+      }
+    }
+
+    /// How many media its projector has encoded.
+    func encodedMedia() async throws -> Int {
+      let weights = try await LlamaWeightsCache.shared.weights(at: modelPath)
+      return try ProjectorCache.shared.projector(at: projectorPath, for: weights, threads: 2, useGPU: false,
+                                                 logger: TestLogging.logger("test")).encodedMedia
+    }
+  }
+
   static var greedy: GenerationOptions {
     var options = GenerationOptions(sampling: .greedy, maximumResponseTokens: maximumTokens)
     options.logProbabilities = 0
@@ -62,15 +85,11 @@ struct MultimodalGenerationTests {
     return String(decoding: ids.flatMap { weights.bytes(of: llama_token($0), special: true) }, as: UTF8.self)
   }
 
-  static func projector(_ pair: Pair) async throws -> MultimodalProjector {
-    let weights = try await LlamaWeightsCache.shared.weights(at: modelPath(pair))
-    return try ProjectorCache.shared.projector(at: projectorPath(pair), for: weights, threads: 2, useGPU: false,
-                                               logger: TestLogging.logger("test"))
-  }
 
   @Test("an image: the same greedy tokens as llama-mtmd-cli, unary and streamed; a follow-up reuses it without encoding again")
   func image() async throws {
-    let model = Self.model(.vision)
+    let pair = try PrivatePair(.vision)
+    let model = SystemLanguageModel(modelPath: pair.modelPath, configuration: .init(contextSize: 2048, projectorPath: pair.projectorPath))
     #expect(model.capabilities.inputModalities == [.text, .image])
     let prompt = try Prompt { "Describe."; try Attachment(contentsOf: Self.photo) }
     let expected = try await Self.reference(.vision, prompt: "Describe.<__media__>", media: Self.photo)
@@ -81,6 +100,8 @@ struct MultimodalGenerationTests {
     #expect(first.rawResponse.source == .onDevice)
     #expect(try await Self.pieces(of: first.rawResponse, model: .vision) == expected)
     #expect(first.usage.promptTokens > 40, "the image's embeddings count as prompt tokens: \(first.usage)")
+    #expect(first.usage.imagePromptTokens == 20 && first.usage.audioPromptTokens == 0,
+            "2×2 tiles and the overview, 4 places each: \(first.usage)")
 
     // Streamed, in a new session: the same tokens.
     let streamed = GenerativeModelSession(model: model)
@@ -91,9 +112,10 @@ struct MultimodalGenerationTests {
     #expect(try await Self.pieces(of: try #require(completed), model: .vision) == expected)
 
     // Turn 2 about the same picture: its places come from the cache, the encoder does not run.
-    let encodedBefore = try await Self.projector(.vision).encodedMedia
+    let encodedBefore = try await pair.encodedMedia()
+    #expect(encodedBefore == 10, "two answers, 5 slices each")
     let second = try await session.respond(to: "And the colours?", options: Self.greedy)
-    #expect(try await Self.projector(.vision).encodedMedia == encodedBefore, "turn 2 did not encode the image again")
+    #expect(try await pair.encodedMedia() == encodedBefore, "turn 2 did not encode the image again")
     #expect(second.usage.cachedPromptTokens >= first.usage.promptTokens, "\(second.usage)")
   }
 
@@ -107,13 +129,15 @@ struct MultimodalGenerationTests {
     let session = GenerativeModelSession(model: model)
     let answer = try await session.respond(to: Prompt { "Listen."; try Attachment(contentsOf: sound) }, options: Self.greedy)
     #expect(try await Self.pieces(of: answer.rawResponse, model: .audio) == expected)
+    #expect(answer.usage.audioPromptTokens == 750, "one 30 s window: \(answer.usage)")
   }
 
   @Test("in a batch beside text requests: the same tokens as llama-mtmd-cli; a later request with the same picture reuses its places")
   func batched() async throws {
-    let batched = BatchedLanguageModel(modelPath: Self.modelPath(.vision), configuration: .init(
+    let pair = try PrivatePair(.vision)
+    let batched = BatchedLanguageModel(modelPath: pair.modelPath, configuration: .init(
       maxConcurrentSequences: 3, contextSizePerSequence: 1024, reusesPromptPrefixes: true,
-      projectorPath: Self.projectorPath(.vision)))
+      projectorPath: pair.projectorPath))
     #expect(batched.capabilities.inputModalities == [.text, .image])
     let expected = try await Self.reference(.vision, prompt: "Describe.<__media__>", media: Self.photo)
     let prompt = try Prompt { "Describe."; try Attachment(contentsOf: Self.photo) }
@@ -124,11 +148,12 @@ struct MultimodalGenerationTests {
     #expect(try await Self.pieces(of: answer.rawResponse, model: .vision) == expected)
     #expect(first.usage.outputTokens > 0 && second.usage.outputTokens > 0)
 
-    let encodedBefore = try await Self.projector(.vision).encodedMedia
+    let encodedBefore = try await pair.encodedMedia()
+    #expect(encodedBefore == 5, "one image, 5 slices")
     let again = try await GenerativeModelSession(model: batched).respond(to: prompt, options: Self.greedy)
     #expect(try await Self.pieces(of: again.rawResponse, model: .vision) == expected)
     #expect(again.usage.cachedPromptTokens >= answer.usage.promptTokens - 1, "\(again.usage)")
-    #expect(try await Self.projector(.vision).encodedMedia == encodedBefore, "the picture's places came from the cache")
+    #expect(try await pair.encodedMedia() == encodedBefore, "the picture's places came from the cache")
     await batched.shutDown()
   }
 

@@ -49,6 +49,8 @@ struct MultimodalServingTests {
       let promptTokens = (observed[key] as? [String: Any])?["prompt_tokens"] as? Int ?? 0
       #expect(promptTokens > 40, "\(key): the image's places count as prompt tokens")
     }
+    let byModality = (observed["gemini"] as? [String: Any])?["by_modality"] as? [String: Int] ?? [:]
+    #expect(byModality["IMAGE"] == 20 && (byModality["TEXT"] ?? 0) > 0, "promptTokensDetails by modality: \(byModality)")
     for key in ["openai_remote", "gemini_file_uri"] {
       let error = (observed[key] as? [String: Any])?["api_error"] as? [String: Any] ?? [:]
       let status = error["status"] as? Int

@@ -49,6 +49,10 @@ public struct Usage: Sendable, Hashable, Codable {
   public var draftTokens: Int
   /// Drafted tokens the model chose too: output tokens that did not cost a pass of their own.
   public var acceptedDraftTokens: Int
+  /// The part of ``promptTokens`` that images take (the places of their embeddings).
+  public var imagePromptTokens: Int
+  /// The part of ``promptTokens`` that sounds take.
+  public var audioPromptTokens: Int
 
   /// Prompt plus output tokens.
   public var totalTokens: Int { promptTokens + toolUsePromptTokens + outputTokens }
@@ -57,7 +61,8 @@ public struct Usage: Sendable, Hashable, Codable {
 
   /// Counts as given, each clamped to ``count(_:)``'s range (they may come from another system).
   public init(promptTokens: Int, cachedPromptTokens: Int = 0, outputTokens: Int, reasoningTokens: Int = 0,
-              toolUsePromptTokens: Int = 0, draftTokens: Int = 0, acceptedDraftTokens: Int = 0) {
+              toolUsePromptTokens: Int = 0, draftTokens: Int = 0, acceptedDraftTokens: Int = 0,
+              imagePromptTokens: Int = 0, audioPromptTokens: Int = 0) {
     self.promptTokens = Self.count(promptTokens)
     self.cachedPromptTokens = Self.count(cachedPromptTokens)
     self.outputTokens = Self.count(outputTokens)
@@ -65,7 +70,12 @@ public struct Usage: Sendable, Hashable, Codable {
     self.toolUsePromptTokens = Self.count(toolUsePromptTokens)
     self.draftTokens = Self.count(draftTokens)
     self.acceptedDraftTokens = Self.count(acceptedDraftTokens)
+    self.imagePromptTokens = Self.count(imagePromptTokens)
+    self.audioPromptTokens = Self.count(audioPromptTokens)
   }
+
+  /// The part of ``promptTokens`` that text takes (everything but images and sounds).
+  public var textPromptTokens: Int { max(0, promptTokens - imagePromptTokens - audioPromptTokens) }
 
   /// A token count as a server reported it, made usable: 0…2³¹−1 (a negative or absurd count from
   /// a server then cannot overflow the sums made of it).
@@ -85,14 +95,31 @@ public struct Usage: Sendable, Hashable, Codable {
     toolUsePromptTokens += other.toolUsePromptTokens
     draftTokens += other.draftTokens
     acceptedDraftTokens += other.acceptedDraftTokens
+    imagePromptTokens += other.imagePromptTokens
+    audioPromptTokens += other.audioPromptTokens
   }
 
   private enum CodingKeys: String, CodingKey {
     case promptTokens, cachedPromptTokens, outputTokens, reasoningTokens, toolUsePromptTokens, draftTokens, acceptedDraftTokens
+    case imagePromptTokens, audioPromptTokens
   }
 
-  /// Reads counts written before ``reasoningTokens``, ``toolUsePromptTokens`` and the draft
-  /// counts existed as 0.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(promptTokens, forKey: .promptTokens)
+    try container.encode(cachedPromptTokens, forKey: .cachedPromptTokens)
+    try container.encode(outputTokens, forKey: .outputTokens)
+    try container.encode(reasoningTokens, forKey: .reasoningTokens)
+    try container.encode(toolUsePromptTokens, forKey: .toolUsePromptTokens)
+    try container.encode(draftTokens, forKey: .draftTokens)
+    try container.encode(acceptedDraftTokens, forKey: .acceptedDraftTokens)
+    // Only when there are any: text-only counts read as before.
+    if imagePromptTokens > 0 { try container.encode(imagePromptTokens, forKey: .imagePromptTokens) }
+    if audioPromptTokens > 0 { try container.encode(audioPromptTokens, forKey: .audioPromptTokens) }
+  }
+
+  /// Reads counts written before ``reasoningTokens``, ``toolUsePromptTokens``, the draft and the
+  /// media counts existed as 0.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     self.init(promptTokens: try container.decode(Int.self, forKey: .promptTokens),
@@ -101,7 +128,9 @@ public struct Usage: Sendable, Hashable, Codable {
               reasoningTokens: try container.decodeIfPresent(Int.self, forKey: .reasoningTokens) ?? 0,
               toolUsePromptTokens: try container.decodeIfPresent(Int.self, forKey: .toolUsePromptTokens) ?? 0,
               draftTokens: try container.decodeIfPresent(Int.self, forKey: .draftTokens) ?? 0,
-              acceptedDraftTokens: try container.decodeIfPresent(Int.self, forKey: .acceptedDraftTokens) ?? 0)
+              acceptedDraftTokens: try container.decodeIfPresent(Int.self, forKey: .acceptedDraftTokens) ?? 0,
+              imagePromptTokens: try container.decodeIfPresent(Int.self, forKey: .imagePromptTokens) ?? 0,
+              audioPromptTokens: try container.decodeIfPresent(Int.self, forKey: .audioPromptTokens) ?? 0)
   }
 }
 

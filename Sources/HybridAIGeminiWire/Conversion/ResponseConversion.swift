@@ -8,23 +8,34 @@ extension Usage {
   /// `outputTokens` counts the answer's tokens *and* the thinking tokens (`candidatesTokenCount +
   /// thoughtsTokenCount`): both were generated (and are billed as output); `reasoningTokens` is
   /// `thoughtsTokenCount`; `promptTokens` is `promptTokenCount`, `toolUsePromptTokens`
-  /// `toolUsePromptTokenCount` and `cachedPromptTokens` `cachedContentTokenCount`.
+  /// `toolUsePromptTokenCount` and `cachedPromptTokens` `cachedContentTokenCount`; the image and
+  /// audio parts of the prompt come from `promptTokensDetails`.
   public init(gemini usage: UsageMetadata?) {
+    func prompt(_ modality: String) -> Int {
+      (usage?.promptTokensDetails ?? []).filter { $0.modality == modality }.reduce(0) { $0 + Usage.count($1.tokenCount) }
+    }
     self.init(promptTokens: usage?.promptTokenCount ?? 0, cachedPromptTokens: usage?.cachedContentTokenCount ?? 0,
               outputTokens: Usage.count(usage?.candidatesTokenCount) + Usage.count(usage?.thoughtsTokenCount),
-              reasoningTokens: usage?.thoughtsTokenCount ?? 0, toolUsePromptTokens: usage?.toolUsePromptTokenCount ?? 0)
+              reasoningTokens: usage?.thoughtsTokenCount ?? 0, toolUsePromptTokens: usage?.toolUsePromptTokenCount ?? 0,
+              imagePromptTokens: prompt("IMAGE"), audioPromptTokens: prompt("AUDIO"))
   }
 }
 
 extension UsageMetadata {
-  /// Gemini's token counts for HybridAI's usage (what a Gemini-compatible server reports).
+  /// Gemini's token counts for HybridAI's usage (what a Gemini-compatible server reports); with
+  /// images or sounds in the prompt, `promptTokensDetails` by modality.
   public init(_ usage: Usage) {
+    var details: [Gemini.ModalityTokenCount]?
+    if usage.imagePromptTokens > 0 || usage.audioPromptTokens > 0 {
+      details = [("TEXT", usage.textPromptTokens), ("IMAGE", usage.imagePromptTokens), ("AUDIO", usage.audioPromptTokens)]
+        .filter { $0.1 > 0 }.map { Gemini.ModalityTokenCount(modality: $0.0, tokenCount: $0.1) }
+    }
     self.init(promptTokenCount: usage.promptTokens,
               cachedContentTokenCount: usage.cachedPromptTokens > 0 ? usage.cachedPromptTokens : nil,
               candidatesTokenCount: usage.outputTokens - usage.reasoningTokens,
               toolUsePromptTokenCount: usage.toolUsePromptTokens > 0 ? usage.toolUsePromptTokens : nil,
               thoughtsTokenCount: usage.reasoningTokens > 0 ? usage.reasoningTokens : nil,
-              totalTokenCount: usage.totalTokens)
+              totalTokenCount: usage.totalTokens, promptTokensDetails: details)
   }
 }
 

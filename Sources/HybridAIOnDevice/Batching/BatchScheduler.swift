@@ -849,9 +849,9 @@ actor BatchScheduler: LlamaContextOwner {
     var response = RawResponse(
       modelVersion: request.modelVersion,
       source: .onDevice,
-      usage: Usage(promptTokens: request.promptTokens.count, cachedPromptTokens: sequence.reusedPromptTokens,
-                   outputTokens: sequence.generated, draftTokens: sequence.speculation?.draftedTokens ?? 0,
-                   acceptedDraftTokens: sequence.speculation?.acceptedTokens ?? 0),
+      usage: request.prompt.usage(cached: sequence.reusedPromptTokens, outputTokens: sequence.generated,
+                                  draftTokens: sequence.speculation?.draftedTokens ?? 0,
+                                  acceptedDraftTokens: sequence.speculation?.acceptedTokens ?? 0),
       finishReason: finishReason,
       timings: GenerationTimings(
         promptEvaluation: (sequence.promptEvaluated ?? finished) - sequence.admitted,

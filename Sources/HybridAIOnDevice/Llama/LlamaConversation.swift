@@ -152,8 +152,8 @@ actor LlamaConversation: LlamaContextOwner {
     var response = RawResponse(
       modelVersion: modelVersion,
       source: .onDevice,
-      usage: Usage(promptTokens: promptTokens.count, cachedPromptTokens: reused, outputTokens: generated,
-                   draftTokens: speculation?.draftedTokens ?? 0, acceptedDraftTokens: speculation?.acceptedTokens ?? 0),
+      usage: prompt.usage(cached: reused, outputTokens: generated, draftTokens: speculation?.draftedTokens ?? 0,
+                          acceptedDraftTokens: speculation?.acceptedTokens ?? 0),
       finishReason: finishReason,
       timings: GenerationTimings(
         promptEvaluation: promptEvaluation,

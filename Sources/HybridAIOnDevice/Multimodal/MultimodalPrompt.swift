@@ -1,4 +1,5 @@
 import CLlama
+import HybridAI
 
 /// libmtmd's chunks of one prompt, freed with the last prompt that holds them.
 final class MediaChunks: @unchecked Sendable {
@@ -25,6 +26,8 @@ struct MultimodalPrompt: Sendable {
     let id: String
     /// Its index among the chunks (libmtmd's `mtmd_input_chunks_get`).
     let chunkIndex: Int
+    /// An image's or a sound's.
+    var isAudio = false
     var end: Int { start + count }
   }
 
@@ -66,7 +69,8 @@ struct MultimodalPrompt: Sendable {
       } else {
         let count = mtmd_input_chunk_get_n_tokens(chunk)
         let id = mtmd_input_chunk_get_id(chunk).map { String(cString: $0) } ?? ""
-        media.append(MediaSpan(start: tokens.count, count: count, id: id, chunkIndex: index))
+        media.append(MediaSpan(start: tokens.count, count: count, id: id, chunkIndex: index,
+                               isAudio: mtmd_input_chunk_get_type(chunk) == MTMD_INPUT_CHUNK_TYPE_AUDIO))
         tokens.append(contentsOf: (0..<count).map { Self.placeholder(for: id, at: $0) })
       }
     }
@@ -74,6 +78,15 @@ struct MultimodalPrompt: Sendable {
     self.media = media
     self.projector = projector
     self.chunks = chunks
+  }
+
+  /// The prompt's usage: `promptTokens` of it, `cached` from a cache, with the places of its
+  /// images and sounds counted apart.
+  func usage(cached: Int, outputTokens: Int, draftTokens: Int = 0, acceptedDraftTokens: Int = 0) -> Usage {
+    Usage(promptTokens: tokens.count, cachedPromptTokens: cached, outputTokens: outputTokens, draftTokens: draftTokens,
+          acceptedDraftTokens: acceptedDraftTokens,
+          imagePromptTokens: media.filter { !$0.isAudio }.reduce(0) { $0 + $1.count },
+          audioPromptTokens: media.filter(\.isAudio).reduce(0) { $0 + $1.count })
   }
 
   /// The text tokens alone (what n-gram drafting may repeat).

@@ -60,7 +60,8 @@ extension OpenAIModel {
                       cachedPromptTokens: accumulator.usage?.promptTokensDetails?.cachedTokens ?? 0,
                       outputTokens: accumulator.usage?.completionTokens ?? 0,
                       reasoningTokens: details?.reasoningTokens ?? 0,
-                      draftTokens: accepted + (details?.rejectedPredictionTokens ?? 0), acceptedDraftTokens: accepted)
+                      draftTokens: accepted + (details?.rejectedPredictionTokens ?? 0), acceptedDraftTokens: accepted,
+                      audioPromptTokens: accumulator.usage?.promptTokensDetails?.audioTokens ?? 0)
     let timings = GenerationTimings(
       promptEvaluation: (firstToken ?? end) - start, timeToFirstToken: firstToken.map { $0 - start },
       generation: firstToken.map { end - $0 } ?? .zero, evaluatedPromptTokens: usage.evaluatedPromptTokens,

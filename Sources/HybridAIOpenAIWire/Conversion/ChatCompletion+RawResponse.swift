@@ -17,7 +17,8 @@ extension ChatUsage {
     self.init(promptTokens: usage.promptTokens, completionTokens: usage.outputTokens,
               cachedTokens: usage.cachedPromptTokens, reasoningTokens: usage.reasoningTokens > 0 ? usage.reasoningTokens : nil,
               acceptedPredictionTokens: drafted ? usage.acceptedDraftTokens : nil,
-              rejectedPredictionTokens: drafted ? usage.draftTokens - usage.acceptedDraftTokens : nil)
+              rejectedPredictionTokens: drafted ? usage.draftTokens - usage.acceptedDraftTokens : nil,
+              audioTokens: usage.audioPromptTokens > 0 ? usage.audioPromptTokens : nil)
   }
 }
 

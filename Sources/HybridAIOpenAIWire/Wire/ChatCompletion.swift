@@ -71,11 +71,13 @@ public struct ChatUsage: Sendable, Hashable, Codable {
   /// Counts; `acceptedPredictionTokens` and `rejectedPredictionTokens` are the drafted tokens of
   /// speculative decoding that became part of the answer and that were checked in vain.
   public init(promptTokens: Int, completionTokens: Int, cachedTokens: Int? = nil, reasoningTokens: Int? = nil,
-              acceptedPredictionTokens: Int? = nil, rejectedPredictionTokens: Int? = nil) {
+              acceptedPredictionTokens: Int? = nil, rejectedPredictionTokens: Int? = nil, audioTokens: Int? = nil) {
     self.promptTokens = promptTokens
     self.completionTokens = completionTokens
     self.totalTokens = promptTokens + completionTokens
-    self.promptTokensDetails = cachedTokens.map { PromptTokensDetails(cachedTokens: $0) }
+    if cachedTokens != nil || audioTokens != nil {
+      self.promptTokensDetails = PromptTokensDetails(cachedTokens: cachedTokens, audioTokens: audioTokens)
+    }
     let details = CompletionTokensDetails(reasoningTokens: reasoningTokens, acceptedPredictionTokens: acceptedPredictionTokens,
                                           rejectedPredictionTokens: rejectedPredictionTokens)
     self.completionTokensDetails = details == CompletionTokensDetails(reasoningTokens: nil) ? nil : details
@@ -124,10 +126,15 @@ public struct ChatUsage: Sendable, Hashable, Codable {
   /// `prompt_tokens_details`.
   public struct PromptTokensDetails: Sendable, Hashable, Codable {
     public var cachedTokens: Int?
+    /// The prompt's tokens of sound.
+    public var audioTokens: Int?
 
-    public init(cachedTokens: Int?) { self.cachedTokens = cachedTokens }
+    public init(cachedTokens: Int?, audioTokens: Int? = nil) {
+      self.cachedTokens = cachedTokens
+      self.audioTokens = audioTokens
+    }
 
-    enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
+    enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens", audioTokens = "audio_tokens" }
   }
 }
 

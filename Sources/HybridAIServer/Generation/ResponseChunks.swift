@@ -63,9 +63,7 @@ struct ResponseChunks {
   }
 
   static func usageMetadata(_ usage: Usage) -> UsageMetadata {
-    UsageMetadata(promptTokenCount: usage.promptTokens,
-                  cachedContentTokenCount: usage.cachedPromptTokens > 0 ? usage.cachedPromptTokens : nil,
-                  candidatesTokenCount: usage.outputTokens, totalTokenCount: usage.totalTokens)
+    UsageMetadata(usage)
   }
 
   /// A file's bytes as an `inlineData` part.

@@ -62,7 +62,9 @@ def gemini_image():
     answer = gemini.models.generate_content(
         model=model, contents=["Describe.", types.Part.from_bytes(data=image, mime_type="image/png")],
         config=types.GenerateContentConfig(temperature=0, max_output_tokens=8))
-    return {"text": answer.text, "prompt_tokens": answer.usage_metadata.prompt_token_count}
+    details = {str(item.modality.value if hasattr(item.modality, "value") else item.modality): item.token_count
+               for item in (answer.usage_metadata.prompt_tokens_details or [])}
+    return {"text": answer.text, "prompt_tokens": answer.usage_metadata.prompt_token_count, "by_modality": details}
 
 
 def gemini_file_uri():
