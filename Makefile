@@ -42,6 +42,7 @@ bench:
 	.build/release/hybrid bench hybrid --reference .deps/llama-bench/llama-batched-bench --output .build/bench-hybrid.md
 	.build/release/hybrid bench serving --reference .deps/llama-server/llama-server --batched-reference .deps/llama-bench/llama-batched-bench --output .build/bench-serving.md
 	.build/release/hybrid bench speculation --reference .deps/llama-server/llama-server --output .build/bench-speculation.md
+	.build/release/hybrid bench vision --reference .deps/llama-server/llama-mtmd-cli --output .build/bench-vision.md
 	.build/release/hybrid bench guided --output .build/bench-guided.md
 	.build/release/hybrid bench embeddings --reference .deps/llama-server/llama-server --texts 128 --rounds 3 --output .build/bench-embeddings.md
 	.build/release/hybrid bench tflite --reference .deps/litert-venv/bin/python --output .build/bench-tflite.md

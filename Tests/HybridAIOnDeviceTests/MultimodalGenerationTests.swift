@@ -157,6 +157,19 @@ struct MultimodalGenerationTests {
     await batched.shutDown()
   }
 
+  @Test("a sound longer than the context allows is the context error, with the counts")
+  func soundTooLong() async throws {
+    // 61 s: three 30 s windows of 750 places, beyond a context of 1024.
+    let model = SystemLanguageModel(modelPath: Self.modelPath(.audio), configuration: .init(
+      contextSize: 1024, projectorPath: Self.projectorPath(.audio)))
+    let session = GenerativeModelSession(model: model)
+    let prompt = try Prompt { "Listen."; try Attachment(data: TestMedia.toneWAV(seconds: 61, sampleRate: 16_000), name: "long.wav") }
+    let error = await #expect(throws: GenerationError.self) { try await session.respond(to: prompt, options: Self.greedy) }
+    let message = error.map { "\($0)" } ?? ""
+    #expect(message.contains("1024") && message.contains("22"), "names the prompt's tokens (over 2250) and the context: \(message)")
+    #expect(session.transcript.isEmpty)
+  }
+
   @Test("prefer-on-device keeps an image on the device that sees images; audio to a vision-only projector goes to the cloud, saying why")
   func routing() async throws {
     let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["from the cloud"],
