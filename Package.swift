@@ -447,7 +447,8 @@ let package = Package(
     .testTarget(
       name: "HybridAIChatAppTests",
       dependencies: [
-        "HybridAI", "HybridAIChatApp", "HybridAIPersistence", "HybridAIServing", "HybridAITestSupport", "HybridAIServerTestSupport", "HybridAIProcess",
+        "HybridAI", "HybridAIChatApp", "HybridAIOnDevice", "HybridAIPersistence", "HybridAIServing", "HybridAITestSupport",
+        "HybridAIServerTestSupport", "HybridAIProcess",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
       ],

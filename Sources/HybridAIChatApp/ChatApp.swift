@@ -49,7 +49,8 @@ public struct ChatApp: ServerComponent {
 
     api.get("config") { _, _ in
       try Self.json(ChatConfig(modes: sessions.models.availableModes.map(\.rawValue),
-                               defaultMode: sessions.models.defaultMode?.rawValue, maxUploadBytes: maxUploadBytes))
+                               defaultMode: sessions.models.defaultMode?.rawValue, maxUploadBytes: maxUploadBytes,
+                               onDeviceReads: sessions.models.onDevice.map(ChatConfig.reads), cloudReads: sessions.models.cloud.map(ChatConfig.reads)))
     }
     api.get("sessions") { _, _ in try Self.json(SessionList(sessions: try await sessions.list())) }
     api.post("sessions") { request, _ in
@@ -138,6 +139,13 @@ public struct ChatApp: ServerComponent {
     var modes: [String]
     var defaultMode: String?
     var maxUploadBytes: Int
+    /// What each model reads besides text (`image`, `audio`, …), so the page can say where a file goes.
+    var onDeviceReads: [String]?
+    var cloudReads: [String]?
+
+    static func reads(_ model: any LanguageModel) -> [String] {
+      model.capabilities.inputModalities.subtracting([.text]).map(\.rawValue).sorted()
+    }
   }
 
   static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

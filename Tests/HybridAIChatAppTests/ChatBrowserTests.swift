@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 @testable import HybridAIChatApp
+import HybridAIOnDevice
 import HybridAIProcess
 import HybridAIServerTestSupport
 import HybridAITestSupport
@@ -82,6 +83,23 @@ extension ChatBrowserTests {
     let outcome = try await ChildProcess.run(python, [
       Self.script.path, "--scenario", "key", "--key", "page-secret", "--url", chat.server.baseURL.absoluteString,
       "--screenshots", try Self.screenshots().path,
+    ], mergingStandardError: true)
+    #expect(outcome.succeeded, "\(outcome.output)")
+  }
+}
+
+extension ChatBrowserTests {
+  @Test("a photo attached in the page is answered on device by a model with a projector; the badge says so")
+  func photoOnDevice() async throws {
+    let python = try TestRepository.requireExecutable(TestRepository.dependency("browser-venv/bin/python"))
+    let pair = TestRepository.dependency("models/pairs/vision")
+    let model = SystemLanguageModel(modelPath: pair.appendingPathComponent("model.gguf").path, configuration: .init(
+      contextSize: 1024, projectorPath: pair.appendingPathComponent("mmproj.gguf").path))
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: model, cloud: PageTestModel(source: .cloud)))
+    defer { Task { await chat.stop() } }
+    let outcome = try await ChildProcess.run(python, [
+      Self.script.path, "--scenario", "photo-on-device", "--url", chat.server.baseURL.absoluteString,
+      "--photo", TestRepository.photo.path, "--screenshots", try Self.screenshots().path,
     ], mergingStandardError: true)
     #expect(outcome.succeeded, "\(outcome.output)")
   }

@@ -359,7 +359,11 @@ function addBadge(view, summary) {
   if (summary.source) part(summary.source === "cloud" ? "☁ cloud" : "⌂ on-device");
   part(summary.modelVersion || "model");
   if (summary.fallbackReason) part(`fallback: ${summary.fallbackReason}`, "fallback");
-  if (summary.usage) part(`${summary.usage.promptTokens} in · ${summary.usage.outputTokens} out tokens`);
+  if (summary.usage) {
+    const u = summary.usage;
+    const media = [u.imagePromptTokens && `${u.imagePromptTokens} image`, u.audioPromptTokens && `${u.audioPromptTokens} audio`].filter(Boolean);
+    part(`${u.promptTokens} in${media.length ? ` (${media.join(", ")})` : ""} · ${u.outputTokens} out tokens`);
+  }
   view.message.append(badge);
 }
 
@@ -502,8 +506,21 @@ async function attach(fileList) {
       stored.localURL = URL.createObjectURL(file);
       state.pending.push(stored);
       renderPending();
+      warnIfUnreadable(stored);
     } catch (error) { notify(`${file.name}: ${error.message}`); }
   }
+}
+
+/** Says when the model the chosen mode needs cannot read a file of this kind. */
+function warnIfUnreadable(file) {
+  const kind = file.mimeType.split("/")[0];
+  if (!["image", "audio", "video"].includes(kind) || !state.config) return;
+  const mode = $("mode").value;
+  const device = (state.config.onDeviceReads || []).includes(kind);
+  const cloud = (state.config.cloudReads || []).includes(kind);
+  if (mode === "on-device" && !device) notify(`The on-device model does not read ${kind}: choose a mode with the cloud for ${file.name}.`);
+  else if (mode === "cloud" && !cloud) notify(`The cloud model does not read ${kind}: choose a mode with the on-device model for ${file.name}.`);
+  else if (mode.startsWith("prefer") && device) notify(`${file.name} is read on this device.`);
 }
 
 function renderPending() {

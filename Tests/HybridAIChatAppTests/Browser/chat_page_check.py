@@ -23,7 +23,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--scenario", default="main", choices=["main", "key", "restart"])
+parser.add_argument("--scenario", default="main", choices=["main", "key", "restart", "photo-on-device"])
 parser.add_argument("--url", required=True)
 parser.add_argument("--photo")
 parser.add_argument("--big")
@@ -125,6 +125,23 @@ def key_scenario():
     check(driver.execute_script("return localStorage.getItem('hybridai.key')") == args.key, "the key is remembered")
 
 
+def photo_on_device_scenario():
+    """The on-device model reads images (it has a projector): a photo is answered here, not in the cloud."""
+    driver.get(args.url + "/")
+    ready()
+    driver.find_element(By.ID, "file-input").send_keys(args.photo)
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pending-files img"))
+    wait.until(lambda d: "read on this device" in d.find_element(By.ID, "notice").text)
+    send("Describe.")
+    answer = wait_for_answer(1)
+    check(not answer.find_elements(By.CSS_SELECTOR, ".error-text"), f"answered without an error: {answer.text}")
+    badge = answer.find_element(By.CSS_SELECTOR, ".badge").text
+    check("on-device" in badge and "image/png" not in badge and "20 image" in badge,
+          f"the badge says the device saw the photo, and its tokens: {badge}")
+    shot("10-photo-on-device")
+    return badge
+
+
 def server_is_back(deadline_seconds=120):
     deadline = time.monotonic() + deadline_seconds
     while True:
@@ -165,6 +182,9 @@ try:
     if args.scenario == "restart":
         restart_scenario()
         print(json.dumps({"scenario": "restart"}))
+        raise SystemExit(0)
+    if args.scenario == "photo-on-device":
+        print(json.dumps({"scenario": "photo-on-device", "badge": photo_on_device_scenario()}))
         raise SystemExit(0)
     if args.scenario == "key":
         key_scenario()
