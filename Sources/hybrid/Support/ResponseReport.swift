@@ -170,7 +170,9 @@ struct ResponseReport: Encodable {
     var parts: [String] = []
     if let modelVersion, let usage {
       parts.append(modelVersion + (source.map { " (\($0))" } ?? ""))
-      parts.append("prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached)")
+      let media = [(usage.imagePromptTokens, "image"), (usage.audioPromptTokens, "audio")].filter { $0.0 > 0 }
+        .map { ", \($0.0) \($0.1)" }.joined()
+      parts.append("prompt \(usage.promptTokens) tokens (\(usage.cachedPromptTokens) cached\(media))")
       parts.append("output \(usage.outputTokens) tokens" + (usage.reasoningTokens > 0 ? " (\(usage.reasoningTokens) reasoning)" : ""))
       if usage.toolUsePromptTokens > 0 { parts.append("tool-use prompt \(usage.toolUsePromptTokens) tokens") }
       if usage.draftTokens > 0 { parts.append("drafts \(usage.acceptedDraftTokens)/\(usage.draftTokens) tokens taken") }
