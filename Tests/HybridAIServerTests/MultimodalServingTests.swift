@@ -51,6 +51,23 @@ struct MultimodalServingTests {
     }
     let byModality = (observed["gemini"] as? [String: Any])?["by_modality"] as? [String: Int] ?? [:]
     #expect(byModality["IMAGE"] == 20 && (byModality["TEXT"] ?? 0) > 0, "promptTokensDetails by modality: \(byModality)")
+    // A PNG whose pixels are garbage, to both APIs: a 400 naming it; the server answers the next request.
+    var corrupt = try Data(contentsOf: Self.photo)
+    corrupt.replaceSubrange(1000..<5000, with: Data(count: 4000))
+    let gemini = try await TestHTTP.send(.POST, URL(string: server.baseURL.absoluteString + "/v1beta/models/smolvlm:generateContent")!, json: [
+      "contents": [["role": "user", "parts": [["text": "Describe."], ["inlineData": ["mimeType": "image/png", "data": corrupt.base64EncodedString()]]]]],
+    ])
+    #expect(gemini.status == 400 && gemini.text.contains("Unreadable media"), "\(gemini.status) \(gemini.text)")
+    let openAI = try await TestHTTP.send(.POST, URL(string: server.baseURL.absoluteString + "/v1/chat/completions")!, json: [
+      "model": "smolvlm", "messages": [["role": "user", "content": [
+        ["type": "text", "text": "Describe."], ["type": "image_url", "image_url": ["url": "data:image/png;base64," + corrupt.base64EncodedString()]],
+      ]]],
+    ])
+    #expect(openAI.status == 400 && openAI.text.contains("Unreadable media"), "\(openAI.status) \(openAI.text)")
+    let after = try await TestHTTP.send(.POST, URL(string: server.baseURL.absoluteString + "/v1/chat/completions")!, json: [
+      "model": "smolvlm", "max_tokens": 2, "messages": [["role": "user", "content": "Hi"]],
+    ])
+    #expect(after.status == 200, "the server stays up: \(after.text)")
     for key in ["openai_remote", "gemini_file_uri"] {
       let error = (observed[key] as? [String: Any])?["api_error"] as? [String: Any] ?? [:]
       let status = error["status"] as? Int

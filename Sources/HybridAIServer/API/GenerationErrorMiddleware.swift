@@ -3,7 +3,7 @@ import HybridAI
 import HybridAIServing
 import Hummingbird
 
-/// Maps a model's failures (``GenerationError``, an ``AnswerInterruption``) thrown from the Gemini API's routes to Google's
+/// Maps a model's failures (``GenerationError``, an ``AnswerInterruption``, media it cannot read) thrown from the Gemini API's routes to Google's
 /// errors, before ``GoogleErrorMiddleware`` writes them (which also turns Hummingbird's errors,
 /// such as a body over the limit, into Google's; anything else is `500 INTERNAL`).
 struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -12,6 +12,8 @@ struct GenerationErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     do {
       return try await next(request, context)
     } catch let error as GenerationError {
+      throw GoogleAPIError.from(generationError: error)
+    } catch let error as AttachmentError {
       throw GoogleAPIError.from(generationError: error)
     } catch let error where AnswerInterruption(error) != nil {
       throw GoogleAPIError.from(generationError: error)
@@ -40,6 +42,9 @@ extension GoogleAPIError {
         + "structured answer was complete; allow more output tokens (maxOutputTokens, max_tokens).")
     case GenerationError.unsupportedCapability(let what):
       return .invalidArgument("Unsupported: \(what).")
+    case let error as AttachmentError:
+      // An image or sound the client sent that the model cannot read (corrupt, a decompression bomb).
+      return .invalidArgument("Unreadable media: \(error).")
     case GenerationError.modelUnavailable(let reason, let detail):
       return .unavailable("The model is unavailable: \(reason) (\(detail)).")
     case _ where AnswerInterruption(error) == .modelShuttingDown:

@@ -56,6 +56,8 @@ struct OpenAIAPIError: Error, Sendable {
       return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "tools")
     case _ where AnswerInterruption(error) == .toolCallCutShort:
       return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "max_completion_tokens")
+    case is AttachmentError:
+      return .invalidRequest(GoogleAPIError.from(generationError: error).message, param: "messages")
     case is GenerationError:
       return from(google: GoogleAPIError.from(generationError: error))
     case _ where AnswerInterruption(error) == .modelShuttingDown:
