@@ -60,7 +60,11 @@ struct OpenAIStreamLoad: Sendable {
     func increment() { value.withLock { $0 += 1 } }
   }
 
-  init(apiRoot: URL, model: String, outputTokens: Int, temperature: Double = 0) {
+  /// An image sent with every prompt (`image_url` with this `data:` URL, after the text), or `nil`.
+  var imageDataURL: String?
+
+  init(apiRoot: URL, model: String, outputTokens: Int, temperature: Double = 0, imageDataURL: String? = nil) {
+    self.imageDataURL = imageDataURL
     self.apiRoot = apiRoot
     self.model = model
     self.outputTokens = outputTokens
@@ -117,7 +121,10 @@ struct OpenAIStreamLoad: Sendable {
   }
 
   private func stream(prompt: String) async throws -> Result {
-    var body = ChatCompletionRequest(model: model, messages: [ChatMessage(role: "user", text: prompt)], stream: true,
+    let message = imageDataURL.map { url in
+      ChatMessage(role: "user", content: .parts([.text(prompt), ChatMessage.Part(type: "image_url", imageURL: .init(url: url))]))
+    } ?? ChatMessage(role: "user", text: prompt)
+    var body = ChatCompletionRequest(model: model, messages: [message], stream: true,
                                      streamOptions: .init(includeUsage: true), maxTokens: outputTokens, temperature: temperature)
     if temperature == 0 { body.seed = 0 }
     var request = HTTPClientRequest(url: apiRoot.appendingPathComponent("chat/completions").absoluteString)

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIOnDevice
 import HybridAIProcess
 
 /// An image turn on device against llama.cpp's own `llama-mtmd-cli`, in the same run: the same
@@ -16,6 +17,10 @@ public struct VisionBenchmark: Sendable {
     public var threads: Int
     public var outputTokens = 16
     public var rounds = 3
+    /// Concurrent image requests over HTTP, against llama-server (empty: no serving measurement).
+    public var widths = [1, 4]
+    /// llama.cpp's llama-server, the serving reference (`--mmproj`).
+    public var llamaServerPath: String?
     public var gnuTime = "/usr/bin/time"
 
     public init(modelPath: String, projectorPath: String, imagePath: String, hybridExecutable: String,
@@ -87,10 +92,84 @@ public struct VisionBenchmark: Sendable {
     report.rows.append(.init(metric: "prompt with the image, ms (ours: encode + evaluate; reference: encodes alone)",
                              ours: ours.map(\.promptMilliseconds).median, reference: theirs.map(\.promptMilliseconds).median,
                              target: .informational))
+    if let llamaServerPath = settings.llamaServerPath, !settings.widths.isEmpty {
+      try await serving(into: &report, llamaServerPath: llamaServerPath, work: work)
+    }
     let same = zip(ours, theirs).allSatisfy { $0.text == $1.text }
     report.notes.append(same ? "Both answered with the same text in every round."
       : "The answers differ: ours \(ours.first?.text.debugDescription ?? ""), llama-mtmd-cli's \(theirs.first?.text.debugDescription ?? "")")
     return report
+  }
+
+  /// Streamed image requests over HTTP (OpenAI API, the image as a `data:` URL after the text), `width` at
+  /// once, on `hybrid serve --mmproj` and `llama-server --mmproj` with as many slots: time to first token
+  /// (it holds the whole encode) and each stream's tokens/s after it, in rounds alternating the order.
+  private func serving(into report: inout BenchmarkReport, llamaServerPath: String, work: URL) async throws {
+    let slots = settings.widths.max() ?? 1
+    let image = try Data(contentsOf: URL(fileURLWithPath: settings.imagePath))
+    let dataURL = "data:image/png;base64," + image.base64EncodedString()
+    progress("starting hybrid serve and llama-server with the projector, \(slots) slots each")
+    let ours = try await ServerProcess(executable: URL(fileURLWithPath: settings.hybridExecutable), arguments: [
+      "--model", "bench=\(settings.modelPath)", "--mmproj", "bench=\(settings.projectorPath)",
+      "--max-concurrent-requests", "\(slots)", "--context-size", "2048", "--threads", "\(settings.threads)",
+      "--draft-max", "0", "--data", work.appendingPathComponent("serve").path, "--log-level", "error",
+    ])
+    let theirs: LlamaServerReference.Running
+    do {
+      theirs = try await LlamaServerReference(executable: llamaServerPath).start(
+        model: settings.modelPath, threads: settings.threads, slots: slots, contextPerSlot: 2048,
+        offload: ReferenceOffload(try SystemLanguageModel(modelPath: settings.modelPath).placement()),
+        extraArguments: ["--mmproj", settings.projectorPath, "--no-cache-prompt"])
+    } catch {
+      _ = await ours.stop()
+      throw error
+    }
+    let loads = [("hybrid serve", OpenAIStreamLoad(apiRoot: ours.baseURL.appendingPathComponent("v1beta/openai"), model: "bench",
+                                                   outputTokens: settings.outputTokens, imageDataURL: dataURL)),
+                 ("llama-server", OpenAIStreamLoad(apiRoot: theirs.apiRoot, model: "bench", outputTokens: settings.outputTokens,
+                                                   imageDataURL: dataURL))]
+    defer { Task { for (_, load) in loads { await load.shutdown() } } }
+    var results: [Int: [String: [OpenAIStreamLoad.Result]]] = [:]
+    do {
+      for (_, load) in loads { _ = try await load.send(prompt: "Warm up.") }   // not measured
+      for round in 0..<settings.rounds {
+        for width in settings.widths {
+          for (name, load) in round % 2 == 0 ? loads : loads.reversed() {
+            progress("serving round \(round + 1) of \(settings.rounds): \(name), \(width) image request(s) at once")
+            results[width, default: [:]][name, default: []].append(
+              try await load.run(width: width, requestsPerStream: 1) { stream, _ in "Describe picture \(stream)." })
+          }
+        }
+      }
+    } catch {
+      _ = await ours.stop()
+      await theirs.stop()
+      throw error
+    }
+    _ = await ours.stop()
+    await theirs.stop()
+    for width in settings.widths {
+      let mine = results[width]?["hybrid serve"] ?? [], other = results[width]?["llama-server"] ?? []
+      let ttft = { (runs: [OpenAIStreamLoad.Result]) in runs.flatMap(\.timesToFirstToken).median / 1000 }
+      // Tokens/s of a stream once it answers: a run's tokens per stream over its time after the first
+      // token (gaps between text chunks would not do: a random model's tokens are often control
+      // tokens or parts of a character, which stream no text).
+      let rate = { (runs: [OpenAIStreamLoad.Result]) -> Double in
+        runs.map { run in
+          let answering = run.wall.seconds - run.timesToFirstToken.median / 1000
+          return answering > 0 ? Double(run.tokens) / Double(width) / answering : 0
+        }.median
+      }
+      report.rows.append(.init(metric: "served, \(width) image request(s) at once: time to first token p50 (s; lower is faster)",
+                               ours: ttft(mine), reference: ttft(other), target: .atMost(1.0),
+                               pairedRatio: zip(mine, other).map { ttft([$0]) / max(ttft([$1]), 1e-9) }.median))
+      report.rows.append(.init(metric: "served, \(width) image request(s) at once: tokens/s per stream after the first",
+                               ours: rate(mine), reference: rate(other), target: .atLeast(1.0),
+                               pairedRatio: zip(mine, other).map { rate([$0]) / max(rate([$1]), 1e-9) }.median))
+    }
+    report.notes.append("Served: hybrid serve --mmproj --max-concurrent-requests \(slots) --context-size 2048 --draft-max 0; "
+      + "llama-server --mmproj -np \(slots) -c \(slots * 2048) --no-cache-prompt; OpenAI API, streamed, greedy, "
+      + "\(settings.outputTokens) tokens, a different text with the same image per stream.")
   }
 
   private func runOurs(work: URL, gnuTime: String?) async throws -> Run {

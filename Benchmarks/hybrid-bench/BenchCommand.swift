@@ -177,6 +177,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "llama.cpp's llama-mtmd-cli, the reference (scripts/bootstrap builds it).")
     var reference = ".deps/llama-server/llama-mtmd-cli"
 
+    @Option(name: .long, help: "llama.cpp's llama-server, the reference for image requests over HTTP.")
+    var serverReference = ".deps/llama-server/llama-server"
+
+    @Option(name: .long, help: "Image requests at once over HTTP, comma-separated (empty: no serving measurement).")
+    var widths = "1,4"
+
     @Option(name: .long, help: "A folder with model.gguf and mmproj.gguf; made with SmolVLM-256M's sizes (random weights) when missing.")
     var pair = ".build/bench-vision/smolvlm-256m"
 
@@ -200,6 +206,8 @@ struct BenchCommand: AsyncParsableCommand {
                                               hybridExecutable: Executables.sibling(named: "hybrid").path, referencePath: reference,
                                               threads: threads)
       settings.rounds = rounds
+      settings.widths = widths.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+      settings.llamaServerPath = serverReference
       try BenchCommand.publish(try await VisionBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
   }

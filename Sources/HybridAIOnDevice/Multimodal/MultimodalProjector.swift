@@ -36,7 +36,7 @@ final class MultimodalProjector: @unchecked Sendable {
     params.use_gpu = useGPU
     params.n_threads = Int32(max(1, threads))
     params.print_timings = false
-    params.warmup = false
+    params.warmup = true   // an encode at load reserves the encoder's buffers, so the first image is not slower (as llama-server)
     let (made, errors) = MultimodalLog.capturingErrors { mtmd_init_from_file(path, weights.pointer, params) }
     guard let made else {
       throw .invalidProjector(path: path, reason: errors.last ?? "libmtmd could not load it")
