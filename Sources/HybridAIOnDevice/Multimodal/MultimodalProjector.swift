@@ -36,7 +36,9 @@ final class MultimodalProjector: @unchecked Sendable {
     params.use_gpu = useGPU
     params.n_threads = Int32(max(1, threads))
     params.print_timings = false
-    params.warmup = true   // an encode at load reserves the encoder's buffers, so the first image is not slower (as llama-server)
+    // No warm-up encode at load: for a tiled projector (Idefics3) it encodes a whole image of the
+    // largest size, doubling a one-shot image turn (measured with SmolVLM-256M's sizes on 2 cores).
+    params.warmup = false
     let (made, errors) = MultimodalLog.capturingErrors { mtmd_init_from_file(path, weights.pointer, params) }
     guard let made else {
       throw .invalidProjector(path: path, reason: errors.last ?? "libmtmd could not load it")
