@@ -200,6 +200,26 @@ struct ErrorTests {
   // (LiteRT 2.3.0 crashes with SIGSEGV on the missing zero points; the others are unchecked in
   // LiteRT v2.2.0's model loader and are checked again here whatever the runtime does.)
 
+  @Test("a buffer whose offset and size overflow Int is a truncated model, not a trap (found by FuzzTFLiteModel)")
+  func bufferOffsetOverflow() throws {
+    // A 72-byte model: one buffer whose offset is 2^64 − 1 and size 1; then offset = size = 2^62.
+    let hex = "1800000054464c330e000800000000000000000004000000100000000400000001000000100000000a001400000004000c0000000c000000ffffffffffffffff0100000000000000"
+    var bytes = stride(from: 0, to: hex.count, by: 2).map { offset -> UInt8 in
+      let start = hex.index(hex.startIndex, offsetBy: offset)
+      return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+    }
+    for model in 0..<2 {
+      if model == 1 {
+        for position in [56, 64] { withUnsafeBytes(of: (UInt64(1) << 62).littleEndian) { bytes.replaceSubrange(position..<position + 8, with: $0) } }
+      }
+      guard case .truncatedModel(let byteCount, let reason) = Self.error({ _ = try Interpreter(modelData: Data(bytes)) }) else {
+        Issue.record("model \(model): a buffer past the end must be a truncated model")
+        continue
+      }
+      #expect(byteCount == 72 && reason.contains("past its end"), "\(reason)")
+    }
+  }
+
   @Test("an operator code index out of range")
   func operatorCodeOutOfRange() throws {
     var patcher = ModelPatcher(try TestModels.data(TestModels.okayNabu))

@@ -60,7 +60,10 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 
 /// What happens to a converted request on its way to a model and back to the client.
 private func serve(_ request: GenerationRequest) {
-  _ = request.description
+  // GenerationRequest has no description: what a served model reads first instead.
+  _ = request.conversationSupport
+  _ = request.newAttachments.map(\.mimeType)
+  if request.promptRendering == .plainText { _ = try? request.plainTextPrompt() }
   for tool in request.tools {
     _ = try? request.offeredTool(calledAs: tool.name, arguments: .object([:]))
   }

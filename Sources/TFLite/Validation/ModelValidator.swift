@@ -45,9 +45,12 @@ enum ModelValidator {
     } catch let failure as FlatbufferReader.Failure {
       switch failure {
       case .beyondEnd(let offset, let needed):
+        // Both come from the file: their sum may not fit in Int.
+        let (end, overflow) = offset.addingReportingOverflow(needed)
         throw .truncatedModel(
           byteCount: bytes.count,
-          reason: "it refers to bytes \(offset)..<\(offset + needed), past its end")
+          reason: overflow ? "it refers to \(needed) bytes at \(offset), past its end"
+                           : "it refers to bytes \(offset)..<\(end), past its end")
       case .malformed(let reason):
         throw .invalidModel(reason: reason)
       }

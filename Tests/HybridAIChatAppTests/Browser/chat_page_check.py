@@ -133,7 +133,11 @@ def photo_on_device_scenario():
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#pending-files img"))
     wait.until(lambda d: "read on this device" in d.find_element(By.ID, "notice").text)
     send("Describe.")
-    answer = wait_for_answer(1)
+    # The on-device answer takes turns on the process's one llama thread with every other on-device
+    # test of the suite: under a full run its 32 tokens took two minutes once.
+    WebDriverWait(driver, 600).until(lambda d: model_messages() and
+                                     model_messages()[0].find_elements(By.CSS_SELECTOR, ".badge, .error-text"))
+    answer = model_messages()[0]
     check(not answer.find_elements(By.CSS_SELECTOR, ".error-text"), f"answered without an error: {answer.text}")
     badge = answer.find_element(By.CSS_SELECTOR, ".badge").text
     check("on-device" in badge and "image/png" not in badge and "20 image" in badge,
