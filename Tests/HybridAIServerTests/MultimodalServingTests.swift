@@ -27,13 +27,7 @@ struct MultimodalServingTests {
                                                configuration: ServerConfiguration(maxRequestBytes: 8 << 20))
     defer { Task { await server.stop(); await batched.shutDown() } }
 
-    let reference = try await ChildProcess(executable: TestRepository.dependency("llama-server/llama-mtmd-cli"), arguments: [
-      "-m", model, "--mmproj", projector, "--image", Self.photo.path, "-p", "Describe.<__media__>", "-n", "8", "--temp", "0", "-t", "2",
-    ]).run(output: .collected(limit: 1 << 20))
-    #expect(reference.status == 0, "\(reference.standardError.suffix(1000))")
-    // llama-mtmd-cli writes control tokens out; an answer's text leaves them out.
-    let controlTokens = /<row_\d+_col_\d+>|<fake_token_around_image>|<global-img>|<\|(im_start|im_end|endoftext)\|>/
-    let expected = String(reference.standardOutput.replacing(controlTokens, with: "")).trimmingCharacters(in: .newlines)
+    let expected = try await MultimodalReference.answerText(model: model, projector: projector, image: Self.photo.path)
 
     let script = TestRepository.file("Tests/HybridAIServerTests/Conformance/media_conformance.py")
     let run = try await ChildProcess.run(TestRepository.python, [script.path, server.baseURL.absoluteString, "smolvlm", Self.photo.path])
@@ -43,7 +37,7 @@ struct MultimodalServingTests {
     for key in ["openai", "openai_stream", "gemini"] {
       let answer = observed[key] as? [String: Any] ?? [:]
       let text = answer["text"] as? String
-      #expect(text == expected, "\(key): \(answer); llama-mtmd-cli: \(reference.standardOutput.debugDescription)")
+      #expect(text == expected, "\(key): \(answer); llama-mtmd-cli: \(expected.debugDescription)")
     }
     for key in ["openai", "gemini"] {
       let promptTokens = (observed[key] as? [String: Any])?["prompt_tokens"] as? Int ?? 0

@@ -280,13 +280,7 @@ struct HybridCommandTests {
     let pair = TestRepository.dependency("models/pairs/vision")
     let (model, projector) = (pair.appendingPathComponent("model.gguf").path, pair.appendingPathComponent("mmproj.gguf").path)
     let photo = TestRepository.dependency("photos/astronaut.png").path
-    let reference = try await ChildProcess(executable: TestRepository.dependency("llama-server/llama-mtmd-cli"), arguments: [
-      "-m", model, "--mmproj", projector, "--image", photo, "-p", "Describe.<__media__>", "-n", "8", "--temp", "0", "-t", "2",
-    ]).run(output: .collected(limit: 1 << 20))
-    #expect(reference.status == 0, "\(reference.standardError.suffix(1000))")
-    // llama-mtmd-cli writes control tokens out; an answer's text leaves them out.
-    let controlTokens = /<row_\d+_col_\d+>|<fake_token_around_image>|<global-img>|<\|(im_start|im_end|endoftext)\|>/
-    let expected = reference.standardOutput.replacing(controlTokens, with: "").trimmingCharacters(in: .newlines)
+    let expected = try await MultimodalReference.answerText(model: model, projector: projector, image: photo)
 
     for projectorArguments in [["--mmproj", projector], []] {   // given, then paired from the folder
       let result = try await run(["generate", "--model", model] + projectorArguments + [
@@ -294,7 +288,7 @@ struct HybridCommandTests {
       #expect(result.status == 0, "\(result.stderr)")
       let object = try json(result.stdout)
       #expect(object["source"] as? String == "on-device")
-      #expect(object["text"] as? String == expected, "llama-mtmd-cli: \(reference.standardOutput.debugDescription)")
+      #expect(object["text"] as? String == expected, "llama-mtmd-cli: \(expected.debugDescription)")
       #expect(((object["usage"] as? [String: Any])?["outputTokens"] as? Int) == 8)
     }
     let textOnly = try await run(["generate", "--model", model, "--no-mmproj", "--attach", photo, "--mode", "on-device",
