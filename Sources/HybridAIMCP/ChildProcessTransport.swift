@@ -4,8 +4,8 @@ import Logging
 import MCP
 
 /// MCP's stdio transport over a child process started by the project's process runner: one JSON-RPC
-/// message per line on the child's standard input and output; its standard error is kept (the end
-/// of it names a crash).
+/// message per line on the child's standard input and output; its standard error goes to the log
+/// line by line (`info`, with the server's name) and its end is kept (it names a crash).
 actor ChildProcessTransport: Transport {
   nonisolated let logger: Logger
   /// Fires when the server's process has ended.
@@ -27,13 +27,17 @@ actor ChildProcessTransport: Transport {
   func connect() async throws {
     guard running == nil else { return }
     let running: RunningChildProcess
+    let (server, logger) = (self.server, self.logger)
     do {
-      running = try await child.start(standardError: .collected)
+      running = try await child.start(standardError: .collectedLines { line in
+        guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        logger.info("\(line)", metadata: ["server": "\(server)", "stream": "stderr"])
+      })
     } catch {
       throw MCPError.launchFailed(server: server, reason: "\(error)")
     }
     self.running = running
-    let (server, continuation, logger, exit) = (self.server, self.continuation, self.logger, self.exit)
+    let (continuation, exit) = (self.continuation, self.exit)
     reader = Task {
       while let line = await running.nextLine() {
         guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }

@@ -34,16 +34,17 @@ public final class MCPServerConnection: Sendable {
   /// has its `sampling/createMessage` requests answered by `samplingModel` (answers of at most
   /// `samplingTokenLimit` tokens); others are told the client cannot sample. `roots` are the
   /// folders the user lets servers work in (`roots/list`); a request for the user's input
-  /// (`elicitation/create`) is declined, as there is no one to ask.
+  /// (`elicitation/create`) goes to `elicitation`, and without one is declined.
   public static func connect(_ configuration: MCPServerConfiguration, requestTimeout: Duration = .seconds(60),
                              samplingModel: (any LanguageModel)? = nil, samplingTokenLimit: Int = 1024,
-                             roots: [URL] = [],
+                             roots: [URL] = [], elicitation: MCPElicitationHandler? = nil,
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPServerConnection {
     var logger = logger
     logger[metadataKey: "server"] = "\(configuration.name)"
     let transport = try makeTransport(configuration, logger: logger)
     let sampling = configuration.allowsSampling ? samplingModel.map { MCPSampling(model: $0, maximumTokens: samplingTokenLimit) } : nil
-    let client = await makeClient(sampling: sampling, roots: roots, logger: logger)
+    let client = await makeClient(server: configuration.name, sampling: sampling, roots: roots, elicitation: elicitation,
+                                  logger: logger)
     let connection = MCPServerConnection(configuration: configuration, requestTimeout: requestTimeout, client: client,
                                          transport: transport, logger: logger)
     await client.onNotification(ProgressNotification.self) { [weak connection] message in
@@ -84,8 +85,9 @@ public final class MCPServerConnection: Sendable {
   }
 
   /// The SDK's client with the capabilities and handlers HybridAI offers: roots when there are
-  /// some, elicitation (declined), sampling when `sampling` answers it.
-  private static func makeClient(sampling: MCPSampling?, roots: [URL], logger: Logger) async -> Client {
+  /// some, elicitation (the app's handler, else declined), sampling when `sampling` answers it.
+  private static func makeClient(server: String, sampling: MCPSampling?, roots: [URL], elicitation: MCPElicitationHandler?,
+                                 logger: Logger) async -> Client {
     let client = Client(name: "HybridAI", version: HybridAIVersion.current,
                         capabilities: Client.Capabilities(sampling: sampling == nil ? nil : .init(), elicitation: .init(),
                                                           roots: roots.isEmpty ? nil : .init(listChanged: false)))
@@ -93,9 +95,14 @@ public final class MCPServerConnection: Sendable {
       let listed = roots.map { Root(uri: $0.standardizedFileURL.absoluteString, name: $0.lastPathComponent) }
       await client.withRootsHandler { listed }
     }
-    await client.withElicitationHandler { [logger] _ in
-      logger.info("the server asked for the user's input; declined")
-      return CreateElicitation.Result(action: .decline)
+    await client.withElicitationHandler { [logger] parameters in
+      guard let elicitation else {
+        logger.info("the server asked for the user's input; declined (no handler)")
+        return CreateElicitation.Result(action: .decline)
+      }
+      let answer = await elicitation(MCPElicitationRequest(server: server, parameters))
+      logger.info("the server asked for the user's input", metadata: ["answer": "\(answer.result.action.rawValue)"])
+      return answer.result
     }
     if let sampling {
       await client.withSamplingHandler { [logger] parameters in

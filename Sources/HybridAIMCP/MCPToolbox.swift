@@ -27,11 +27,12 @@ public final class MCPToolbox: Sendable {
 
   /// Starts every server and lists its tools; when one fails, the ones started are stopped.
   /// Servers whose configuration allows sampling have their completion requests answered by
-  /// `samplingModel`; `roots` are the folders every server may work in (see
-  /// ``MCPServerConnection/connect(_:requestTimeout:samplingModel:samplingTokenLimit:roots:logger:)``).
+  /// `samplingModel`; `roots` are the folders every server may work in; `elicitation` answers
+  /// servers' requests for the user's input, which are declined without it (see
+  /// ``MCPServerConnection/connect(_:requestTimeout:samplingModel:samplingTokenLimit:roots:elicitation:logger:)``).
   public static func connect(_ servers: [MCPServerConfiguration], requestTimeout: Duration = .seconds(60),
                              samplingModel: (any LanguageModel)? = nil, samplingTokenLimit: Int = 1024,
-                             roots: [URL] = [],
+                             roots: [URL] = [], elicitation: MCPElicitationHandler? = nil,
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPToolbox {
     var connections: [MCPServerConnection] = []
     var listed: [(MCPServerConnection, [MCP.Tool])] = []
@@ -39,7 +40,7 @@ public final class MCPToolbox: Sendable {
       for server in servers {
         let connection = try await MCPServerConnection.connect(server, requestTimeout: requestTimeout, samplingModel: samplingModel,
                                                                samplingTokenLimit: samplingTokenLimit, roots: roots,
-                                                               logger: logger)
+                                                               elicitation: elicitation, logger: logger)
         connections.append(connection)
         listed.append((connection, try await connection.tools()))
       }

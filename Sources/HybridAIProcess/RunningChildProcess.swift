@@ -24,13 +24,17 @@ import SystemPackage
 /// Dropping the last reference without stopping it kills the child.
 public final class RunningChildProcess: Sendable {
   /// What happens to the child's standard error.
-  public enum StandardError: Sendable, Equatable {
+  public enum StandardError: Sendable {
     /// Thrown away.
     case discarded
     /// Written to this process's standard error, as it comes.
     case inherited
     /// Kept (its last ``ChildProcess/maximumStandardErrorBytes``) for the ``ChildProcess/Outcome``.
     case collected
+    /// Kept as ``collected``, and each line handed to `line` as it comes (without its line break;
+    /// a line longer than ``ChildProcess/maximumStandardErrorBytes`` in pieces of that length): a
+    /// child's diagnostics into the log.
+    case collectedLines(_ line: @Sendable (String) -> Void)
   }
 
   /// The program, for messages.
@@ -78,10 +82,12 @@ public final class RunningChildProcess: Sendable {
             try await running.serve($0, launched: launched.continuation)
           }
           outcome = ChildProcess.outcome(result.terminationStatus)
-        case .collected:
+        case .collected, .collectedLines:
+          var forward: (@Sendable (String) -> Void)?
+          if case .collectedLines(let line) = standardError { forward = line }
           let result = try await Subprocess.run(configuration, input: .inputWriter, output: .sequence, error: .sequence) {
-            execution in
-            async let errors = StandardErrorTail.read(execution.standardError)
+            [forward] execution in
+            async let errors = StandardErrorTail.read(execution.standardError, eachLine: forward)
             try await running.serve(execution, launched: launched.continuation)
             return try await errors
           }

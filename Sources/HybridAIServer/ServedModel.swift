@@ -89,9 +89,13 @@ public struct ServedModel: Sendable {
 
 extension ServedModel {
   /// This model in OpenAI's model list (`GET …/models`): its name, `created` (when the server
-  /// started, in seconds since 1970) and `owned_by: hybrid-serve`.
+  /// started, in seconds since 1970), `owned_by: hybrid-serve` and the kinds of input it reads
+  /// (`architecture.input_modalities`: text, and image or audio when its projector reads them).
   func openAIDescription(created: Int) -> ChatModelInfo {
-    ChatModelInfo(id: name, created: created, ownedBy: "hybrid-serve")
+    let capabilities = model.capabilities
+    func names(_ modalities: Set<Modality>) -> [String] { Modality.allCases.filter(modalities.contains).map(\.rawValue) }
+    return ChatModelInfo(id: name, created: created, ownedBy: "hybrid-serve", architecture: .init(
+      inputModalities: names(capabilities.inputModalities), outputModalities: names(capabilities.outputModalities)))
   }
 }
 

@@ -3,6 +3,7 @@ import Synchronization
 import HybridAI
 import HybridAIMCP
 import HybridAIProcess
+import Logging
 import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
@@ -133,6 +134,25 @@ struct MCPToolboxTests {
     #expect(try await confirm.call(arguments: GeneratedContent([:]), context: context).description == "elicitation: decline")
   }
 
+  @Test("elicitation with the app's handler: it gets the server's message and schema, and its fields reach the server")
+  func elicitationHandler() async throws {
+    let asked = Mutex<[MCPElicitationRequest]>([])
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], elicitation: { request in
+      asked.withLock { $0.append(request) }
+      return .accept(["ok": .bool(true)])
+    })
+    defer { Task { await toolbox.close() } }
+    let confirm = try #require(toolbox.mcpTools.first { $0.name == "confirm" })
+    let answer = try await confirm.call(arguments: GeneratedContent([:]), context: ToolContext(callID: "1", transcript: Transcript(entries: [])))
+    #expect(answer.description == "elicitation: accept", "\(answer)")
+    let request = try #require(asked.withLock { $0.first })
+    #expect(request.server == "own" && request.message == "Go ahead?" && request.url == nil)
+    guard case .object(let schema)? = request.requestedSchema, case .object(let properties)? = schema["properties"] else {
+      Issue.record("no form schema: \(String(describing: request.requestedSchema))"); return
+    }
+    #expect(properties.keys.contains("ok") && schema["required"] == .array([.string("ok")]), "\(schema)")
+  }
+
   @Test("Streamable HTTP: the same server at a URL — tools, a result, an image, progress over server-sent events")
   func streamableHTTP() async throws {
     let port = try Sockets.freeLoopbackPort()
@@ -163,6 +183,16 @@ struct MCPToolboxTests {
                                progressHandler: { fraction, message in reports.add(fraction, message) })
     #expect(try await tool("count").call(arguments: GeneratedContent([:]), context: counting).description == "counted to 3")
     #expect(reports.all.map(\.fraction).last == 1, "\(reports.all)")
+  }
+
+  @Test("a server's standard error goes to the log line by line, with the server's name")
+  func standardErrorIsLogged() async throws {
+    let records = RecordingLogHandler.Records()
+    let logger = Logger(label: "tests.mcp") { RecordingLogHandler(label: $0, records: records) }
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], logger: logger)
+    await toolbox.close()
+    let line = records.all.first { $0.message == "test server starting" }
+    #expect(line?.level == .info && line?.metadata["server"] == "own", "\(records.all.map(\.message))")
   }
 
   @Test("a server that exits at once, a program that is not there, a server that never answers: typed errors naming the server")

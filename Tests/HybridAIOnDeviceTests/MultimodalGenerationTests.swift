@@ -170,6 +170,34 @@ struct MultimodalGenerationTests {
     #expect(session.transcript.isEmpty)
   }
 
+  @Test("more images than the context holds is the context error, with the counts; the session keeps its transcript")
+  func tooManyImages() async throws {
+    let model = SystemLanguageModel(modelPath: Self.modelPath(.vision), configuration: .init(
+      contextSize: 256, projectorPath: Self.projectorPath(.vision)))
+    let session = GenerativeModelSession(model: model)
+    // Each picture takes 20 places and its slices' markers: 16 of them are over 256.
+    let prompt = try Prompt {
+      "Compare these."
+      for index in 0..<16 { try Attachment(data: TestMedia.onePixelPNG, name: "pixel-\(index).png") }
+    }
+    let error = await #expect(throws: GenerationError.self) { try await session.respond(to: prompt, options: Self.greedy) }
+    let message = error.map { "\($0)" } ?? ""
+    #expect(message.contains("256"), "names the context: \(message)")
+    #expect(session.transcript.isEmpty)
+  }
+
+  @Test("an animated GIF is read by its first frame, as llama-mtmd-cli reads it")
+  func animatedGIF() async throws {
+    let folder = try TemporaryDirectory("gif")
+    let gif = folder.url.appendingPathComponent("blink.gif")
+    try TestMedia.twoFrameGIF.write(to: gif)
+    let expected = try await Self.reference(.vision, prompt: "Describe.<__media__>", media: gif)
+    let session = GenerativeModelSession(model: Self.model(.vision))
+    let answer = try await session.respond(to: Prompt { "Describe."; try Attachment(contentsOf: gif) }, options: Self.greedy)
+    #expect(answer.rawResponse.source == .onDevice)
+    #expect(try await Self.pieces(of: answer.rawResponse, model: .vision) == expected)
+  }
+
   @Test("prefer-on-device keeps an image on the device that sees images; audio to a vision-only projector goes to the cloud, saying why")
   func routing() async throws {
     let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["from the cloud"],
@@ -204,6 +232,17 @@ struct MultimodalGenerationTests {
       #expect(error.map { "\($0)" }?.contains(name) == true, "\(String(describing: error))")
       #expect(session.transcript.count == entries, "the failed turn left the transcript as it was")
     }
+    // A 0-byte file is refused when attached; one emptied after it was attached, when it is read.
+    #expect(throws: AttachmentError.empty(name: "empty.png")) { try HybridAI.Attachment(data: Data(), name: "empty.png") }
+    let emptied = folder.url.appendingPathComponent("emptied.png")
+    try Data(contentsOf: Self.photo).write(to: emptied)
+    let attached = try HybridAI.Attachment(contentsOf: emptied)
+    try Data().write(to: emptied)
+    let emptiedError = await #expect(throws: AttachmentError.self) {
+      try await session.respond(to: Prompt(parts: [.text("Describe."), .attachment(attached)]), options: Self.greedy)
+    }
+    #expect(emptiedError.map { "\($0)" }?.contains("emptied.png") == true, "\(String(describing: emptiedError))")
+    #expect(session.transcript.count == entries)
     #expect(try await session.respond(to: "Still there?", options: Self.greedy).rawResponse.source == .onDevice)
 
     // A projector made for another model (the audio pair's is 64 wide too: SmolLM2's 576 is not).

@@ -1,5 +1,6 @@
 import Foundation
-import HybridAIProcess
+@testable import HybridAIProcess
+import Synchronization
 import Testing
 
 /// `ChildProcess.run`: real programs (`/bin/sh`), their output, status and every way a run fails.
@@ -143,6 +144,26 @@ import Testing
     let outcome = await child.waitForExit()
     #expect(outcome.status == 1)
     #expect(outcome.standardError == "problem\n")
+  }
+
+  @Test("standard error line by line as it comes (CRLF too, the last line without a break), and still collected")
+  func forwardsStandardErrorLines() async throws {
+    let lines = Mutex<[String]>([])
+    let child = try await ChildProcessTests.shell(#"printf 'one\ntwo\r\n\nlast' >&2; echo ready"#)
+      .start(standardError: .collectedLines { line in lines.withLock { $0.append(line) } })
+    #expect(await child.nextLine() == "ready")
+    let outcome = await child.waitForExit()
+    #expect(lines.withLock { $0 } == ["one", "two", "", "last"])
+    #expect(outcome.standardError == "one\ntwo\r\n\nlast")
+  }
+
+  @Test("a line that never ends is handed on in pieces of the collected size")
+  func splitsEndlessLines() {
+    var splitter = LineSplitter(limit: 4)
+    var lines: [String] = []
+    Array("abcdefghij\nk".utf8).withUnsafeBytes { splitter.append($0) { lines.append($0) } }
+    splitter.finish { lines.append($0) }
+    #expect(lines == ["abcd", "efgh", "ij", "k"])
   }
 
   @Test func aProgramThatCannotStartIsALaunchFailure() async throws {

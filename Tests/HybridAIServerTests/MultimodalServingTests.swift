@@ -27,6 +27,15 @@ struct MultimodalServingTests {
                                                configuration: ServerConfiguration(maxRequestBytes: 8 << 20))
     defer { Task { await server.stop(); await batched.shutDown() } }
 
+    // Both model lists say the model reads images.
+    let openAIModels = try await TestHTTP.send(.GET, URL(string: server.baseURL.absoluteString + "/v1/models")!)
+    let listed = try #require((try openAIModels.json["data"] as? [[String: Any]])?.first, "\(openAIModels.text)")
+    let architecture = listed["architecture"] as? [String: [String]]
+    #expect(architecture?["input_modalities"] == ["text", "image"] && architecture?["output_modalities"] == ["text"],
+            "OpenAI's list: \(openAIModels.text)")
+    let geminiModel = try await TestHTTP.send(.GET, URL(string: server.baseURL.absoluteString + "/v1beta/models/smolvlm")!)
+    #expect(try geminiModel.json["inputModalities"] as? [String] == ["TEXT", "IMAGE"], "Gemini's model: \(geminiModel.text)")
+
     let expected = try await MultimodalReference.answerText(model: model, projector: projector, image: Self.photo.path)
 
     let script = TestRepository.file("Tests/HybridAIServerTests/Conformance/media_conformance.py")

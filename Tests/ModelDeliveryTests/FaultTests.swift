@@ -293,7 +293,9 @@ import Testing
       try await environment.downloader(httpClient: client).getModel(name: "m", downloadType: .latestModel)
     }
     #expect(error?.offlineReason == .noResponse, "\(String(describing: error))")
-    #expect(environment.server.stats.infoRequests == 1, "an offline registry is not asked again at once")
+    // At most the one request: on a loaded machine the server may not have read it yet when the
+    // client's second ran out.
+    #expect(environment.server.stats.infoRequests <= 1, "an offline registry is not asked again at once")
     try await client.shutdown()
   }
 }

@@ -267,18 +267,43 @@ public struct ChatModelList: Sendable, Hashable, Codable {
   enum CodingKeys: String, CodingKey { case object, data }
 }
 
-/// One model: `{"id", "object": "model", "created", "owned_by"}`.
+/// One model: `{"id", "object": "model", "created", "owned_by"}`, and what it reads and writes as
+/// OpenRouter and llama-server's router list it (`"architecture": {"input_modalities": ["text",
+/// "image"], "output_modalities": ["text"]}`).
 public struct ChatModelInfo: Sendable, Hashable, Codable {
   public var id: String
   public var object: String
   public var created: Int
   public var ownedBy: String
+  /// The kinds of input and output the model takes; `nil` when the server does not say.
+  public var architecture: Architecture?
 
-  public init(id: String, created: Int, ownedBy: String) {
+  /// What a model reads and writes: `"text"`, `"image"`, `"audio"`, ….
+  public struct Architecture: Sendable, Hashable, Codable {
+    public var inputModalities: [String]
+    public var outputModalities: [String]
+
+    public init(inputModalities: [String], outputModalities: [String]) {
+      self.inputModalities = inputModalities
+      self.outputModalities = outputModalities
+    }
+
+    /// Decodes leniently: a missing list is empty.
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      inputModalities = try container.decodeIfPresent([String].self, forKey: .inputModalities) ?? []
+      outputModalities = try container.decodeIfPresent([String].self, forKey: .outputModalities) ?? []
+    }
+
+    enum CodingKeys: String, CodingKey { case inputModalities = "input_modalities", outputModalities = "output_modalities" }
+  }
+
+  public init(id: String, created: Int, ownedBy: String, architecture: Architecture? = nil) {
     self.id = id
     self.object = "model"
     self.created = created
     self.ownedBy = ownedBy
+    self.architecture = architecture
   }
 
   /// Decodes leniently: only `id` is required.
@@ -288,9 +313,10 @@ public struct ChatModelInfo: Sendable, Hashable, Codable {
     object = try container.decodeIfPresent(String.self, forKey: .object) ?? "model"
     created = try container.decodeIfPresent(Int.self, forKey: .created) ?? 0
     ownedBy = try container.decodeIfPresent(String.self, forKey: .ownedBy) ?? ""
+    architecture = try? container.decodeIfPresent(Architecture.self, forKey: .architecture)
   }
 
-  enum CodingKeys: String, CodingKey { case id, object, created, ownedBy = "owned_by" }
+  enum CodingKeys: String, CodingKey { case id, object, created, ownedBy = "owned_by", architecture }
 }
 
 /// OpenAI's error envelope: `{"error": {"message", "type", "param", "code"}}`.
