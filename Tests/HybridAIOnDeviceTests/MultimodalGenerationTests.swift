@@ -1,7 +1,6 @@
 import CLlama
 import Foundation
 import HybridAI
-import HybridAIProcess
 import HybridAITestSupport
 @testable import HybridAIOnDevice
 import Testing
@@ -64,14 +63,12 @@ struct MultimodalGenerationTests {
   /// What llama-mtmd-cli prints for `prompt` (its media marker where the medium goes) and `media`:
   /// the answer's pieces, control tokens included.
   static func reference(_ pair: Pair, prompt: String, media: URL) async throws -> String {
-    let tool = TestRepository.dependency("llama-server/llama-mtmd-cli")
-    let outcome = try await ChildProcess(executable: tool, arguments: [
+    let output = try await MultimodalReference.run([
       "-m", modelPath(pair), "--mmproj", projectorPath(pair), pair == .vision ? "--image" : "--audio", media.path,
       "-p", prompt, "-n", "\(maximumTokens)", "--temp", "0", "--seed", "1", "-t", "2", "--no-warmup",
-    ]).run(output: .collected(limit: 1 << 20))
-    #expect(outcome.status == 0, "llama-mtmd-cli: \(outcome.standardError.suffix(2000))")
+    ])
     // A new line before the answer, new lines after it.
-    var text = Substring(outcome.standardOutput)
+    var text = Substring(output)
     if text.first == "\n" { text = text.dropFirst() }
     while text.last == "\n" { text = text.dropLast() }
     return String(text)
@@ -98,7 +95,8 @@ struct MultimodalGenerationTests {
     let session = GenerativeModelSession(model: model)
     let first = try await session.respond(to: prompt, options: Self.greedy)
     #expect(first.rawResponse.source == .onDevice)
-    #expect(try await Self.pieces(of: first.rawResponse, model: .vision) == expected)
+    let firstPieces = try await Self.pieces(of: first.rawResponse, model: .vision)
+    #expect(firstPieces == expected, "HybridAI \(firstPieces.debugDescription), llama-mtmd-cli \(expected.debugDescription)")
     #expect(first.usage.promptTokens > 40, "the image's embeddings count as prompt tokens: \(first.usage)")
     #expect(first.usage.imagePromptTokens == 20 && first.usage.audioPromptTokens == 0,
             "2×2 tiles and the overview, 4 places each: \(first.usage)")
@@ -128,7 +126,8 @@ struct MultimodalGenerationTests {
     let expected = try await Self.reference(.audio, prompt: "Listen.<__media__>", media: sound)
     let session = GenerativeModelSession(model: model)
     let answer = try await session.respond(to: Prompt { "Listen."; try Attachment(contentsOf: sound) }, options: Self.greedy)
-    #expect(try await Self.pieces(of: answer.rawResponse, model: .audio) == expected)
+    let pieces = try await Self.pieces(of: answer.rawResponse, model: .audio)
+    #expect(pieces == expected, "HybridAI \(pieces.debugDescription), llama-mtmd-cli \(expected.debugDescription)")
     #expect(answer.usage.audioPromptTokens == 750, "one 30 s window: \(answer.usage)")
   }
 
