@@ -137,7 +137,7 @@ public struct VisionBenchmark: Sendable {
           for (name, load) in round % 2 == 0 ? loads : loads.reversed() {
             progress("serving round \(round + 1) of \(settings.rounds): \(name), \(width) image request(s) at once")
             results[width, default: [:]][name, default: []].append(
-              try await load.run(width: width, requestsPerStream: 1) { stream, _ in "Describe picture \(stream)." })
+              try await load.run(width: width, requestsPerStream: 1) { stream, _ in "Describe picture \(stream) of round \(round + 1)." })
           }
         }
       }
@@ -169,7 +169,7 @@ public struct VisionBenchmark: Sendable {
     }
     report.notes.append("Served: hybrid serve --mmproj --max-concurrent-requests \(slots) --context-size 2048 --draft-max 0; "
       + "llama-server --mmproj -np \(slots) -c \(slots * 2048) --no-cache-prompt; OpenAI API, streamed, greedy, "
-      + "\(settings.outputTokens) tokens, a different text with the same image per stream.")
+      + "\(settings.outputTokens) tokens, a different text before the same image per stream and round (neither server can reuse an earlier encode).")
   }
 
   private func runOurs(work: URL, gnuTime: String?) async throws -> Run {

@@ -48,19 +48,19 @@ struct SpeculativeDecodingTests {
     let settings = SpeculativeDecoding(maximumDraftTokens: 20, shortestMatch: 3)
     let text: [llama_token] = Array(100..<140)
     func firstDraft(repeating repeated: Range<llama_token>, room: Int = 50) throws -> [llama_token] {
-      var speculation = try #require(SequenceSpeculation(settings, prompt: text + Array(repeated)))
+      var speculation = try #require(SequenceSpeculation(settings, prompt: text + Array(repeated), onGPU: false))
       return speculation.draft(room: room)
     }
     #expect(try firstDraft(repeating: 110..<113) == [113, 114, 115])   // 3 tokens repeat: at most 3
     #expect(try firstDraft(repeating: 110..<125) == Array(125..<(125 + llama_token(DraftLengthPolicy.initialLength))))
     #expect(try firstDraft(repeating: 110..<125, room: 2) == [125, 126])
     #expect(try firstDraft(repeating: 137..<139).isEmpty)   // 2 tokens repeat: fewer than 3
-    #expect(SequenceSpeculation(.off, prompt: text) == nil)
+    #expect(SequenceSpeculation(.off, prompt: text, onGPU: false) == nil)
   }
 
   @Test("draft lengths double while drafts are taken whole, shrink when cut, and pause after a failure")
   func draftLengths() {
-    var policy = DraftLengthPolicy(maximum: 20)
+    var policy = DraftLengthPolicy(maximum: 20, draftTokenCost: SpeculativeDecoding.gpuDraftTokenCost)
     #expect(policy.nextLength() == DraftLengthPolicy.initialLength)
     policy.record(drafted: 4, accepted: 4)
     #expect(policy.nextLength() == 8)
@@ -78,6 +78,20 @@ struct SpeculativeDecodingTests {
     #expect(policy.nextLength() > 0)
     var none = DraftLengthPolicy(maximum: 0)
     #expect(none.nextLength() == 0)
+  }
+
+  @Test("a draft that kept no more than its tokens cost to check counts as failed: on the CPU under half, on a GPU none")
+  func draftsThatDoNotPay() {
+    var cpu = DraftLengthPolicy(maximum: 20, draftTokenCost: SpeculativeDecoding.cpuDraftTokenCost)
+    cpu.record(drafted: 8, accepted: 5)   // 6 tokens for a pass of 5 steps: it paid
+    #expect(cpu.nextLength() == 7)
+    cpu.record(drafted: 7, accepted: 3)   // 4 tokens for 4.5 steps: a pause
+    #expect((0..<DraftLengthPolicy.firstPause).map { _ in cpu.nextLength() }.allSatisfy { $0 == 0 })
+    var gpu = DraftLengthPolicy(maximum: 20, draftTokenCost: SpeculativeDecoding.gpuDraftTokenCost)
+    gpu.record(drafted: 7, accepted: 3)
+    #expect(gpu.nextLength() == 5)
+    #expect(SpeculativeDecoding().draftTokenCost(onGPU: false) == 0.5 && SpeculativeDecoding().draftTokenCost(onGPU: true) == 0.05)
+    #expect(SpeculativeDecoding(draftTokenCost: 0.2).draftTokenCost(onGPU: true) == 0.2)
   }
 
   @Test("drafts fit one pass of fewer than 64 tokens of a sequence and the batch")

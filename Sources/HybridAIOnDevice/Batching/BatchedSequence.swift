@@ -56,7 +56,7 @@ final class BatchedSequence {
     output = GuidedOutput(guidance: request.guidance)
     logProbabilities = TokenLogProbabilityRecorder(options: request.options)
     limit = request.options.maximumResponseTokens ?? Int.max
-    self.speculation = SequenceSpeculation(speculation, prompt: request.promptTokens)
+    self.speculation = SequenceSpeculation(speculation, prompt: request.promptTokens, onGPU: weights.placement.usesGPU)
     admitted = .now
   }
 

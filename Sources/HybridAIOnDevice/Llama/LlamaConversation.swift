@@ -91,7 +91,8 @@ actor LlamaConversation: LlamaContextOwner {
     var text = GeneratedTextEmitter(stopSequences: options.stopSequences)
     var output = GuidedOutput(guidance: guidance)
     var logProbabilities = TokenLogProbabilityRecorder(options: options)
-    var speculation = SequenceSpeculation(settings.speculation.fitting(batchSize: settings.batchSize), prompt: prompt.textTokens)
+    var speculation = SequenceSpeculation(settings.speculation.fitting(batchSize: settings.batchSize), prompt: prompt.textTokens,
+                                          onGPU: weights.placement.usesGPU)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?

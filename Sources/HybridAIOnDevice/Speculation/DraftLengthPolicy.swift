@@ -1,24 +1,28 @@
 /// How long a sequence's next draft may be, following how its drafts fared: a draft taken whole
 /// doubles the length (up to the maximum), a draft cut short shrinks it to a little more than was
-/// taken, and drafts that keep failing switch speculation off for a while, so a sequence whose
-/// text does not repeat pays for no checks.
+/// taken, and a draft that did not pay for its check (no more of it kept than its tokens cost,
+/// ``SpeculativeDecoding/draftTokenCost``) switches speculation off for a while — longer each time
+/// in a row — so a sequence whose text does not repeat, or repeats too loosely, pays for few checks.
 struct DraftLengthPolicy {
   /// The length a sequence starts with, and comes back to after a pause.
   static let initialLength = 4
-  /// Drafts of which nothing was taken, in a row, after which drafting pauses.
+  /// Drafts that did not pay for their check, in a row, after which drafting pauses.
   static let failuresBeforePause = 1
   /// Tokens generated without drafting in the first pause; each further pause in a row is twice as long.
   static let firstPause = 8
 
   let maximum: Int
+  /// What checking a drafted token costs, as a share of a step.
+  let draftTokenCost: Double
   private(set) var length: Int
   private var failuresInARow = 0
   private var pausesInARow = 0
   /// Tokens still to generate before the next draft.
   private var pausedFor = 0
 
-  init(maximum: Int) {
+  init(maximum: Int, draftTokenCost: Double = SpeculativeDecoding.cpuDraftTokenCost) {
     self.maximum = maximum
+    self.draftTokenCost = draftTokenCost
     length = min(maximum, Self.initialLength)
   }
 
@@ -38,7 +42,7 @@ struct DraftLengthPolicy {
       length = min(maximum, max(length, drafted) * 2)
       failuresInARow = 0
       pausesInARow = 0
-    } else if accepted > 0 {
+    } else if Double(accepted) > draftTokenCost * Double(drafted) {
       length = max(2, min(maximum, accepted + 2))
       failuresInARow = 0
     } else {

@@ -12,12 +12,13 @@ struct SequenceSpeculation {
   private(set) var draftedTokens = 0
   private(set) var acceptedTokens = 0
 
-  /// `nil` when `settings` turn speculation off.
-  init?(_ settings: SpeculativeDecoding, prompt: [llama_token]) {
+  /// `nil` when `settings` turn speculation off; `onGPU`: whether the model's layers run on a GPU
+  /// (where a drafted token costs less to check).
+  init?(_ settings: SpeculativeDecoding, prompt: [llama_token], onGPU: Bool) {
     guard settings.isEnabled else { return nil }
     history = prompt
     drafter = NGramDrafter(shortestMatch: settings.shortestMatch)
-    lengths = DraftLengthPolicy(maximum: settings.maximumDraftTokens)
+    lengths = DraftLengthPolicy(maximum: settings.maximumDraftTokens, draftTokenCost: settings.draftTokenCost(onGPU: onGPU))
   }
 
   /// A token chosen for the answer.
