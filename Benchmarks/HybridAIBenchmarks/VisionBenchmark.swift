@@ -188,10 +188,18 @@ public struct VisionBenchmark: Sendable {
   }
 
   private func runTheirs(work: URL, gnuTime: String?) async throws -> Run {
-    let result = try await MeasuredProcess.run(settings.referencePath, [
+    let arguments = [
       "-m", settings.modelPath, "--mmproj", settings.projectorPath, "--image", settings.imagePath,
       "-p", Self.prompt + "<__media__>", "-n", "\(settings.outputTokens)", "--temp", "0", "-t", "\(settings.threads)",
-    ], outputDirectory: work, peakMemoryVia: gnuTime)
+    ]
+    // The tool never flushes llama.cpp's asynchronous log, which carries its answer, at exit; the
+    // bootstrap's preload library beside it does (env execs the tool in place: same process).
+    let flush = URL(fileURLWithPath: settings.referencePath).deletingLastPathComponent()
+      .appendingPathComponent("libflush-llama-log.so").path
+    let result = FileManager.default.fileExists(atPath: flush)
+      ? try await MeasuredProcess.run("/usr/bin/env", ["LD_PRELOAD=\(flush)", settings.referencePath] + arguments,
+                                      outputDirectory: work, peakMemoryVia: gnuTime)
+      : try await MeasuredProcess.run(settings.referencePath, arguments, outputDirectory: work, peakMemoryVia: gnuTime)
     guard result.succeeded else { throw MeasuredProcessError(description: "llama-mtmd-cli failed: \(result.standardErrorTail())") }
     let log = String(decoding: result.standardError, as: UTF8.self)
     let encodes = log.matches(of: /encoding done in (\d+) ms/).compactMap { Double($0.1) }.reduce(0, +)
