@@ -161,6 +161,11 @@ actor BatchScheduler: LlamaContextOwner {
   private var stepsWithIdleSamplers = 0
   /// A result code the next step reports instead of calling `llama_decode` (tests only).
   private var injectedDecodeResult: Int32?
+  /// When the last image or sound chunk was encoded and how long it took: while other sequences
+  /// decode, the next chunk waits until they have had as long again (see ``evaluateMedia(in:)``).
+  private var lastMediaChunk: (ended: ContinuousClock.Instant, took: Duration)?
+  /// Which sequence's medium goes first when one chunk is encoded a step (turns round).
+  private var mediaTurn = 0
   /// Steps, calls and time since the scheduler started, and at the start of the current burst of
   /// steps (logged when it ends).
   var statistics = BatchStatistics()
@@ -544,16 +549,33 @@ actor BatchScheduler: LlamaContextOwner {
     return start..<sequence.textEnd(before: start + size)
   }
 
-  /// Evaluates the image or sound each sequence's prompt reaches next, through the projector
-  /// (encoded, then its embeddings decoded into the sequence's cache). A sequence whose cache
-  /// ends inside a medium (a prefix reused up to there) drops that part and takes the medium whole.
+  /// Evaluates the image or sound chunk (an image slice, a stretch of sound) that sequences'
+  /// prompts reach next, through the projector (encoded, then its embeddings decoded into the
+  /// sequence's cache). A sequence whose cache ends inside a medium (a prefix reused up to there)
+  /// drops that part and takes the medium whole.
+  ///
+  /// With no sequence decoding, every such sequence gets its next chunk. While some decode, one
+  /// chunk at most, the sequences taking turns, and only once the decoding ones have had as long as
+  /// the last chunk took: a running answer pauses for one chunk's encode at a time and keeps at
+  /// least half of the time, and an answer that started early is not held to one token per round
+  /// of every other request's encodes.
   private func evaluateMedia(in context: OpaquePointer) {
-    for sequence in active where sequence.evaluatesPromptNow {
+    let candidates = active.filter(\.evaluatesPromptNow)
+    for sequence in candidates {
       if let split = sequence.request.prompt.span(containing: sequence.position), split.start < sequence.position {
         _ = llama_memory_seq_rm(llama_get_memory(context), sequence.id, Int32(split.start), -1)
         sequence.position = split.start
         sequence.reusedPromptTokens = min(sequence.reusedPromptTokens, split.start)
       }
+    }
+    var waitingForMedia = candidates.filter { $0.nextMedium != nil }
+    guard !waitingForMedia.isEmpty else { return }
+    if active.contains(where: { $0.nextToken != nil }) {
+      if let last = lastMediaChunk, ContinuousClock.now - last.ended < last.took { return }
+      mediaTurn += 1
+      waitingForMedia = [waitingForMedia[mediaTurn % waitingForMedia.count]]
+    }
+    for sequence in waitingForMedia {
       guard let span = sequence.nextMedium else { continue }
       let prompt = sequence.request.prompt
       guard let projector = prompt.projector, let chunk = prompt.chunk(of: span) else {
@@ -563,7 +585,9 @@ actor BatchScheduler: LlamaContextOwner {
       let started = ContinuousClock.now
       let result = projector.evaluate(chunk, in: context, at: span.start, sequence: sequence.id, batchSize: settings.batchSize,
                                       logitsLast: false)
-      statistics.mediaEncodingTime += .now - started
+      let ended = ContinuousClock.now
+      statistics.mediaEncodingTime += ended - started
+      lastMediaChunk = (ended, ended - started)
       guard result == 0 else {
         logger.error("a medium could not be evaluated", metadata: ["seq": "\(sequence.id)", "code": "\(result)"])
         finish(sequence, throwing: OnDeviceModelError.decodeFailed(code: result))
