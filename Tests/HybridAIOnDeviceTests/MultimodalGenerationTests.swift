@@ -86,6 +86,7 @@ struct MultimodalGenerationTests {
   @Test("an image: the same greedy tokens as llama-mtmd-cli, unary and streamed; a follow-up reuses it without encoding again")
   func image() async throws {
     let pair = try PrivatePair(.vision)
+    defer { pair.folder.remove() }
     let model = SystemLanguageModel(modelPath: pair.modelPath, configuration: .init(contextSize: 2048, projectorPath: pair.projectorPath))
     #expect(model.capabilities.inputModalities == [.text, .image])
     let prompt = try Prompt { "Describe."; try Attachment(contentsOf: Self.photo) }
@@ -120,6 +121,7 @@ struct MultimodalGenerationTests {
   @Test("a sound: the same greedy tokens as llama-mtmd-cli")
   func sound() async throws {
     let folder = try TemporaryDirectory("sound")
+    defer { folder.remove() }
     let sound = try Self.sound(in: folder)
     let model = Self.model(.audio)
     #expect(model.capabilities.inputModalities == [.text, .audio])
@@ -134,6 +136,7 @@ struct MultimodalGenerationTests {
   @Test("in a batch beside text requests: the same tokens as llama-mtmd-cli; a later request with the same picture reuses its places")
   func batched() async throws {
     let pair = try PrivatePair(.vision)
+    defer { pair.folder.remove() }
     let batched = BatchedLanguageModel(modelPath: pair.modelPath, configuration: .init(
       maxConcurrentSequences: 3, contextSizePerSequence: 1024, reusesPromptPrefixes: true,
       projectorPath: pair.projectorPath))
@@ -188,6 +191,7 @@ struct MultimodalGenerationTests {
   @Test("an animated GIF is read by its first frame, as llama-mtmd-cli reads it")
   func animatedGIF() async throws {
     let folder = try TemporaryDirectory("gif")
+    defer { folder.remove() }
     let gif = folder.url.appendingPathComponent("blink.gif")
     try TestMedia.twoFrameGIF.write(to: gif)
     let expected = try await Self.reference(.vision, prompt: "Describe.<__media__>", media: gif)
@@ -216,6 +220,7 @@ struct MultimodalGenerationTests {
   @Test("bad media and projectors are typed errors, and the session keeps its transcript")
   func badInput() async throws {
     let folder = try TemporaryDirectory("bad-media")
+    defer { folder.remove() }
     // A PNG whose compressed pixels are garbage (its header and end are whole), and one that
     // declares 50,000 × 50,000 pixels (a decompression bomb).
     var photo = try Data(contentsOf: Self.photo)

@@ -59,6 +59,7 @@ struct MultimodalPromptTests {
   @Test("markers go where the attachments the projector reads are; others are named in text")
   func markers() throws {
     let folder = try TemporaryDirectory("markers")
+    defer { folder.remove() }
     let store = try ArtifactStore(directory: folder.url)
     let image = try Attachment(contentsOf: TestRepository.dependency("photos/astronaut.png")).store(in: store)
     let pdf = try Attachment(data: Data("%PDF-1.4\n%%EOF".utf8), name: "a.pdf").store(in: store)

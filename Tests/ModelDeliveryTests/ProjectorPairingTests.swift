@@ -14,6 +14,7 @@ struct ProjectorPairingTests {
 
   static func paired(_ model: String, among names: [String]) throws -> String? {
     let folder = try folder(names)
+    defer { folder.remove() }
     return ProjectorPairing.projector(besides: folder.url.appendingPathComponent(model))?.lastPathComponent
   }
 

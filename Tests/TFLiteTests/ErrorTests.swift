@@ -32,6 +32,7 @@ struct ErrorTests {
       try Interpreter(modelPath: "/nonexistent/model.tflite")
     }
     let directory = try TestModels.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
     guard case .modelFileUnreadable(let path, _) = Self.error({ _ = try Interpreter(modelPath: directory.path) }) else {
       Issue.record("a directory is unreadable as a model")
       return
@@ -48,6 +49,7 @@ struct ErrorTests {
   ])
   func notATFLiteModel(label: String, bytes: Data) throws {
     let path = try Self.write(bytes)
+    defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent()) }
     guard case .notATFLiteModel = Self.error({ _ = try Interpreter(modelPath: path) }) else {
       Issue.record("\(label) should be reported as not a TFLite model")
       return

@@ -127,7 +127,8 @@ struct HybridCommandTests {
     // hybrid serve with --embedding-pooling last-token: the vectors of `hybrid embed --pooling last-token`.
     let lastToken = try vectors(try await run(["embed", "--json", "--pooling", "last-token"] + texts))
     #expect(lastToken.count == 2 && lastToken != local, "the pooling changes the vectors")
-    let scratch = try TemporaryDirectory()
+    let scratch = try TemporaryDirectory("embed-pooling")
+    defer { scratch.remove() }
     let server = try await ServeLifecycleTests.Server.servingTheTestModel(in: scratch, ["--embedding-pooling", "last-token"])
     let root = "http://127.0.0.1:\(server.port)"
     let gemini = try vectors(try await run(["embed", "--json", "--mode", "cloud", "--cloud-url", root] + texts))
