@@ -59,6 +59,7 @@ struct TwoInstanceTests {
         second = try await TwoInstanceTests.instance(database: database, data: data.url)
       } catch {
         first.terminate()
+        data.remove()
         throw error
       }
       do {
@@ -67,16 +68,21 @@ struct TwoInstanceTests {
       } catch {
         first.terminate()
         second.terminate()
+        data.remove()
         throw error
       }
     }
 
-    /// Stops what is still running (for the end of a test, whatever happened).
+    /// Stops what is still running and removes the instances' data (for the end of a test,
+    /// whatever happened).
     func tearDown() {
       first.terminate()
       second.terminate()
-      let nginx = self.nginx
-      Task { await nginx.stop() }
+      let (nginx, data) = (self.nginx, self.data)
+      Task {
+        await nginx.stop()
+        data.remove()
+      }
     }
   }
 
