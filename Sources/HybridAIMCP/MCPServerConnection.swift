@@ -100,9 +100,9 @@ public final class MCPServerConnection: Sendable {
         logger.info("the server asked for the user's input; declined (no handler)")
         return CreateElicitation.Result(action: .decline)
       }
-      let answer = await elicitation(MCPElicitationRequest(server: server, parameters))
-      logger.info("the server asked for the user's input", metadata: ["answer": "\(answer.result.action.rawValue)"])
-      return answer.result
+      let result = await elicitation(MCPElicitationRequest(server: server, parameters)).result
+      logger.info("the server asked for the user's input", metadata: ["answer": "\(result.action.rawValue)"])
+      return result
     }
     if let sampling {
       await client.withSamplingHandler { [logger] parameters in

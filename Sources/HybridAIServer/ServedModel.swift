@@ -93,9 +93,9 @@ extension ServedModel {
   /// (`architecture.input_modalities`: text, and image or audio when its projector reads them).
   func openAIDescription(created: Int) -> ChatModelInfo {
     let capabilities = model.capabilities
-    func names(_ modalities: Set<Modality>) -> [String] { Modality.allCases.filter(modalities.contains).map(\.rawValue) }
     return ChatModelInfo(id: name, created: created, ownedBy: "hybrid-serve", architecture: .init(
-      inputModalities: names(capabilities.inputModalities), outputModalities: names(capabilities.outputModalities)))
+      inputModalities: Modality.ordered(capabilities.inputModalities).map(\.rawValue),
+      outputModalities: Modality.ordered(capabilities.outputModalities).map(\.rawValue)))
   }
 }
 

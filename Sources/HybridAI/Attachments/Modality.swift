@@ -8,4 +8,9 @@ public enum Modality: String, Sendable, Hashable, Codable, CaseIterable, CustomS
   case document
 
   public var description: String { rawValue }
+
+  /// `modalities` in a fixed order (text, image, audio, video, document), as APIs list them.
+  public static func ordered(_ modalities: Set<Modality>) -> [Modality] {
+    allCases.filter(modalities.contains)
+  }
 }

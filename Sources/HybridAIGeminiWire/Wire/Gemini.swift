@@ -20,6 +20,6 @@ extension Gemini {
 
   /// Gemini's names of `modalities` in a fixed order: `TEXT`, `IMAGE`, `AUDIO`, `VIDEO`, `DOCUMENT`.
   public static func modalityNames(_ modalities: Set<Modality>) -> [String] {
-    Modality.allCases.filter(modalities.contains).map { $0.rawValue.uppercased() }
+    Modality.ordered(modalities).map { $0.rawValue.uppercased() }
   }
 }
