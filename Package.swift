@@ -447,7 +447,7 @@ let package = Package(
     .testTarget(
       name: "HybridAIChatAppTests",
       dependencies: [
-        "HybridAI", "HybridAIChatApp", "HybridAIOnDevice", "HybridAIPersistence", "HybridAIServing", "HybridAITestSupport",
+        "HybridAI", "HybridAIChatApp", "HybridAIMCP", "HybridAIOnDevice", "HybridAIPersistence", "HybridAIServing", "HybridAITestSupport",
         "HybridAIServerTestSupport", "HybridAIProcess",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),

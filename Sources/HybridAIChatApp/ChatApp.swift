@@ -9,12 +9,13 @@ import NIOCore
 /// The web chat of `hybrid serve`: the page at `/` (with `/chat/app.js`, `/chat/app.css`, `/chat/icon.svg`) and
 /// its sessions API under `/v1/chat` (documented in the server's OpenAPI file).
 ///
-/// - `GET /v1/chat/config`: the inference modes this server can answer in, and the default one.
+/// - `GET /v1/chat/config`: the inference modes this server can answer in, the default one, what
+///   each model reads, and the tool groups a message can switch on and off.
 /// - `GET|POST /v1/chat/sessions`: list, create (`{"title"}`).
 /// - `GET|PATCH|DELETE /v1/chat/sessions/{id}`: entries and files; rename (`{"title"}`); delete.
 /// - `POST /v1/chat/sessions/{id}/files?name=NAME`: upload an attachment (the raw bytes).
 /// - `GET /v1/chat/sessions/{id}/files/{fileID}`: a file's bytes, with its true type.
-/// - `POST /v1/chat/sessions/{id}/messages` (`{"text", "files", "mode"}`): the answer as
+/// - `POST /v1/chat/sessions/{id}/messages` (`{"text", "files", "mode", "toolGroups"}`): the answer as
 ///   server-sent ``ChatEvent``s.
 /// - `POST /v1/chat/sessions/{id}:stop`: stops the running answer.
 ///
@@ -50,7 +51,8 @@ public struct ChatApp: ServerComponent {
     api.get("config") { _, _ in
       try Self.json(ChatConfig(modes: sessions.models.availableModes.map(\.rawValue),
                                defaultMode: sessions.models.defaultMode?.rawValue, maxUploadBytes: maxUploadBytes,
-                               onDeviceReads: sessions.models.onDevice.map(ChatConfig.reads), cloudReads: sessions.models.cloud.map(ChatConfig.reads)))
+                               onDeviceReads: sessions.models.onDevice.map(ChatConfig.reads), cloudReads: sessions.models.cloud.map(ChatConfig.reads),
+                               toolGroups: sessions.toolGroups.map { ChatConfig.ToolGroup(name: $0.name, tools: $0.tools.map(\.name)) }))
     }
     api.get("sessions") { _, _ in try Self.json(SessionList(sessions: try await sessions.list())) }
     api.post("sessions") { request, _ in
@@ -109,7 +111,8 @@ public struct ChatApp: ServerComponent {
         return mode
       }
       let id = try context.parameters.require("id")
-      let events = try await sessions.send(sessionID: id, text: message.text ?? "", fileIDs: message.files ?? [], mode: mode)
+      let events = try await sessions.send(sessionID: id, text: message.text ?? "", fileIDs: message.files ?? [], mode: mode,
+                                           toolGroups: message.toolGroups)
       let body = ResponseBody { writer in
         do {
           for await event in events {
@@ -133,6 +136,8 @@ public struct ChatApp: ServerComponent {
     var text: String?
     var files: [String]?
     var mode: String?
+    /// The tool groups this message offers; all when absent.
+    var toolGroups: [String]?
   }
   struct SessionList: Encodable { var sessions: [SessionRecord] }
   struct ChatConfig: Encodable {
@@ -142,6 +147,13 @@ public struct ChatApp: ServerComponent {
     /// What each model reads besides text (`image`, `audio`, …), so the page can say where a file goes.
     var onDeviceReads: [String]?
     var cloudReads: [String]?
+    /// The tool groups the page shows a switch for, each with its tools' names.
+    var toolGroups: [ToolGroup]
+
+    struct ToolGroup: Encodable {
+      var name: String
+      var tools: [String]
+    }
 
     static func reads(_ model: any LanguageModel) -> [String] {
       model.capabilities.inputModalities.subtracting([.text]).map(\.rawValue).sorted()

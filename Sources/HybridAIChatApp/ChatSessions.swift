@@ -13,6 +13,8 @@ public actor ChatSessions {
   /// The models messages are answered with.
   public nonisolated let models: ChatModels
   private let tools: [any Tool]
+  /// Tools offered by group, each group switched on or off per message.
+  public nonisolated let toolGroups: [ChatToolGroup]
   private let options: GenerationOptions
   private let logger: Logger
   /// The answer running in each session.
@@ -31,12 +33,14 @@ public actor ChatSessions {
   ///   - store: where conversations are saved.
   ///   - models: the on-device and cloud models.
   ///   - tools: the tools every conversation may call.
+  ///   - toolGroups: tools a message may switch off by group (an MCP server's); names unique.
   ///   - options: generation options for every answer.
-  public init(store: SessionStore, models: ChatModels, tools: [any Tool] = [], options: GenerationOptions = GenerationOptions(),
-              logger: Logger = Logger(label: "HybridAI.chat")) {
+  public init(store: SessionStore, models: ChatModels, tools: [any Tool] = [], toolGroups: [ChatToolGroup] = [],
+              options: GenerationOptions = GenerationOptions(), logger: Logger = Logger(label: "HybridAI.chat")) {
     self.store = store
     self.models = models
     self.tools = tools
+    self.toolGroups = toolGroups
     self.options = options
     self.logger = logger
   }
@@ -116,10 +120,12 @@ public actor ChatSessions {
   ///   - text: the message's text.
   ///   - fileIDs: files uploaded to this conversation (``upload(sessionID:data:name:)``), sent after the text.
   ///   - mode: the inference mode; the models' default when `nil`.
-  /// - Throws: before anything streams — ``ChatAppError`` (unknown session or file, empty message,
-  ///   busy session, unavailable mode).
-  public func send(sessionID: String, text: String, fileIDs: [String] = [], mode: InferenceMode? = nil)
-    throws -> AsyncStream<ChatEvent> {
+  ///   - toolGroups: the names of the ``toolGroups`` whose tools this message offers; all when `nil`.
+  /// - Throws: before anything streams — ``ChatAppError`` (unknown session, file or tool group,
+  ///   empty message, busy session, unavailable mode).
+  public func send(sessionID: String, text: String, fileIDs: [String] = [], mode: InferenceMode? = nil,
+                   toolGroups enabled: [String]? = nil) throws -> AsyncStream<ChatEvent> {
+    let tools = try offeredTools(enabling: enabled)
     let saved = try load(sessionID)
     let id = saved.record.id
     guard answering[id] == nil else { throw ChatAppError.busy(id) }
@@ -173,6 +179,18 @@ public actor ChatSessions {
   }
 
   // MARK: - Helpers
+
+  /// The chat's tools and those of the groups named (all when `nil`).
+  private func offeredTools(enabling names: [String]?) throws -> [any Tool] {
+    guard let names else { return tools + toolGroups.flatMap(\.tools) }
+    let known = Set(toolGroups.map(\.name))
+    if let unknown = names.first(where: { !known.contains($0) }) {
+      let list = known.isEmpty ? "this chat has none" : "they are \(known.sorted().joined(separator: ", "))"
+      throw ChatAppError.invalidRequest("no tool group \(unknown) (\(list))")
+    }
+    let enabled = Set(names)
+    return tools + toolGroups.filter { enabled.contains($0.name) }.flatMap(\.tools)
+  }
 
   private func load(_ id: String) throws -> SavedSession {
     do {

@@ -43,10 +43,18 @@ actor ChildProcessTransport: Transport {
         guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
         continuation.yield(Data(line.utf8))
       }
-      let outcome = await running.waitForExit()
-      logger.debug("the MCP server's output ended", metadata: ["server": "\(server)", "status": "\(outcome.status)"])
-      let tail = String(outcome.standardError.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
-      let error = MCPError.serverExited(server: server, status: outcome.status, standardError: tail)
+      let error: MCPError
+      if case .outputTooLarge(let limit)? = running.outputFailure {
+        // The rest of the output cannot be read as messages: the server goes.
+        logger.error("an MCP server's message is too large", metadata: ["server": "\(server)", "limitBytes": "\(limit)"])
+        _ = await running.stop(signal: SIGTERM, gracePeriod: .seconds(2))
+        error = .messageTooLarge(server: server, limit: limit)
+      } else {
+        let outcome = await running.waitForExit()
+        logger.debug("the MCP server's output ended", metadata: ["server": "\(server)", "status": "\(outcome.status)"])
+        let tail = String(outcome.standardError.suffix(2000)).trimmingCharacters(in: .whitespacesAndNewlines)
+        error = .serverExited(server: server, status: outcome.status, standardError: tail)
+      }
       exit.fire(error)
       continuation.finish(throwing: error)
     }

@@ -12,6 +12,9 @@ public enum MCPError: Error, Sendable, Hashable, CustomStringConvertible {
   case timedOut(server: String, method: String, seconds: Int)
   /// The server answered a request with an error, or broke the protocol.
   case requestFailed(server: String, method: String, reason: String)
+  /// The server sent a message longer than the client reads (``MCPServerConnection/maximumMessageBytes``);
+  /// the connection is closed.
+  case messageTooLarge(server: String, limit: Int)
   /// The tool ran and reported a failure (`isError`); `message` is its content.
   case toolFailed(tool: String, message: String)
 
@@ -24,6 +27,8 @@ public enum MCPError: Error, Sendable, Hashable, CustomStringConvertible {
       "the MCP server \(server) exited (status \(status))" + (standardError.isEmpty ? "" : ": \(standardError)")
     case .timedOut(let server, let method, let seconds): "the MCP server \(server) did not answer \(method) within \(seconds) s"
     case .requestFailed(let server, let method, let reason): "the MCP server \(server) failed \(method): \(reason)"
+    case .messageTooLarge(let server, let limit):
+      "the MCP server \(server) sent a message larger than \(limit >> 20) MiB; it was stopped"
     case .toolFailed(let tool, let message): "the tool \(tool) failed: \(message)"
     }
   }

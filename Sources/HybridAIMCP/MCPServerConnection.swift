@@ -21,6 +21,10 @@ public final class MCPServerConnection: Sendable {
   /// The server's name.
   public var name: String { configuration.name }
 
+  /// The longest message read from a server (a tool result with a large image, say), in bytes: a
+  /// longer one stops the server with ``MCPError/messageTooLarge(server:limit:)``.
+  public static let maximumMessageBytes = 8 << 20
+
   private init(configuration: MCPServerConfiguration, requestTimeout: Duration, client: Client,
                transport: any ServerTransport, logger: Logger) {
     self.configuration = configuration
@@ -78,9 +82,10 @@ public final class MCPServerConnection: Sendable {
       ?? (FileManager.default.isExecutableFile(atPath: command) ? command : nil) else {
       throw MCPError.launchFailed(server: configuration.name, reason: "\(command) is not a program on $PATH")
     }
-    let child = ChildProcess(executable: executable, arguments: configuration.arguments,
+    var child = ChildProcess(executable: executable, arguments: configuration.arguments,
                              environment: configuration.environment.mapValues { Optional($0) },
                              workingDirectory: configuration.workingDirectory)
+    child.maximumLineBytes = maximumMessageBytes
     return ChildProcessTransport(server: configuration.name, child: child, logger: logger)
   }
 

@@ -19,6 +19,9 @@ public struct MCPTool: HybridAI.Tool {
   public let serverToolName: String
   let connection: MCPServerConnection
 
+  /// The name of the server that offers it (its configuration's).
+  public var serverName: String { connection.name }
+
   init(_ tool: MCP.Tool, offeredAs name: String, connection: MCPServerConnection) {
     self.name = name
     self.description = tool.description ?? tool.title ?? tool.name

@@ -24,9 +24,6 @@ actor StreamableHTTPTransport: Transport {
   private let messages: AsyncThrowingStream<Data, any Swift.Error>
   private let continuation: AsyncThrowingStream<Data, any Swift.Error>.Continuation
 
-  /// The most bytes of one answer read.
-  static let maxAnswerBytes = 64 << 20
-
   init(server: String, endpoint: URL, headers: [String: String], httpClient: HTTPClient = .shared, logger: Logger) {
     self.server = server
     self.endpoint = endpoint
@@ -90,7 +87,7 @@ actor StreamableHTTPTransport: Transport {
           }
           if let last = parser.finish(), !last.data.isEmpty { continuation.yield(Data(last.data.utf8)) }
         } else {
-          let body = try await response.body.collect(upTo: Self.maxAnswerBytes)
+          let body = try await response.body.collect(upTo: MCPServerConnection.maximumMessageBytes)
           if body.readableBytes > 0 { continuation.yield(Data(body.readableBytesView)) }
         }
       } catch {

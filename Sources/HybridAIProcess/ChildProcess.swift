@@ -86,6 +86,9 @@ public struct ChildProcess: Sendable {
   public var timeLimit: Duration?
   /// What the child reads on its standard input (then end-of-file); nothing when `nil`.
   public var standardInput: Data?
+  /// The longest line of standard output a started child (``start(standardError:)``) may write, in
+  /// bytes; a longer one ends its output (``RunningChildProcess/outputFailure``).
+  public var maximumLineBytes = 1 << 20
   /// The most standard error kept (its end: where programs say what went wrong).
   public static let maximumStandardErrorBytes = 1 << 20
 

@@ -46,6 +46,7 @@ public final class RunningChildProcess: Sendable {
     var inputWriter: StandardInputWriter?
     var lines: [String] = []
     var endOfOutput = false
+    var outputFailure: ChildProcess.Failure?
     var lineWaiters: [CheckedContinuation<Void, Never>] = []
     var outcome: ChildProcess.Outcome?
     var exitWaiters: [CheckedContinuation<ChildProcess.Outcome, Never>] = []
@@ -54,7 +55,13 @@ public final class RunningChildProcess: Sendable {
   private let state = Mutex(State())
   private let task = Mutex<Task<Void, Never>?>(nil)
 
-  private init(executable: String) { self.executable = executable }
+  /// The longest line of standard output read (``ChildProcess/maximumLineBytes``).
+  private let maximumLineBytes: Int
+
+  private init(executable: String, maximumLineBytes: Int) {
+    self.executable = executable
+    self.maximumLineBytes = maximumLineBytes
+  }
 
   deinit {
     task.withLock { $0?.cancel() }   // swift-subprocess tears the child down (SIGTERM, then SIGKILL)
@@ -63,7 +70,7 @@ public final class RunningChildProcess: Sendable {
   /// Starts `child`; throws when it cannot be launched.
   static func start(_ child: ChildProcess, standardError: StandardError) async throws(ChildProcess.Failure)
     -> RunningChildProcess {
-    let running = RunningChildProcess(executable: child.executable)
+    let running = RunningChildProcess(executable: child.executable, maximumLineBytes: child.maximumLineBytes)
     let launched = AsyncStream<Result<Void, ChildProcess.Failure>>.makeStream()
     let configuration = child.configuration()
     let body = Task {
@@ -120,9 +127,12 @@ public final class RunningChildProcess: Sendable {
     launched.yield(.success(()))
     launched.finish()
     do {
-      for try await line in execution.standardOutput.strings() {
+      // swift-subprocess refuses a line as long as its limit: one more byte, for the line break.
+      for try await line in execution.standardOutput.strings(bufferingPolicy: .maxLineLength(maximumLineBytes + 1)) {
         receive(line)
       }
+    } catch let error as SubprocessError where error.code == .outputLimitExceeded {
+      state.withLock { $0.outputFailure = .outputTooLarge(limit: maximumLineBytes) }
     } catch {
       // The output broke off (the child died); what arrived so far stays readable.
     }
@@ -220,6 +230,11 @@ public final class RunningChildProcess: Sendable {
 
   /// Whether the child is still running.
   public var isRunning: Bool { state.withLock { $0.outcome == nil } }
+
+  /// Why standard output ended before the child did: ``ChildProcess/Failure/outputTooLarge(limit:)``
+  /// for a line longer than ``ChildProcess/maximumLineBytes`` (the lines after it are not read).
+  /// `nil` while it is read, and when it ended with the child.
+  public var outputFailure: ChildProcess.Failure? { state.withLock { $0.outputFailure } }
 
   /// Waits for the child to end and returns how it ended.
   public func waitForExit() async -> ChildProcess.Outcome {

@@ -1,6 +1,7 @@
 import Foundation
 import HybridAI
 @testable import HybridAIChatApp
+import HybridAIMCP
 import HybridAIOnDevice
 import HybridAIProcess
 import HybridAIServerTestSupport
@@ -105,7 +106,29 @@ extension ChatBrowserTests {
   }
 }
 
-/// A model whose answer depends on the message: Markdown, a tool call, markup to keep inert, a
+extension ChatBrowserTests {
+  @Test("an MCP server's tools in the page: a switch per server; its picture shown in the answer; switched off, not offered")
+  func mcpServerPhoto() async throws {
+    let python = try TestRepository.requireExecutable(TestRepository.dependency("browser-venv/bin/python"))
+    let server = MCPServerConfiguration(name: "own", command: TestRepository.dependency("mcp-venv/bin/python").path, arguments: [
+      TestRepository.file("Tests/HybridAIMCPTests/Servers/test_server.py").path, "--photo", TestRepository.photo.path,
+    ])
+    let toolbox = try await MCPToolbox.connect([server])
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: PageTestModel()),
+                                          toolGroups: [ChatToolGroup(name: "own", tools: toolbox.tools)])
+    defer { Task { await chat.stop(); await toolbox.close() } }
+    let outcome = try await ChildProcess.run(python, [
+      Self.script.path, "--scenario", "mcp-photo", "--url", chat.server.baseURL.absoluteString,
+      "--screenshots", try Self.screenshots().path,
+    ], mergingStandardError: true)
+    #expect(outcome.succeeded, "\(outcome.output)")
+    let last = outcome.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+    let results = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+    #expect(results?["imageNaturalWidth"] as? Int == 512, "the photo whole, as the server sent it: \(last)")
+  }
+}
+
+/// A model whose answer depends on the message: Markdown, a tool call (an MCP server's `photo` when offered), markup to keep inert, a
 /// slow answer to stop (it thinks 1.5 s first), a photo's description, a 2,000-word answer cut off
 /// at the length limit.
 final class PageTestModel: LanguageModel, Sendable {
@@ -149,6 +172,12 @@ final class PageTestModel: LanguageModel, Sendable {
           var artifact: Artifact?
           if afterTool {
             deltas = ["Here ", "they ", "are."]
+          } else if text.hasPrefix("show the photo") {
+            if request.tools.contains(where: { $0.name == "photo" }) {
+              continuation.yield(.toolCalls([Transcript.ToolCall(id: "call-photo", toolName: "photo", arguments: try GeneratedContent(json: "{}"))]))
+            } else {
+              deltas = ["No photo tool ", "is offered."]
+            }
           } else if text.hasPrefix("paint") {
             continuation.yield(.toolCalls([Transcript.ToolCall(id: "call-paint", toolName: "paint_and_speak",
                                                                arguments: try GeneratedContent(json: "{}"))]))

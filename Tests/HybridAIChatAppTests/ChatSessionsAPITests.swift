@@ -117,6 +117,32 @@ struct ChatSessionsAPITests {
     #expect(stolen.status == 404)
   }
 
+  @Test("tool groups: the config lists them with their tools; a message offers the groups it names (all by default); an unknown one is 400")
+  func toolGroups() async throws {
+    let tool = { (name: String) in RecordingTool(name: name) { _, _ in ToolOutput(name) } }
+    let device = ScriptedLanguageModel.rounds([.text("OK.")], cycling: true)
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: device), tools: [tool("always")], toolGroups: [
+      ChatToolGroup(name: "time", tools: [tool("get_current_time"), tool("convert_time")]),
+      ChatToolGroup(name: "git", tools: [tool("git_log")]),
+    ])
+    defer { Task { await chat.stop() } }
+    let config = try await TestHTTP.send(.GET, chat.url("config"))
+    let groups = try #require(config.json["toolGroups"] as? [[String: Any]], "\(config.text)")
+    #expect(groups.map { $0["name"] as? String } == ["time", "git"])
+    #expect(groups.first?["tools"] as? [String] == ["get_current_time", "convert_time"])
+
+    let id = try await chat.createSession()
+    for (asked, offered) in [(nil, ["always", "get_current_time", "convert_time", "git_log"]), ([], ["always"]),
+                             (["git"], ["always", "git_log"])] as [([String]?, [String])] {
+      let answer = try await chat.send(id, "Hi", toolGroups: asked)
+      #expect(answer.status == 200 && answer.events.text == "OK.", "\(answer.text)")
+      #expect(device.requests.last?.tools.map(\.name) == offered, "toolGroups \(String(describing: asked))")
+    }
+    let unknown = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/messages"), json: ["text": "Hi", "toolGroups": ["fetch"]])
+    #expect(unknown.status == 400 && unknown.errorMessage?.contains("no tool group fetch (they are git, time)") == true, "\(unknown.text)")
+    #expect(device.requestCount == 3)
+  }
+
   @Test("a file a tool made can be fetched while the answer is still being written (the page shows it at once)")
   func filesDuringTheAnswer() async throws {
     let painter = RecordingTool(name: "paint") { _ in

@@ -12,11 +12,11 @@ struct ChatServer {
   let sessions: ChatSessions
   let directory: TemporaryDirectory
 
-  static func start(models: ChatModels, tools: [any Tool] = [], apiKeys: Set<String> = [], maxUploadBytes: Int = 20 << 20,
-                    directory: TemporaryDirectory? = nil) async throws -> ChatServer {
+  static func start(models: ChatModels, tools: [any Tool] = [], toolGroups: [ChatToolGroup] = [], apiKeys: Set<String> = [],
+                    maxUploadBytes: Int = 20 << 20, directory: TemporaryDirectory? = nil) async throws -> ChatServer {
     let directory = try directory ?? TemporaryDirectory("chat")
     let store = try SessionStore(directory: directory.url)
-    let sessions = ChatSessions(store: store, models: models, tools: tools,
+    let sessions = ChatSessions(store: store, models: models, tools: tools, toolGroups: toolGroups,
                                 options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 32))
     let server = try await RunningServer.start([ChatApp(sessions: sessions, maxUploadBytes: maxUploadBytes)],
                                                configuration: ServerConfiguration(apiKeys: apiKeys))
@@ -38,9 +38,11 @@ struct ChatServer {
   }
 
   /// Sends a message and returns the answer's events.
-  func send(_ session: String, _ text: String, files: [String] = [], mode: String? = nil) async throws -> (status: Int, events: [SentEvent], text: String) {
+  func send(_ session: String, _ text: String, files: [String] = [], mode: String? = nil,
+            toolGroups: [String]? = nil) async throws -> (status: Int, events: [SentEvent], text: String) {
     var body: [String: Any] = ["text": text, "files": files]
     if let mode { body["mode"] = mode }
+    if let toolGroups { body["toolGroups"] = toolGroups }
     let reply = try await TestHTTP.send(.POST, url("sessions/\(session)/messages"), json: body)
     return (reply.status, SentEvent.parse(reply.text), reply.text)
   }

@@ -214,6 +214,23 @@ struct MCPToolboxTests {
   }
 }
 
+extension MCPToolboxTests {
+  @Test("a result as large as a photo (1 MiB) arrives whole; one over the message limit is a typed error at once, and the server is stopped")
+  func largeResults() async throws {
+    var own = MCPTestServers.own
+    own.arguments += ["--photo", TestRepository.photo.path]
+    let toolbox = try await MCPToolbox.connect([own])
+    defer { Task { await toolbox.close() } }
+    let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
+    let photo = try await #require(toolbox.mcpTools.first { $0.name == "photo" }).call(arguments: GeneratedContent([:]), context: context)
+    #expect(photo.artifacts.first?.data == (try Data(contentsOf: TestRepository.photo)), "the photo's bytes, whole")
+    let huge = try #require(toolbox.mcpTools.first { $0.name == "huge" })
+    await #expect(throws: MCPError.messageTooLarge(server: "own", limit: MCPServerConnection.maximumMessageBytes)) {
+      _ = try await huge.call(arguments: GeneratedContent(["megabytes": 9]), context: context)
+    }
+  }
+}
+
 /// Progress reports collected from another thread.
 final class Reports: Sendable {
   private let reports = Mutex<[(fraction: Double, message: String)]>([])

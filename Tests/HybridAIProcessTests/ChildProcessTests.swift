@@ -109,6 +109,26 @@ import Testing
     #expect(!child.isRunning)
   }
 
+  @Test("a line of 1 MiB is read whole; one over maximumLineBytes ends the output with a typed failure, the lines before it kept")
+  func longLines() async throws {
+    // 1 MiB of 'x', then a line over the 4 KiB limit set below, then one that is never read.
+    let whole = try await ChildProcessTests.shell("head -c 1048576 /dev/zero | tr '\\0' x; echo").start()
+    #expect(await isWholeLine(whole, length: 1 << 20))
+    _ = await whole.waitForExit()
+    var limited = ChildProcessTests.shell("echo short; head -c 5000 /dev/zero | tr '\\0' y; echo; echo after")
+    limited.maximumLineBytes = 4096
+    let running = try await limited.start()
+    #expect(await running.nextLine() == "short")
+    #expect(await running.nextLine() == nil)
+    #expect(running.outputFailure == .outputTooLarge(limit: 4096))
+    _ = await running.waitForExit()
+
+    func isWholeLine(_ running: RunningChildProcess, length: Int) async -> Bool {
+      let line = await running.nextLine()
+      return line?.utf8.count == length && line?.allSatisfy { $0 == "x" } == true && running.outputFailure == nil
+    }
+  }
+
   @Test func answersWhatIsWrittenToItsInput() async throws {
     let child = try await ChildProcessTests.shell("while read a b; do echo $((a + b)); done; echo bye").start()
     try await child.write("2 3\n")

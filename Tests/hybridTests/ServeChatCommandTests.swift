@@ -16,10 +16,19 @@ struct ServeChatCommandTests {
   func chatWithTheRealModel() async throws {
     let data = HybridCommandTests.scratchRegistry()
     defer { try? FileManager.default.removeItem(atPath: data) }
+    // The chat's tools from an MCP server, configured as Claude Desktop's file does it.
+    let mcpConfig = URL(fileURLWithPath: data).appendingPathComponent("mcp.json")
+    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+    try Data(#"{"mcpServers": {"time": {"command": "\#(TestRepository.dependency("mcp-venv/bin/mcp-server-time").path)"}}}"#.utf8)
+      .write(to: mcpConfig)
     let server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
       "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--max-concurrent-requests", "1", "--context-size", "2048",
-      "--chat-max-tokens", "200"])
+      "--chat-max-tokens", "200", "--mcp-config", mcpConfig.path])
     let base = server.baseURL.absoluteString
+    let config = try await TestHTTP.send(.GET, URL(string: base + "/v1/chat/config")!)
+    let groups = try config.json["toolGroups"] as? [[String: Any]]
+    #expect(groups?.map { $0["name"] as? String } == ["time"] && Set(groups?.first?["tools"] as? [String] ?? []) == ["get_current_time", "convert_time"],
+            "the page offers mcp-server-time's tools: \(config.text)")
     let page = try await TestHTTP.send(.GET, URL(string: base + "/")!)
     #expect(page.status == 200 && page.contentType?.hasPrefix("text/html") == true)
     #expect(page.text.contains("/chat/app.js"))

@@ -155,6 +155,36 @@ struct ServeConfigurationTests {
     await #expect(throws: (any Error).self, "a flag is checked as it is parsed") { try await settings(["--draft-max", "5000"]) }
   }
 
+  @Test("mcp-config: the web chat's MCP servers from mcpServers files (flag or config key); a missing or broken file, or one server name twice, refused naming the file")
+  func mcpConfig() async throws {
+    let scratch = try TemporaryDirectory()
+    defer { scratch.remove() }
+    let time = try write(#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#, to: "time.json", in: scratch)
+    let git = try write(#"{"servers": {"git": {"type": "stdio", "command": "uvx", "args": ["mcp-server-git"]}}}"#, to: "git.json", in: scratch)
+    #expect(try await settings([]).1.mcpServers.isEmpty)
+    #expect(try await settings(["--mcp-config", time, "--mcp-config", git]).1.mcpServers.map(\.name) == ["time", "git"])
+    let file = try write("mcp-config: [\"\(time)\"]\n", to: "serve.yaml", in: scratch)
+    #expect(try await settings(["--config", file]).1.mcpServers.map(\.arguments) == [["mcp-server-time"]])
+    let broken = try write(#"{"mcpServers": {"time": {"args": []}}}"#, to: "broken.json", in: scratch)
+    let brokenFile = try write("mcp-config: [\"\(broken)\"]\n", to: "broken.yaml", in: scratch)
+    await #expect {
+      try await settings(["--config", brokenFile])
+    } throws: { error in
+      guard case .invalidValue(let origin, let reason)? = error as? ServeConfigurationError else { return false }
+      return origin.contains("mcp-config") && origin.contains("broken.yaml") && reason.contains("broken.json") && reason.contains("command")
+    }
+
+    for (arguments, needle) in [([broken], "broken.json"), ([scratch.url.appending(path: "none.json").path], "none.json"),
+                                ([time, time], "two MCP servers are named time")] {
+      // Flags are checked as they are parsed; the message names the flag and the problem either way.
+      await #expect {
+        try await settings(arguments.flatMap { ["--mcp-config", $0] })
+      } throws: { error in
+        "\(error)".contains("--mcp-config") && "\(error)".contains(needle)
+      }
+    }
+  }
+
   @Test("chat-template: MODEL=TEMPLATE for one model, TEMPLATE for every model (MODEL= wins); files, chatml and built-in names; typos refused with the reason")
   func chatTemplates() async throws {
     let directory = try TemporaryDirectory("serve-templates")
@@ -342,6 +372,7 @@ struct ServeConfigurationTests {
       "public-url": "https://models.example.com", "chat-cloud-url": "http://127.0.0.1:9", "log-level": "info",
       "log-format": "text", "batch-contexts": "1",
       "mmproj": "smollm2=" + TestRepository.dependency("models/pairs/vision/mmproj.gguf").path,
+      "mcp-config": TestRepository.file("deploy/mcp-servers.json").path,
     ]
     if let value = valid[setting.name] { return value }
     switch setting.kind {

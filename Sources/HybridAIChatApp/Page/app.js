@@ -387,6 +387,30 @@ function addFile(view, file) {
 
 // ---- Sending -------------------------------------------------------------------------------------
 
+/** A switch per tool group (the tools of one MCP server): a group switched off is not offered. */
+function renderToolGroups() {
+  const box = $("tool-groups");
+  const groups = state.config.toolGroups || [];
+  const title = document.createElement("span");
+  title.textContent = "Tools";
+  box.replaceChildren(title);
+  box.hidden = !groups.length;
+  for (const group of groups) {
+    const label = document.createElement("label");
+    label.className = "tool-group";
+    label.title = `${group.name}'s tools: ${group.tools.join(", ") || "none"}`;
+    const toggle = document.createElement("input");
+    toggle.type = "checkbox"; toggle.checked = true; toggle.value = group.name;
+    label.append(toggle, document.createTextNode(group.name));
+    box.append(label);
+  }
+}
+
+/** The names of the tool groups switched on. */
+function enabledToolGroups() {
+  return Array.from($("tool-groups").querySelectorAll("input:checked"), (toggle) => toggle.value);
+}
+
 async function send() {
   const input = $("input");
   const text = input.value;
@@ -405,7 +429,7 @@ async function send() {
     let response;
     try {
       response = await call("POST", `/sessions/${state.sessionID}/messages`,
-                            { text, files: files.map((f) => f.id), mode: $("mode").value });
+                            { text, files: files.map((f) => f.id), mode: $("mode").value, toolGroups: enabledToolGroups() });
     } catch (error) {
       // Not sent: the message and its files go back to the composer (unless something new is there).
       question.remove(); view.message.remove();
@@ -689,6 +713,7 @@ async function start() {
   const mode = $("mode");
   for (const option of mode.options) option.disabled = !state.config.modes.includes(option.value);
   if (state.config.defaultMode) mode.value = state.config.defaultMode;
+  renderToolGroups();
   await refreshSessions();
   const id = location.hash.slice(1);
   if (id) await openSession(id);

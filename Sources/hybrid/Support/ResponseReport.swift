@@ -267,6 +267,7 @@ struct ErrorReport: Encodable {
     case .serverExited: "serverExited"
     case .timedOut: "timedOut"
     case .requestFailed: "requestFailed"
+    case .messageTooLarge: "messageTooLarge"
     case .toolFailed: "toolFailed"
     }
   }

@@ -7,6 +7,7 @@ measurements. Any failed check raises, so the exit status is not 0.
     python chat_page_check.py --url http://127.0.0.1:PORT --photo photo.png --big big.bin --html page.html --screenshots DIR
     python chat_page_check.py --scenario key --key SECRET --url http://127.0.0.1:PORT --screenshots DIR
     python chat_page_check.py --scenario restart --url http://127.0.0.1:PORT --screenshots DIR
+    python chat_page_check.py --scenario mcp-photo --url http://127.0.0.1:PORT --screenshots DIR
         (prints STREAMING while an answer streams: the caller then kills and restarts the server)
 """
 import argparse
@@ -23,7 +24,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.support.ui import WebDriverWait
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--scenario", default="main", choices=["main", "key", "restart", "photo-on-device"])
+parser.add_argument("--scenario", default="main", choices=["main", "key", "restart", "photo-on-device", "mcp-photo"])
 parser.add_argument("--url", required=True)
 parser.add_argument("--photo")
 parser.add_argument("--big")
@@ -146,6 +147,30 @@ def photo_on_device_scenario():
     return badge
 
 
+def mcp_photo_scenario():
+    """An MCP server's tool in the chat: a switch per server, on by default; its picture is shown in
+    the answer; switched off, its tools are not offered (the model answers without calling it)."""
+    driver.get(args.url + "/")
+    ready()
+    switches = driver.find_elements(By.CSS_SELECTOR, "#tool-groups input[type=checkbox]")
+    check(driver.find_element(By.ID, "tool-groups").is_displayed() and [s.get_attribute("value") for s in switches] == ["own"],
+          f"one switch, for the MCP server 'own': {[s.get_attribute('value') for s in switches]}")
+    check(switches[0].is_selected(), "a server's tools are on by default")
+    send("show the photo")
+    answer = wait_for_answer(1)
+    wait.until(lambda d: d.execute_script(
+        "const i = arguments[0].querySelector('img'); return i && i.complete && i.naturalWidth > 0", answer))
+    width = driver.execute_script("return arguments[0].querySelector('img').naturalWidth", answer)
+    check("photo" in answer.text, f"the tool's call is shown: {answer.text}")
+    shot("11-mcp-photo")
+    switches[0].click()
+    send("show the photo")
+    answer = wait_for_answer(2)
+    check(not answer.find_elements(By.CSS_SELECTOR, "img") and "No photo tool" in answer.text,
+          f"with the server switched off its tool is not offered: {answer.text}")
+    return width
+
+
 def server_is_back(deadline_seconds=120):
     deadline = time.monotonic() + deadline_seconds
     while True:
@@ -189,6 +214,9 @@ try:
         raise SystemExit(0)
     if args.scenario == "photo-on-device":
         print(json.dumps({"scenario": "photo-on-device", "badge": photo_on_device_scenario()}))
+        raise SystemExit(0)
+    if args.scenario == "mcp-photo":
+        print(json.dumps({"scenario": "mcp-photo", "imageNaturalWidth": mcp_photo_scenario()}))
         raise SystemExit(0)
     if args.scenario == "key":
         key_scenario()

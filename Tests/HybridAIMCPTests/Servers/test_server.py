@@ -1,5 +1,5 @@
 """The MCP tests' own server (the official Python SDK's MCPServer, over stdio, or Streamable HTTP
-with `--http PORT`): a tool for each
+with `--http PORT`; `--photo FILE` gives the `photo` tool its picture): a tool for each
 kind of result HybridAI maps — text, structured output, an image, audio, an embedded resource, a
 resource link, a failure (isError) and progress notifications — and one named like a tool of
 mcp-server-time, so that two servers clash."""
@@ -91,6 +91,22 @@ async def confirm(ctx: Context) -> str:
 @server.tool(description="Answers like mcp-server-time's tool of the same name.")
 def get_current_time(timezone: str) -> str:
     return f"test server time in {timezone}"
+
+
+@server.tool(description="Answers with this many MiB of text.")
+def huge(megabytes: int) -> str:
+    return "x" * (megabytes << 20)
+
+
+# The picture `photo` shows: the file after `--photo` on the command line.
+PHOTO = sys.argv[sys.argv.index("--photo") + 1] if "--photo" in sys.argv[:-1] else None
+
+
+@server.tool(description="Shows a photo.")
+def photo() -> Image:
+    if PHOTO is None:
+        raise ToolError("this server was started without --photo")
+    return Image(path=PHOTO)
 
 
 if __name__ == "__main__":

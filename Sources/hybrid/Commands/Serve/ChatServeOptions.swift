@@ -34,6 +34,11 @@ struct ChatServeOptions: ParsableArguments {
   @Option(name: .long, help: "The chat's cloud model name (default: the --chat-cloud-url server's first model).")
   var chatCloudModel: String?
 
+  @Option(name: .long, help: ArgumentHelp(
+    "The MCP servers of this configuration file (the mcpServers JSON that Claude Desktop, VS Code and Cursor read): the web chat offers their tools, a switch per server. Repeatable.",
+    valueName: "file"))
+  var mcpConfig: [String] = []
+
   @OptionGroup var sessionStore: SessionStoreOptions
 
   /// The flags given, as settings.
@@ -47,6 +52,7 @@ struct ChatServeOptions: ParsableArguments {
     if let chatCloudURL { flags[.chatCloudURL] = .string(chatCloudURL) }
     if let chatCloudModel { flags[.chatCloudModel] = .string(chatCloudModel) }
     if let sessionsDir = sessionStore.sessionsDir { flags[.sessionsDir] = .string(sessionsDir) }
+    if !mcpConfig.isEmpty { flags[.mcpConfig] = .stringArray(mcpConfig) }
     return flags
   }
 }

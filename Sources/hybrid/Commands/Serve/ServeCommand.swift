@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HybridAI
 import HybridAIChatApp
+import HybridAIMCP
 import HybridAIOnDevice
 import HybridAIOpenAI
 import HybridAIRegistry
@@ -385,14 +386,16 @@ struct ServeCommand: AsyncParsableCommand {
         + "reach this machine can use its models (add --api-key, or hybrid keys create)")
     }
     var chatState = "web chat off"
+    var chatToolbox: MCPToolbox?
     if let served = models.first, !settings.noChat {
       if let refusal = settings.chatRefusal(keysRequired: keys.isRequired) {
         Self.status.say("\(refusal)")
       } else {
         let store = try settings.openSessionStore()
         let cloud = try await settings.makeChatCloudModel()
+        chatToolbox = try await Self.connectChatToolbox(settings.mcpServers, samplingModel: served.model)
         let sessions = ChatSessions(store: store, models: ChatModels(onDevice: served.model, cloud: cloud), tools: DemoTools.all,
-                                    options: settings.chatOptions)
+                                    toolGroups: chatToolbox.map(Self.toolGroups(of:)) ?? [], options: settings.chatOptions)
         components.append(ChatApp(sessions: sessions, maxUploadBytes: settings.chatMaxUploadBytes))
         health.addCheck("sessions") {
           FileManager.default.isWritableFile(atPath: store.directory.path) ? nil : "\(store.directory.path) is not writable"
@@ -449,6 +452,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
     // Free llama.cpp's contexts, weights and backend now, in this order, rather than leave them to
     // the process's exit (on a GPU the CUDA driver may be gone by then).
+    await chatToolbox?.close()
     for model in batchedModels { await model.shutDown() }
     await OnDeviceRuntime.shutDown()
     await store.shutdown()
@@ -457,6 +461,29 @@ struct ServeCommand: AsyncParsableCommand {
       throw ExitCode.failure
     }
     Self.status.say("stopped")
+  }
+
+  /// The web chat's MCP servers, started and their tools listed; `nil` without any. A server that
+  /// cannot start stops `serve` here, naming it: a chat without the tools its operator configured
+  /// would fail its users quietly. Servers allowed to sample are answered by `samplingModel`.
+  static func connectChatToolbox(_ servers: [MCPServerConfiguration], samplingModel: any LanguageModel) async throws -> MCPToolbox? {
+    guard !servers.isEmpty else { return nil }
+    do {
+      let toolbox = try await MCPToolbox.connect(servers, samplingModel: samplingModel)
+      Self.status.say("web chat tools from MCP servers: " + toolGroups(of: toolbox)
+        .map { "\($0.name) (\($0.tools.map(\.name).joined(separator: ", ")))" }.joined(separator: "; "))
+      return toolbox
+    } catch {
+      Self.status.fail("cannot start the web chat's MCP servers: \(error)")
+      throw ExitCode.failure
+    }
+  }
+
+  /// A chat tool group per server of `toolbox`, in its order.
+  static func toolGroups(of toolbox: MCPToolbox) -> [ChatToolGroup] {
+    toolbox.connections.map { connection in
+      ChatToolGroup(name: connection.name, tools: toolbox.mcpTools.filter { $0.serverName == connection.name })
+    }
   }
 
   /// The API key file, read once to say how many keys it holds; one that cannot be read stops the

@@ -1,5 +1,6 @@
 import Foundation
 import HybridAI
+import HybridAIMCP
 import HybridAIOnDevice
 import HybridAIRegistry
 import HybridCommandLine
@@ -66,6 +67,8 @@ struct ServeSettings: Sendable {
   var chatCloudURL: String?
   var chatCloudModel: String?
   var sessionsDir: String?
+  /// The MCP servers whose tools the web chat offers (from the `mcp-config` files).
+  var mcpServers: [MCPServerConfiguration]
   var logLevel: String?
   var logFormat: LogFormat?
 
@@ -187,6 +190,17 @@ struct ServeSettings: Sendable {
     }
     chatCloudModel = configuration.string(.chatCloudModel)
     sessionsDir = configuration.string(.sessionsDir)
+    mcpServers = []
+    for file in configuration.list(.mcpConfig) {
+      do {
+        mcpServers += try MCPConfigurationFile.servers(at: URL(fileURLWithPath: file))
+      } catch {
+        throw invalid(.mcpConfig, "\(file): \(error)")
+      }
+    }
+    if let clash = Dictionary(grouping: mcpServers, by: \.name).first(where: { $0.value.count > 1 })?.key {
+      throw invalid(.mcpConfig, "two MCP servers are named \(clash): names must differ across the files")
+    }
     logLevel = configuration.string(.logLevel)
     if let level = logLevel, Logger.Level(rawValue: level.lowercased()) == nil {
       throw invalid(.logLevel, "must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not \(level)")
