@@ -17,6 +17,8 @@ public final class MCPServerConnection: Sendable {
   private let logger: Logger
   /// Progress handlers of the calls under way, by progress token.
   private let progressHandlers = Mutex<[String: @Sendable (Double, String) -> Void]>([:])
+  /// Called when the server says its tools changed (`notifications/tools/list_changed`).
+  private let toolListObserver = Mutex<(@Sendable () async -> Void)?>(nil)
 
   /// The server's name.
   public var name: String { configuration.name }
@@ -53,6 +55,12 @@ public final class MCPServerConnection: Sendable {
                                          transport: transport, logger: logger)
     await client.onNotification(ProgressNotification.self) { [weak connection] message in
       connection?.reportProgress(message.params)
+    }
+    await client.onNotification(ToolListChangedNotification.self) { [weak connection] _ in
+      guard let connection, let observer = connection.toolListObserver.withLock({ $0 }) else { return }
+      connection.logger.info("the MCP server's tools changed")
+      // Not awaited: the observer asks the server again, whose answer this handler's caller reads.
+      Task { await observer() }
     }
     do {
       let result = try await connection.limited("initialize") { try await client.connect(transport: transport) }
@@ -118,6 +126,12 @@ public final class MCPServerConnection: Sendable {
       }
     }
     return client
+  }
+
+  /// Has `observer` called whenever the server says its tools changed (`tools/list_changed`);
+  /// it replaces the one set before. ``MCPToolbox`` lists the tools again then.
+  public func onToolListChanged(_ observer: @escaping @Sendable () async -> Void) {
+    toolListObserver.withLock { $0 = observer }
   }
 
   /// Every tool the server offers (all pages of `tools/list`).

@@ -2,27 +2,37 @@ import Foundation
 import HybridAI
 import Logging
 import MCP
+import Synchronization
 
 /// The tools of several MCP servers, for one session or command: each server started (or reached) and
 /// initialized, its tools listed, names kept apart (a name two servers offer is prefixed with each
-/// server's name), and every server stopped by ``close()``.
+/// server's name), and every server stopped by ``close()``. A server that says its tools changed
+/// (`tools/list_changed`) is asked for them again; as a ``HybridAI/ToolCatalog`` the toolbox gives a
+/// session the new list from its next turn on.
 ///
 /// ```swift
 /// let toolbox = try await MCPToolbox.connect(try MCPConfigurationFile.servers(at: configURL))
 /// defer { Task { await toolbox.close() } }
-/// let session = GenerativeModelSession(model: model, tools: toolbox.tools)
+/// let session = GenerativeModelSession(model: model, toolCatalogs: [toolbox])
 /// ```
-public final class MCPToolbox: Sendable {
+public final class MCPToolbox: ToolCatalog {
   public let connections: [MCPServerConnection]
-  /// The tools, in the order of the servers and of each server's list.
-  public let mcpTools: [MCPTool]
+  /// Each server's tools as last listed, in the order of the servers.
+  private let listed: Mutex<[[MCP.Tool]]>
+  private let offered: Mutex<[MCPTool]>
+  private let logger: Logger
 
-  /// The tools, as a session takes them.
+  /// The tools now, in the order of the servers and of each server's list.
+  public var mcpTools: [MCPTool] { offered.withLock { $0 } }
+
+  /// The tools now, as a session takes them.
   public var tools: [any HybridAI.Tool] { mcpTools }
 
-  private init(connections: [MCPServerConnection], tools: [MCPTool]) {
+  private init(connections: [MCPServerConnection], listed: [[MCP.Tool]], logger: Logger) {
     self.connections = connections
-    self.mcpTools = tools
+    self.listed = Mutex(listed)
+    self.offered = Mutex(Self.offeredTools(connections: connections, listed: listed))
+    self.logger = logger
   }
 
   /// Starts every server and lists its tools; when one fails, the ones started are stopped.
@@ -48,17 +58,44 @@ public final class MCPToolbox: Sendable {
       for connection in connections { await connection.close() }
       throw error
     }
+    let toolbox = MCPToolbox(connections: connections, listed: listed.map(\.1), logger: logger)
+    for (index, connection) in connections.enumerated() {
+      connection.onToolListChanged { [weak toolbox] in await toolbox?.relist(serverAt: index) }
+    }
+    logger.info("MCP tools ready", metadata: ["tools": "\(toolbox.mcpTools.map(\.name))"])
+    return toolbox
+  }
+
+  /// Lists the tools of server `index` again, after it said they changed.
+  private func relist(serverAt index: Int) async {
+    let connection = connections[index]
+    do {
+      let tools = try await connection.tools()
+      let now = listed.withLock { listed in
+        listed[index] = tools
+        let now = Self.offeredTools(connections: connections, listed: listed)
+        offered.withLock { $0 = now }   // under the first lock: two servers' changes land in order
+        return now
+      }
+      logger.info("MCP tools changed", metadata: ["server": "\(connection.name)", "tools": "\(now.map(\.name))"])
+    } catch {
+      logger.warning("the MCP server's changed tools could not be listed; the old list stays",
+                     metadata: ["server": "\(connection.name)", "error": "\(error)"])
+    }
+  }
+
+  /// The tools of every server, a name two servers offer prefixed with each server's name.
+  private static func offeredTools(connections: [MCPServerConnection], listed: [[MCP.Tool]]) -> [MCPTool] {
     var counts: [String: Int] = [:]
-    for (_, tools) in listed { for tool in tools { counts[tool.name, default: 0] += 1 } }
+    for tools in listed { for tool in tools { counts[tool.name, default: 0] += 1 } }
     var offered: [MCPTool] = []
-    for (connection, tools) in listed {
+    for (connection, tools) in zip(connections, listed) {
       for tool in tools {
         let name = counts[tool.name, default: 0] > 1 ? "\(connection.name)_\(tool.name)" : tool.name
-        offered.append(MCPTool(tool, offeredAs: Self.toolName(name), connection: connection))
+        offered.append(MCPTool(tool, offeredAs: toolName(name), connection: connection))
       }
     }
-    logger.info("MCP tools ready", metadata: ["tools": "\(offered.map(\.name))"])
-    return MCPToolbox(connections: connections, tools: offered)
+    return offered
   }
 
   /// Stops every server.

@@ -189,12 +189,12 @@ public final class SessionStore: Sendable {
   /// A session that continues saved session `id`: its transcript, `model`, `tools` (give it the
   /// tools the conversation used) and the shared ``artifactStore``.
   /// - Throws: As ``load(id:)``.
-  public func makeSession(id: String, model: some LanguageModel, tools: [any Tool] = [],
+  public func makeSession(id: String, model: some LanguageModel, tools: [any Tool] = [], toolCatalogs: [any ToolCatalog] = [],
                           toolPolicy: ToolExecutionPolicy = .default,
                           contextPolicy: ContextPolicy = .fail) throws(SessionStoreError) -> GenerativeModelSession {
     let saved = try load(id: id)
-    return GenerativeModelSession(model: model, tools: tools, transcript: saved.transcript, toolPolicy: toolPolicy,
-                                  contextPolicy: contextPolicy, artifactStore: artifactStore)
+    return GenerativeModelSession(model: model, tools: tools, toolCatalogs: toolCatalogs, transcript: saved.transcript,
+                                  toolPolicy: toolPolicy, contextPolicy: contextPolicy, artifactStore: artifactStore)
   }
 
   // MARK: - Deleting

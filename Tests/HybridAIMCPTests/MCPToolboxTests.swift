@@ -231,6 +231,35 @@ extension MCPToolboxTests {
   }
 }
 
+extension MCPToolboxTests {
+  @Test("tools/list_changed: a server that adds a tool mid-session is listed again; the session offers the new tool from its next turn")
+  func toolListChanged() async throws {
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own])
+    defer { Task { await toolbox.close() } }
+    let model = ScriptedLanguageModel.rounds([
+      .toolCalls([Transcript.ToolCall(id: "c1", toolName: "unlock", arguments: try GeneratedContent(json: "{}"))]),
+      .text("Unlocked."),
+      .toolCalls([Transcript.ToolCall(id: "c2", toolName: "secret", arguments: try GeneratedContent(json: "{}"))]),
+      .text("Told."),
+    ])
+    let session = GenerativeModelSession(model: model, toolCatalogs: [toolbox])
+    #expect(session.tools.contains { $0.name == "unlock" } && !session.tools.contains { $0.name == "secret" })
+    _ = try await session.respond(to: "Unlock.")
+    // The server's notification is read beside the call's answer; the new list follows it.
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !toolbox.mcpTools.contains(where: { $0.name == "secret" }), ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    let names = toolbox.mcpTools.map(\.name)
+    #expect(names.contains("secret") && !names.contains("unlock"), "\(names)")
+    let response = try await session.respond(to: "Tell me the secret.")
+    #expect(response.content == "Told.")
+    let output = response.transcriptEntries.first { if case .toolOutput = $0 { true } else { false } }
+    #expect(output?.text == "the secret is 42", "\(String(describing: output))")
+    #expect(model.requests.last?.tools.contains { $0.name == "secret" } == true)
+  }
+}
+
 /// Progress reports collected from another thread.
 final class Reports: Sendable {
   private let reports = Mutex<[(fraction: Double, message: String)]>([])

@@ -48,6 +48,7 @@ extension GenerativeModelSession {
   /// does not commit the turn.
   func runTurn(_ promptEntry: Transcript.Prompt, history: Transcript, artifacts turnArtifacts: TurnArtifacts,
                events: TurnEvents) async throws -> Turn {
+    let tools = self.tools   // a catalog's change takes effect from the next turn
     var transcript = history
     transcript.append(.prompt(promptEntry))
     var (fitted, compaction) = try await fitToContext(transcript, options: promptEntry.options,
@@ -109,7 +110,7 @@ extension GenerativeModelSession {
         providerContent: round.completion.providerContent)
       transcript.append(.toolCalls(callsEntry))
       entries.append(.toolCalls(callsEntry))
-      let outputs = try await callTools(round.toolCalls, transcript: transcript, artifacts: turnArtifacts, events: events)
+      let outputs = try await callTools(round.toolCalls, of: tools, transcript: transcript, artifacts: turnArtifacts, events: events)
       for (output, stored) in outputs {
         transcript.append(.toolOutput(output))
         entries.append(.toolOutput(output))
@@ -178,7 +179,7 @@ extension GenerativeModelSession {
 
   /// Runs the calls concurrently and returns their outputs, with the artifacts each stored, in
   /// the calls' order.
-  private func callTools(_ calls: [Transcript.ToolCall], transcript: Transcript, artifacts: TurnArtifacts,
+  private func callTools(_ calls: [Transcript.ToolCall], of tools: [any Tool], transcript: Transcript, artifacts: TurnArtifacts,
                          events: TurnEvents) async throws -> [(Transcript.ToolOutput, [ArtifactReference])]
   {
     var toolsByName: [String: any Tool] = [:]

@@ -30,8 +30,12 @@ import Synchronization
 public final class GenerativeModelSession: Sendable {
   /// The model that answers.
   public let model: any LanguageModel
-  /// The tools the model may call.
-  public let tools: [any Tool]
+  /// The tools the model may call now: those given, then the current ones of each tool catalog.
+  public var tools: [any Tool] { fixedTools + toolCatalogs.flatMap(\.tools) }
+  /// The tools given as a list.
+  let fixedTools: [any Tool]
+  /// Tool lists that may change between turns (``ToolCatalog``).
+  public let toolCatalogs: [any ToolCatalog]
   /// How the tool loop runs.
   public let toolPolicy: ToolExecutionPolicy
   /// What happens when the conversation no longer fits the model's context window.
@@ -59,16 +63,19 @@ public final class GenerativeModelSession: Sendable {
   ///   the copies of attached files when the conversation is over.
   /// - Parameter contextPolicy: What to do when the conversation outgrows the model's context
   ///   window: throw (the default), drop the oldest turns, or summarize them (see ``ContextPolicy``).
-  public convenience init(model: some LanguageModel, tools: [any Tool] = [], instructions: String? = nil,
-                          toolPolicy: ToolExecutionPolicy = .default, contextPolicy: ContextPolicy = .fail,
-                          artifactStore: ArtifactStore? = nil) {
+  /// - Parameter toolCatalogs: Tool lists that may change while the session lives (an MCP
+  ///   server's): each turn offers their tools as they are when it starts.
+  public convenience init(model: some LanguageModel, tools: [any Tool] = [], toolCatalogs: [any ToolCatalog] = [],
+                          instructions: String? = nil, toolPolicy: ToolExecutionPolicy = .default,
+                          contextPolicy: ContextPolicy = .fail, artifactStore: ArtifactStore? = nil) {
     var transcript = Transcript()
     let instructions = instructions ?? ""
-    if !instructions.isEmpty || !tools.isEmpty {
-      transcript.append(.instructions(Transcript.Instructions(text: instructions, toolDefinitions: tools.map(\.definition))))
+    let offered = tools + toolCatalogs.flatMap(\.tools)
+    if !instructions.isEmpty || !offered.isEmpty {
+      transcript.append(.instructions(Transcript.Instructions(text: instructions, toolDefinitions: offered.map(\.definition))))
     }
-    self.init(model: model, tools: tools, transcript: transcript, toolPolicy: toolPolicy, contextPolicy: contextPolicy,
-              artifactStore: artifactStore)
+    self.init(model: model, tools: tools, toolCatalogs: toolCatalogs, transcript: transcript, toolPolicy: toolPolicy,
+              contextPolicy: contextPolicy, artifactStore: artifactStore)
   }
 
   /// A session that continues the conversation recorded in `transcript` (give it the same tools
@@ -76,11 +83,12 @@ public final class GenerativeModelSession: Sendable {
   ///
   /// - Parameter artifactStore: Where tools' artifacts are kept; `nil` (the default) makes a
   ///   temporary store on the first artifact, as in ``init(model:tools:instructions:toolPolicy:contextPolicy:artifactStore:)``.
-  public init(model: some LanguageModel, tools: [any Tool] = [], transcript: Transcript,
+  public init(model: some LanguageModel, tools: [any Tool] = [], toolCatalogs: [any ToolCatalog] = [], transcript: Transcript,
               toolPolicy: ToolExecutionPolicy = .default, contextPolicy: ContextPolicy = .fail,
               artifactStore: ArtifactStore? = nil) {
     self.model = model
-    self.tools = tools
+    self.fixedTools = tools
+    self.toolCatalogs = toolCatalogs
     self.toolPolicy = toolPolicy
     self.contextPolicy = contextPolicy
     self.state = Mutex(State(transcript: transcript))

@@ -60,15 +60,18 @@ struct ChatCommand: AsyncParsableCommand {
     let interrupts = InterruptHandler()
     let (sessionTools, toolbox) = try await tools.sessionTools(model: model)
     defer { if let toolbox { Task { await toolbox.close() } } }
-    if tools.hasTools { Terminal.status("Tools: \(sessionTools.map(\.name).joined(separator: ", "))") }
+    let toolCatalogs: [any ToolCatalog] = toolbox.map { [$0] } ?? []
+    if tools.hasTools {
+      Terminal.status("Tools: \((sessionTools + toolCatalogs.flatMap(\.tools)).map(\.name).joined(separator: ", "))")
+    }
     let sessionStore = try session.map { _ in try store.open() }
     var session: GenerativeModelSession
     if let id = self.session, let sessionStore, (try? sessionStore.record(id: id)) != nil {
-      session = try sessionStore.makeSession(id: id, model: model, tools: sessionTools, toolPolicy: tools.policy,
+      session = try sessionStore.makeSession(id: id, model: model, tools: sessionTools, toolCatalogs: toolCatalogs, toolPolicy: tools.policy,
                                              contextPolicy: conversation.contextPolicy.policy)
       Terminal.status("(resumed session \(id): \(session.transcript.count) entries)")
     } else {
-      session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
+      session = GenerativeModelSession(model: model, tools: sessionTools, toolCatalogs: toolCatalogs, instructions: conversation.instructions,
                                        toolPolicy: tools.policy, contextPolicy: conversation.contextPolicy.policy,
                                        artifactStore: sessionStore?.artifactStore)
     }
@@ -115,7 +118,7 @@ struct ChatCommand: AsyncParsableCommand {
         continue
       case "/reset":
         session.removeTemporaryAttachmentCopies()
-        session = GenerativeModelSession(model: model, tools: sessionTools, instructions: conversation.instructions,
+        session = GenerativeModelSession(model: model, tools: sessionTools, toolCatalogs: toolCatalogs, instructions: conversation.instructions,
                                          toolPolicy: tools.policy, contextPolicy: conversation.contextPolicy.policy,
                                        artifactStore: sessionStore?.artifactStore)
         interrupts.onExit = { [session] in session.removeTemporaryAttachmentCopies() }

@@ -116,7 +116,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     try Task.checkCancellation()
     let (sessionTools, toolbox) = try await tools.sessionTools(model: model)
     defer { if let toolbox { Task { await toolbox.close() } } }
-    let session = GenerativeModelSession(model: model, tools: sessionTools,
+    let session = GenerativeModelSession(model: model, tools: sessionTools, toolCatalogs: toolbox.map { [$0] } ?? [],
                                          instructions: conversation.instructions, toolPolicy: tools.policy,
                                          contextPolicy: conversation.contextPolicy.policy)
     // The copies of --attach files go when the command ends (before a --json report is made, so it

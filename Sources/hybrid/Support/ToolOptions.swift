@@ -73,16 +73,15 @@ struct ToolOptions: ParsableArguments, Sendable {
     return fromFiles + fromCommands
   }
 
-  /// The tools for a session: the demo tools with `--tools`, and those of the MCP servers, which are
-  /// started now (stop them with the toolbox's `close()`); servers whose configuration allows
-  /// sampling have it answered by `model`.
+  /// The tools for a session: the demo tools with `--tools`, and the toolbox of the MCP servers
+  /// (a tool catalog: a server may change its tools), whose servers are started now (stop them with
+  /// its `close()`); servers whose configuration allows sampling have it answered by `model`.
   func sessionTools(model: any LanguageModel) async throws -> (tools: [any Tool], toolbox: MCPToolbox?) {
     let demo: [any Tool] = tools ? DemoTools.all : []
     let servers = try mcpServers()
     guard !servers.isEmpty else { return (demo, nil) }
     let roots = mcpRoot.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
-    let toolbox = try await MCPToolbox.connect(servers, samplingModel: model, roots: roots)
-    return (demo + toolbox.tools, toolbox)
+    return (demo, try await MCPToolbox.connect(servers, samplingModel: model, roots: roots))
   }
 
   /// A command line's words, split at spaces; single or double quotes keep spaces inside a word.

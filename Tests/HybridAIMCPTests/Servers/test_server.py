@@ -93,6 +93,19 @@ def get_current_time(timezone: str) -> str:
     return f"test server time in {timezone}"
 
 
+def secret() -> str:
+    """A tool that `unlock` adds."""
+    return "the secret is 42"
+
+
+@server.tool(description="Adds the tool `secret`, removes itself, and tells the client (tools/list_changed).")
+async def unlock(ctx: Context) -> str:
+    server.add_tool(secret, description="Tells the secret.")
+    server.remove_tool("unlock")
+    await ctx.session.send_tool_list_changed()
+    return "unlocked"
+
+
 @server.tool(description="Answers with this many MiB of text.")
 def huge(megabytes: int) -> str:
     return "x" * (megabytes << 20)
