@@ -15,6 +15,9 @@ public enum MCPError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The server sent a message longer than the client reads (``MCPServerConnection/maximumMessageBytes``);
   /// the connection is closed.
   case messageTooLarge(server: String, limit: Int)
+  /// The server ended (`reason`) and failed again when it was restarted: it is started again on a
+  /// request after `seconds` more.
+  case restartDelayed(server: String, seconds: Int, reason: String)
   /// The tool ran and reported a failure (`isError`); `message` is its content.
   case toolFailed(tool: String, message: String)
 
@@ -27,6 +30,8 @@ public enum MCPError: Error, Sendable, Hashable, CustomStringConvertible {
       "the MCP server \(server) exited (status \(status))" + (standardError.isEmpty ? "" : ": \(standardError)")
     case .timedOut(let server, let method, let seconds): "the MCP server \(server) did not answer \(method) within \(seconds) s"
     case .requestFailed(let server, let method, let reason): "the MCP server \(server) failed \(method): \(reason)"
+    case .restartDelayed(let server, let seconds, let reason):
+      "the MCP server \(server) stopped (\(reason)); it is started again on a call after \(seconds) s"
     case .messageTooLarge(let server, let limit):
       "the MCP server \(server) sent a message larger than \(limit >> 20) MiB; it was stopped"
     case .toolFailed(let tool, let message): "the tool \(tool) failed: \(message)"

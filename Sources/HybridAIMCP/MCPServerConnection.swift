@@ -12,12 +12,13 @@ public final class MCPServerConnection: Sendable {
   public let configuration: MCPServerConfiguration
   /// The most a request may take.
   public let requestTimeout: Duration
-  let client: Client
-  private let transport: any ServerTransport
+  private let handlers: Handlers
   private let logger: Logger
+  private let state: Mutex<State>
   /// Progress handlers of the calls under way, by progress token.
   private let progressHandlers = Mutex<[String: @Sendable (Double, String) -> Void]>([:])
-  /// Called when the server says its tools changed (`notifications/tools/list_changed`).
+  /// Called when the server says its tools changed (`notifications/tools/list_changed`), and after
+  /// a restart.
   private let toolListObserver = Mutex<(@Sendable () async -> Void)?>(nil)
 
   /// The server's name.
@@ -27,12 +28,36 @@ public final class MCPServerConnection: Sendable {
   /// longer one stops the server with ``MCPError/messageTooLarge(server:limit:)``.
   public static let maximumMessageBytes = 8 << 20
 
-  private init(configuration: MCPServerConfiguration, requestTimeout: Duration, client: Client,
+  /// The longest wait before a server that keeps failing is started again.
+  public static let maximumRestartDelay: Duration = .seconds(60)
+
+  /// What the client answers a server with: its sampling, roots and elicitation.
+  private struct Handlers: Sendable {
+    var sampling: MCPSampling?
+    var roots: [URL]
+    var elicitation: MCPElicitationHandler?
+  }
+
+  /// The running server (its client and transport) and, once it has ended, when it may be started
+  /// again.
+  private struct State {
+    var client: Client
+    var transport: any ServerTransport
+    /// Restarts since the last request that succeeded.
+    var failedStarts = 0
+    /// No restart before this instant.
+    var restartAfter: ContinuousClock.Instant?
+    /// A restart under way, which other requests wait for.
+    var restart: Task<Void, any Error>?
+    var isClosed = false
+  }
+
+  private init(configuration: MCPServerConfiguration, requestTimeout: Duration, handlers: Handlers, client: Client,
                transport: any ServerTransport, logger: Logger) {
     self.configuration = configuration
     self.requestTimeout = requestTimeout
-    self.client = client
-    self.transport = transport
+    self.handlers = handlers
+    self.state = Mutex(State(client: client, transport: transport))
     self.logger = logger
   }
 
@@ -47,23 +72,30 @@ public final class MCPServerConnection: Sendable {
                              logger: Logger = Logger(label: "HybridAI.mcp")) async throws -> MCPServerConnection {
     var logger = logger
     logger[metadataKey: "server"] = "\(configuration.name)"
-    let transport = try makeTransport(configuration, logger: logger)
     let sampling = configuration.allowsSampling ? samplingModel.map { MCPSampling(model: $0, maximumTokens: samplingTokenLimit) } : nil
-    let client = await makeClient(server: configuration.name, sampling: sampling, roots: roots, elicitation: elicitation,
-                                  logger: logger)
-    let connection = MCPServerConnection(configuration: configuration, requestTimeout: requestTimeout, client: client,
-                                         transport: transport, logger: logger)
-    await client.onNotification(ProgressNotification.self) { [weak connection] message in
-      connection?.reportProgress(message.params)
+    let handlers = Handlers(sampling: sampling, roots: roots, elicitation: elicitation)
+    let transport = try makeTransport(configuration, logger: logger)
+    let client = await makeClient(server: configuration.name, handlers: handlers, logger: logger)
+    let connection = MCPServerConnection(configuration: configuration, requestTimeout: requestTimeout, handlers: handlers,
+                                         client: client, transport: transport, logger: logger)
+    try await connection.start(client, transport)
+    return connection
+  }
+
+  /// Listens for `client`'s notifications and completes the handshake over `transport`; on failure
+  /// both are closed.
+  private func start(_ client: Client, _ transport: any ServerTransport) async throws {
+    await client.onNotification(ProgressNotification.self) { [weak self] message in
+      self?.reportProgress(message.params)
     }
-    await client.onNotification(ToolListChangedNotification.self) { [weak connection] _ in
-      guard let connection, let observer = connection.toolListObserver.withLock({ $0 }) else { return }
-      connection.logger.info("the MCP server's tools changed")
+    await client.onNotification(ToolListChangedNotification.self) { [weak self] _ in
+      guard let self, let observer = toolListObserver.withLock({ $0 }) else { return }
+      logger.info("the MCP server's tools changed")
       // Not awaited: the observer asks the server again, whose answer this handler's caller reads.
       Task { await observer() }
     }
     do {
-      let result = try await connection.limited("initialize") { try await client.connect(transport: transport) }
+      let result = try await limited("initialize", exit: transport.exit) { try await client.connect(transport: transport) }
       logger.info("MCP server ready", metadata: [
         "serverName": "\(result.serverInfo.name)", "serverVersion": "\(result.serverInfo.version)",
         "protocolVersion": "\(result.protocolVersion)",
@@ -72,12 +104,79 @@ public final class MCPServerConnection: Sendable {
       await client.disconnect()
       await transport.disconnect()
       switch error as? MCPError {
-      case .serverExited?, .timedOut?: throw error
+      case .serverExited?, .timedOut?, .launchFailed?: throw error
       default: break
       }
       throw MCPError.initializationFailed(server: configuration.name, reason: "\(error)")
     }
-    return connection
+  }
+
+  /// The running server's client: the current one, or, when the server has ended, a new one once
+  /// the back-off allows (a server that fails again waits 1 s, then 2, 4 … up to
+  /// ``maximumRestartDelay``; a request that succeeds resets it).
+  private func runningClient() async throws -> (Client, ServerExit) {
+    enum Next { case ready(Client, ServerExit), wait(Task<Void, any Error>), delayed(Int, MCPError), closed }
+    let next: Next = state.withLock { state in
+      if state.isClosed { return .closed }
+      if let restart = state.restart { return .wait(restart) }
+      guard let ended = state.transport.exit.error else { return .ready(state.client, state.transport.exit) }
+      if let after = state.restartAfter, ContinuousClock.now < after {
+        let seconds = max(1, Int(((after - ContinuousClock.now) / .seconds(1)).rounded(.up)))
+        return .delayed(seconds, ended)
+      }
+      let restart = Task { try await self.restart(after: ended) }
+      state.restart = restart
+      return .wait(restart)
+    }
+    switch next {
+    case .ready(let client, let exit): return (client, exit)
+    case .closed: throw MCPError.serverExited(server: name, status: -1, standardError: "the connection was closed")
+    case .delayed(let seconds, let ended): throw MCPError.restartDelayed(server: name, seconds: seconds, reason: "\(ended)")
+    case .wait(let restart):
+      try await restart.value
+      return try await runningClient()
+    }
+  }
+
+  /// Starts the server again after it ended with `ended`; records the back-off when that fails.
+  private func restart(after ended: MCPError) async throws {
+    logger.warning("restarting the MCP server", metadata: ["reason": "\(ended)"])
+    do {
+      let transport = try Self.makeTransport(configuration, logger: logger)
+      let client = await Self.makeClient(server: name, handlers: handlers, logger: logger)
+      try await start(client, transport)
+      state.withLock { state in
+        (state.client, state.transport, state.restart) = (client, transport, nil)
+        state.failedStarts += 1
+        state.restartAfter = ContinuousClock.now + Self.restartDelay(afterFailedStarts: state.failedStarts)
+      }
+      logger.info("the MCP server was restarted")
+      if let observer = toolListObserver.withLock({ $0 }) { Task { await observer() } }   // its tools may differ now
+    } catch {
+      let delay = state.withLock { state in
+        state.restart = nil
+        state.failedStarts += 1
+        let delay = Self.restartDelay(afterFailedStarts: state.failedStarts)
+        state.restartAfter = ContinuousClock.now + delay
+        return delay
+      }
+      logger.error("the MCP server could not be restarted", metadata: ["error": "\(error)", "retryInSeconds": "\(delay.components.seconds)"])
+      throw error
+    }
+  }
+
+  /// How long to wait before the next start after `count` starts with no successful request since.
+  static func restartDelay(afterFailedStarts count: Int) -> Duration {
+    guard count > 0 else { return .zero }
+    return min(.seconds(1 << min(count - 1, 16)), maximumRestartDelay)
+  }
+
+  /// A request that succeeded: the next failure starts the back-off afresh.
+  private func succeeded() {
+    state.withLock { state in
+      state.failedStarts = 0
+      state.restartAfter = nil
+    }
   }
 
   /// The transport `configuration` names: Streamable HTTP for a URL, else the program as a child process.
@@ -99,8 +198,8 @@ public final class MCPServerConnection: Sendable {
 
   /// The SDK's client with the capabilities and handlers HybridAI offers: roots when there are
   /// some, elicitation (the app's handler, else declined), sampling when `sampling` answers it.
-  private static func makeClient(server: String, sampling: MCPSampling?, roots: [URL], elicitation: MCPElicitationHandler?,
-                                 logger: Logger) async -> Client {
+  private static func makeClient(server: String, handlers: Handlers, logger: Logger) async -> Client {
+    let (sampling, roots, elicitation) = (handlers.sampling, handlers.roots, handlers.elicitation)
     let client = Client(name: "HybridAI", version: HybridAIVersion.current,
                         capabilities: Client.Capabilities(sampling: sampling == nil ? nil : .init(), elicitation: .init(),
                                                           roots: roots.isEmpty ? nil : .init(listChanged: false)))
@@ -138,18 +237,22 @@ public final class MCPServerConnection: Sendable {
   public func tools() async throws -> [MCP.Tool] {
     var tools: [MCP.Tool] = []
     var cursor: String?
+    let (client, exit) = try await runningClient()
     repeat {
-      let page = try await limited("tools/list") { [client, cursor] in try await client.listTools(cursor: cursor) }
+      let page = try await limited("tools/list", exit: exit) { [cursor] in try await client.listTools(cursor: cursor) }
       tools += page.tools
       cursor = page.nextCursor
     } while cursor != nil && tools.count < 10_000
+    succeeded()
     return tools
   }
 
   /// Calls the server's tool `name`; `progress` gets the progress the server reports (fraction,
-  /// message). Cancelling the calling task sends `notifications/cancelled`.
+  /// message). Cancelling the calling task sends `notifications/cancelled`. A server that has
+  /// ended is started again first (see ``MCPError/restartDelayed(server:seconds:reason:)``).
   public func callTool(_ name: String, arguments: [String: Value],
                        progress: @escaping @Sendable (Double, String) -> Void = { _, _ in }) async throws -> CallTool.Result {
+    let (client, exit) = try await runningClient()
     let token = UUID().uuidString
     progressHandlers.withLock { $0[token] = progress }
     defer { progressHandlers.withLock { _ = $0.removeValue(forKey: token) } }
@@ -160,15 +263,23 @@ public final class MCPServerConnection: Sendable {
     } catch {
       throw MCPError.requestFailed(server: self.name, method: "tools/call", reason: "\(error)")
     }
-    return try await withTaskCancellationHandler {
-      try await limited("tools/call \(name)") { try await context.value }
-    } onCancel: { [client] in
+    let result = try await withTaskCancellationHandler {
+      try await limited("tools/call \(name)", exit: exit) { try await context.value }
+    } onCancel: {
       Task { try? await client.cancelRequest(context.requestID, reason: "the answer was stopped") }
     }
+    succeeded()
+    return result
   }
 
-  /// Stops the server.
+  /// Stops the server; it is not started again.
   public func close() async {
+    let restart = state.withLock { state in
+      state.isClosed = true
+      return state.restart
+    }
+    _ = try? await restart?.value
+    let (client, transport) = state.withLock { ($0.client, $0.transport) }
     await client.disconnect()
     await transport.disconnect()
   }
@@ -183,8 +294,9 @@ public final class MCPServerConnection: Sendable {
   /// `body` within ``requestTimeout`` and while the server runs; a timeout, a server that exited,
   /// or an error, as an ``MCPError``. The first of the three to end decides; `body` is cancelled
   /// but not waited for (a request the SDK keeps pending ends when the client disconnects).
-  private func limited<T: Sendable>(_ method: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    let (server, timeout, exit) = (name, requestTimeout, transport.exit)
+  private func limited<T: Sendable>(_ method: String, exit: ServerExit,
+                                    _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let (server, timeout) = (name, requestTimeout)
     let outcome = FirstOutcome<T>()
     let tasks = [
       Task {

@@ -10,6 +10,9 @@ final class ServerExit: Sendable {
   }
   private let state = Mutex(State())
 
+  /// How the server ended; `nil` while it runs.
+  var error: MCPError? { state.withLock { $0.error } }
+
   /// Records how the server ended and wakes every waiter.
   func fire(_ error: MCPError) {
     let waiters = state.withLock { state -> [CheckedContinuation<MCPError?, Never>] in

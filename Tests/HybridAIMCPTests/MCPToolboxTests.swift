@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import HybridAI
-import HybridAIMCP
+@testable import HybridAIMCP
 import HybridAIProcess
 import Logging
 import HybridAIServerTestSupport
@@ -257,6 +257,51 @@ extension MCPToolboxTests {
     let output = response.transcriptEntries.first { if case .toolOutput = $0 { true } else { false } }
     #expect(output?.text == "the secret is 42", "\(String(describing: output))")
     #expect(model.requests.last?.tools.contains { $0.name == "secret" } == true)
+  }
+}
+
+extension MCPToolboxTests {
+  @Test("a server that crashes: the call fails, the next starts it again; one that fails to start is tried again only after a back-off")
+  func restartWithBackOff() async throws {
+    let folder = try TemporaryDirectory("mcp-restart")
+    defer { folder.remove() }
+    // Counts its starts in a file; from the third on it exits at once, as a broken install would.
+    let launcher = folder.url.appending(path: "launch.sh")
+    try Data("""
+      echo start >> "$1"
+      [ "$(wc -l < "$1")" -le 2 ] || { echo "refusing to start" >&2; exit 3; }
+      exec "$2" "$3"
+      """.utf8).write(to: launcher)
+    let starts = folder.url.appending(path: "starts")
+    let count = { (try? String(contentsOf: starts, encoding: .utf8))?.split(separator: "\n").count ?? 0 }
+    let server = MCPServerConfiguration(name: "flaky", command: "/bin/sh", arguments: [
+      launcher.path, starts.path, MCPTestServers.python, TestRepository.file("Tests/HybridAIMCPTests/Servers/test_server.py").path,
+    ])
+    let connection = try await MCPServerConnection.connect(server)
+    defer { Task { await connection.close() } }
+    func add() async throws -> String {
+      let result = try await connection.callTool("add", arguments: ["a": 2, "b": 3])
+      return result.content.compactMap { if case .text(let text, _, _) = $0 { text } else { nil } }.joined()
+    }
+
+    await #expect(throws: MCPError.self) { _ = try await connection.callTool("crash", arguments: [:]) }
+    #expect(try await add() == "5", "started again on the next call")
+    #expect(count() == 2)
+    await #expect(throws: MCPError.self) { _ = try await connection.callTool("crash", arguments: [:]) }
+    await #expect(throws: MCPError.self, "the third start fails") { _ = try await add() }
+    #expect(count() == 3)
+    await #expect {
+      _ = try await add()
+    } throws: { error in
+      guard case .restartDelayed(let name, let seconds, _)? = error as? MCPError else { return false }
+      return name == "flaky" && seconds == 1
+    }
+    #expect(count() == 3, "no start during the back-off")
+    try await Task.sleep(for: .milliseconds(1100))
+    await #expect(throws: MCPError.self) { _ = try await add() }
+    #expect(count() == 4, "tried again after it")
+    #expect(MCPServerConnection.restartDelay(afterFailedStarts: 3) == .seconds(4))
+    #expect(MCPServerConnection.restartDelay(afterFailedStarts: 30) == MCPServerConnection.maximumRestartDelay)
   }
 }
 

@@ -268,6 +268,7 @@ struct ErrorReport: Encodable {
     case .timedOut: "timedOut"
     case .requestFailed: "requestFailed"
     case .messageTooLarge: "messageTooLarge"
+    case .restartDelayed: "restartDelayed"
     case .toolFailed: "toolFailed"
     }
   }

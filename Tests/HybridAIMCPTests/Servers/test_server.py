@@ -5,6 +5,7 @@ resource link, a failure (isError) and progress notifications — and one named 
 mcp-server-time, so that two servers clash."""
 
 import base64
+import os
 import sys
 
 from mcp.server.mcpserver import MCPServer, Context, Image
@@ -104,6 +105,11 @@ async def unlock(ctx: Context) -> str:
     server.remove_tool("unlock")
     await ctx.session.send_tool_list_changed()
     return "unlocked"
+
+
+@server.tool(description="Ends the server's process at once, mid-call.")
+def crash() -> str:
+    os._exit(1)
 
 
 @server.tool(description="Answers with this many MiB of text.")
