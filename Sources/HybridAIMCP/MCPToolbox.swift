@@ -98,6 +98,18 @@ public final class MCPToolbox: ToolCatalog {
     return offered
   }
 
+  /// The tools of server `name` alone, as they are now whenever asked (they follow its changes).
+  public func catalog(ofServer name: String) -> some ToolCatalog {
+    ServerTools(toolbox: self, server: name)
+  }
+
+  /// One server's part of a toolbox.
+  private struct ServerTools: ToolCatalog {
+    let toolbox: MCPToolbox
+    let server: String
+    var tools: [any HybridAI.Tool] { toolbox.mcpTools.filter { $0.serverName == server } }
+  }
+
   /// Stops every server.
   public func close() async {
     for connection in connections { await connection.close() }

@@ -115,7 +115,7 @@ extension ChatBrowserTests {
     ])
     let toolbox = try await MCPToolbox.connect([server])
     let chat = try await ChatServer.start(models: ChatModels(onDevice: PageTestModel()),
-                                          toolGroups: [ChatToolGroup(name: "own", tools: toolbox.tools)])
+                                          toolGroups: [ChatToolGroup(name: "own", catalog: toolbox.catalog(ofServer: "own"))])
     defer { Task { await chat.stop(); await toolbox.close() } }
     let outcome = try await ChildProcess.run(python, [
       Self.script.path, "--scenario", "mcp-photo", "--url", chat.server.baseURL.absoluteString,

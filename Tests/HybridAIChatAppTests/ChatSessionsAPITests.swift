@@ -6,6 +6,7 @@ import HybridAIPersistence
 import HybridAIServerTestSupport
 import HybridAITestSupport
 import NIOCore
+import Synchronization
 import Testing
 
 /// The web chat's sessions API over a real socket and a real SQLite file: sessions made, listed,
@@ -121,9 +122,10 @@ struct ChatSessionsAPITests {
   func toolGroups() async throws {
     let tool = { (name: String) in RecordingTool(name: name) { _, _ in ToolOutput(name) } }
     let device = ScriptedLanguageModel.rounds([.text("OK.")], cycling: true)
+    let git = ChangingTools([tool("git_log")])
     let chat = try await ChatServer.start(models: ChatModels(onDevice: device), tools: [tool("always")], toolGroups: [
       ChatToolGroup(name: "time", tools: [tool("get_current_time"), tool("convert_time")]),
-      ChatToolGroup(name: "git", tools: [tool("git_log")]),
+      ChatToolGroup(name: "git", catalog: git),
     ])
     defer { Task { await chat.stop() } }
     let config = try await TestHTTP.send(.GET, chat.url("config"))
@@ -141,6 +143,13 @@ struct ChatSessionsAPITests {
     let unknown = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/messages"), json: ["text": "Hi", "toolGroups": ["fetch"]])
     #expect(unknown.status == 400 && unknown.errorMessage?.contains("no tool group fetch (they are git, time)") == true, "\(unknown.text)")
     #expect(device.requestCount == 3)
+
+    // A group whose tools change (an MCP server's tools/list_changed) is read again for each message.
+    git.set([tool("git_log"), tool("git_diff")])
+    let changed = try await TestHTTP.send(.GET, chat.url("config"))
+    #expect((try changed.json["toolGroups"] as? [[String: Any]])?.last?["tools"] as? [String] == ["git_log", "git_diff"])
+    _ = try await chat.send(id, "Hi", toolGroups: ["git"])
+    #expect(device.requests.last?.tools.map(\.name) == ["always", "git_log", "git_diff"])
   }
 
   @Test("a file a tool made can be fetched while the answer is still being written (the page shows it at once)")
@@ -316,4 +325,12 @@ struct ChatSessionsAPITests {
                                   headers: ["origin": chat.server.baseURL.absoluteString])
     #expect(sameSite.status == 200, "the page's own requests pass")
   }
+}
+
+/// Tools whose list a test changes.
+final class ChangingTools: ToolCatalog {
+  private let current: Mutex<[any Tool]>
+  init(_ tools: [any Tool]) { current = Mutex(tools) }
+  var tools: [any Tool] { current.withLock { $0 } }
+  func set(_ tools: [any Tool]) { current.withLock { $0 = tools } }
 }

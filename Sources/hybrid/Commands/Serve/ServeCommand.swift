@@ -479,11 +479,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
   }
 
-  /// A chat tool group per server of `toolbox`, in its order.
+  /// A chat tool group per server of `toolbox`, in its order (each follows its server's changes).
   static func toolGroups(of toolbox: MCPToolbox) -> [ChatToolGroup] {
-    toolbox.connections.map { connection in
-      ChatToolGroup(name: connection.name, tools: toolbox.mcpTools.filter { $0.serverName == connection.name })
-    }
+    toolbox.connections.map { ChatToolGroup(name: $0.name, catalog: toolbox.catalog(ofServer: $0.name)) }
   }
 
   /// The API key file, read once to say how many keys it holds; one that cannot be read stops the
