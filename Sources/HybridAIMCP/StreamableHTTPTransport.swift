@@ -9,7 +9,9 @@ import NIOCore
 /// each message is a `POST` to the endpoint; the answer is one JSON message, a stream of
 /// server-sent events carrying messages (progress, then the response), or `202` for a
 /// notification. The `Mcp-Session-Id` the server assigns at initialization goes with every later
-/// request, and a `DELETE` ends the session.
+/// request, and a `DELETE` ends the session. Once initialized, a `GET` opens the server's own
+/// stream (notifications such as `tools/list_changed`, requests that belong to no call), opened
+/// again when it ends; a server that answers `405` has none.
 actor StreamableHTTPTransport: Transport {
   nonisolated let logger: Logger
   /// Fires when the server can no longer be reached (a request failed at the transport level).
@@ -21,6 +23,8 @@ actor StreamableHTTPTransport: Transport {
   private var sessionID: String?
   /// The answers being read, by request; each removes itself when done.
   private var readers: [UUID: Task<Void, Never>] = [:]
+  /// The server's own stream (`GET`), once the session is initialized.
+  private var serverStream: Task<Void, Never>?
   private let messages: AsyncThrowingStream<Data, any Swift.Error>
   private let continuation: AsyncThrowingStream<Data, any Swift.Error>.Continuation
 
@@ -44,6 +48,8 @@ actor StreamableHTTPTransport: Transport {
       _ = try? await httpClient.execute(request, timeout: .seconds(5), logger: logger)
       self.sessionID = nil
     }
+    serverStream?.cancel()
+    serverStream = nil
     readers.values.forEach { $0.cancel() }
     readers.removeAll()
     continuation.finish()
@@ -71,7 +77,10 @@ actor StreamableHTTPTransport: Transport {
       let body = (try? await response.body.collect(upTo: 8192)).map { String(buffer: $0) } ?? ""
       throw MCPError.requestFailed(server: server, method: "POST", reason: "HTTP \(status): \(body.prefix(500))")
     }
-    guard status != 202 else { return }   // a notification or a response: nothing comes back
+    guard status != 202 else {   // a notification or a response: nothing comes back
+      if serverStream == nil, Self.method(of: data) == "notifications/initialized" { openServerStream() }
+      return
+    }
     let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
     let (continuation, server, logger) = (self.continuation, self.server, self.logger)
     let id = UUID()
@@ -79,13 +88,7 @@ actor StreamableHTTPTransport: Transport {
       defer { self.readers[id] = nil }
       do {
         if contentType.hasPrefix("text/event-stream") {
-          var parser = ServerSentEventParser()
-          for try await buffer in response.body {
-            for event in parser.parse(buffer.readableBytesView) where !event.data.isEmpty {
-              continuation.yield(Data(event.data.utf8))
-            }
-          }
-          if let last = parser.finish(), !last.data.isEmpty { continuation.yield(Data(last.data.utf8)) }
+          try await Self.readEvents(of: response, into: continuation)
         } else {
           let body = try await response.body.collect(upTo: MCPServerConnection.maximumMessageBytes)
           if body.readableBytes > 0 { continuation.yield(Data(body.readableBytesView)) }
@@ -97,4 +100,50 @@ actor StreamableHTTPTransport: Transport {
   }
 
   func receive() -> AsyncThrowingStream<Data, any Swift.Error> { messages }
+
+  /// Opens the server's own stream and reads it until the session ends; reopened a second after
+  /// it ends or breaks, unless the server has none (`405`) or refuses it.
+  private func openServerStream() {
+    var request = HTTPClientRequest(url: endpoint.absoluteString)
+    request.method = .GET
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    request.headers.add(name: "Accept", value: "text/event-stream")
+    if let sessionID { request.headers.add(name: "Mcp-Session-Id", value: sessionID) }
+    let (httpClient, continuation, server, logger) = (self.httpClient, self.continuation, self.server, self.logger)
+    serverStream = Task {
+      while !Task.isCancelled {
+        do {
+          let response = try await httpClient.execute(request, timeout: .hours(24), logger: logger)
+          let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
+          guard response.status == .ok, contentType.hasPrefix("text/event-stream") else {
+            logger.debug("the MCP server offers no stream of its own", metadata: ["server": "\(server)", "status": "\(response.status.code)"])
+            return
+          }
+          logger.debug("listening to the MCP server's own stream", metadata: ["server": "\(server)"])
+          try await Self.readEvents(of: response, into: continuation)
+        } catch {
+          guard !Task.isCancelled else { return }
+          logger.info("the MCP server's own stream broke off; opening it again", metadata: ["server": "\(server)", "error": "\(error)"])
+        }
+        try? await Task.sleep(for: .seconds(1))
+      }
+    }
+  }
+
+  /// Hands on each message of a stream of server-sent events.
+  private static func readEvents(of response: HTTPClientResponse,
+                                 into continuation: AsyncThrowingStream<Data, any Swift.Error>.Continuation) async throws {
+    var parser = ServerSentEventParser()
+    for try await buffer in response.body {
+      for event in parser.parse(buffer.readableBytesView) where !event.data.isEmpty {
+        continuation.yield(Data(event.data.utf8))
+      }
+    }
+    if let last = parser.finish(), !last.data.isEmpty { continuation.yield(Data(last.data.utf8)) }
+  }
+
+  /// The `method` of a JSON-RPC message, if it has one.
+  private static func method(of message: Data) -> String? {
+    (try? JSONSerialization.jsonObject(with: message) as? [String: Any])?["method"] as? String
+  }
 }

@@ -153,7 +153,7 @@ struct MCPToolboxTests {
     #expect(properties.keys.contains("ok") && schema["required"] == .array([.string("ok")]), "\(schema)")
   }
 
-  @Test("Streamable HTTP: the same server at a URL — tools, a result, an image, progress over server-sent events")
+  @Test("Streamable HTTP: the same server at a URL — tools, a result, an image, progress over server-sent events, the server's own stream")
   func streamableHTTP() async throws {
     let port = try Sockets.freeLoopbackPort()
     let process = try await ChildProcess(executable: MCPTestServers.python, arguments: [
@@ -183,6 +183,14 @@ struct MCPToolboxTests {
                                progressHandler: { fraction, message in reports.add(fraction, message) })
     #expect(try await tool("count").call(arguments: GeneratedContent([:]), context: counting).description == "counted to 3")
     #expect(reports.all.map(\.fraction).last == 1, "\(reports.all)")
+
+    // A notification that belongs to no call comes on the server's own stream (GET).
+    #expect(try await tool("unlock").call(arguments: GeneratedContent([:]), context: context).description == "unlocked")
+    let listed = ContinuousClock.now + .seconds(60)
+    while !toolbox.mcpTools.contains(where: { $0.name == "secret" }), ContinuousClock.now < listed {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(toolbox.mcpTools.contains { $0.name == "secret" }, "tools/list_changed arrived: \(toolbox.mcpTools.map(\.name))")
   }
 
   @Test("a server's standard error goes to the log line by line, with the server's name")
