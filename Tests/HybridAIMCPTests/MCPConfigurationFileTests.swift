@@ -1,5 +1,5 @@
 import Foundation
-import HybridAIMCP
+@testable import HybridAIMCP
 import Testing
 
 /// The `mcpServers` configuration file the MCP clients share.
@@ -25,6 +25,28 @@ struct MCPConfigurationFileTests {
                                               headers: ["Authorization": "Bearer t"])])
   }
 
+  @Test("secrets from files: envFile lines under env, ${file:…} in env and headers (relative to the file's folder); disabled servers left out; other clients' keys ignored")
+  func secretsFromFiles() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mcp-config-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try Data("# the server's keys\nexport API_KEY=\"from-env-file\"\nREGION = eu\n\nTZ=UTC\n".utf8).write(to: folder.appendingPathComponent("server.env"))
+    try Data("s3cret\n".utf8).write(to: folder.appendingPathComponent("token"))
+    let config = folder.appendingPathComponent("mcp.json")
+    try Data(#"""
+      {"mcpServers": {
+        "git": {"command": "x", "envFile": "server.env", "env": {"TZ": "Europe/Paris", "TOKEN": "${file:token}"}, "autoApprove": ["log"]},
+        "docs": {"url": "https://example.org/mcp", "headers": {"Authorization": "Bearer ${file:token}"}, "timeout": 30},
+        "old": {"command": "y", "disabled": true}
+      }}
+      """#.utf8).write(to: config)
+    let servers = try MCPConfigurationFile.servers(at: config)
+    #expect(servers.map(\.name) == ["docs", "git"])
+    #expect(servers.first?.headers == ["Authorization": "Bearer s3cret"])
+    #expect(servers.last?.environment == ["API_KEY": "from-env-file", "REGION": "eu", "TZ": "Europe/Paris", "TOKEN": "s3cret"])
+    #expect(MCPConfigurationFile.lineNumber(of: "timeout", after: "docs", in: String(decoding: try Data(contentsOf: config), as: UTF8.self)) == 3)
+  }
+
   @Test("what cannot be used is refused, naming the server and the field", arguments: [
     (#"[1]"#, "is not a JSON object"),
     (#"{"other": {}}"#, "has no \"mcpServers\" object"),
@@ -33,6 +55,10 @@ struct MCPConfigurationFileTests {
     (#"{"mcpServers": {"a": {"args": []}}}"#, "server a has no \"command\""),
     (#"{"mcpServers": {"a": {"command": "x", "args": [1]}}}"#, "a.args must be strings"),
     (#"{"mcpServers": {"a": {"command": "x", "env": {"K": 1}}}}"#, "a.env must map names to strings"),
+    ("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n  \"arguments\": []}}}", "the MCP configuration:2: server a has an unknown key \"arguments\""),
+    (#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${file:/no/such/secret}"}}}}"#, "a.env.K names /no/such/secret, which cannot be read"),
+    (#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${file:/etc/hostname"}}}}"#, "a.env.K has a ${file: without its closing }"),
+    (#"{"mcpServers": {"a": {"command": "x", "envFile": "/no/such/.env"}}}"#, "a.envFile names /no/such/.env, which cannot be read"),
   ])
   func refuses(_ text: String, _ expected: String) {
     #expect { try MCPConfigurationFile.servers(in: Data(text.utf8)) } throws: { error in
