@@ -126,12 +126,15 @@ public final class RunningChildProcess: Sendable {
     }
     launched.yield(.success(()))
     launched.finish()
+    var lines = OutputLines(limit: maximumLineBytes)
     do {
-      // swift-subprocess refuses a line as long as its limit: one more byte, for the line break.
-      for try await line in execution.standardOutput.strings(bufferingPolicy: .maxLineLength(maximumLineBytes + 1)) {
-        receive(line)
+      for try await buffer in execution.standardOutput {
+        for line in try buffer.withUnsafeBytes({ bytes throws(OutputLines.LineTooLong) in try lines.append(bytes) }) {
+          receive(line)
+        }
       }
-    } catch let error as SubprocessError where error.code == .outputLimitExceeded {
+      if let last = lines.finish() { receive(last) }
+    } catch is OutputLines.LineTooLong {
       state.withLock { $0.outputFailure = .outputTooLarge(limit: maximumLineBytes) }
     } catch {
       // The output broke off (the child died); what arrived so far stays readable.
