@@ -9,7 +9,7 @@ export PKG_CONFIG_PATH := $(ROOT)/.deps/llama/lib/pkgconfig$(if $(PKG_CONFIG_PAT
 export HYBRIDAI_MODELS_DIR := $(ROOT)/.deps/models
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: demo test bench bundle bootstrap build release clean
+.PHONY: demo test bench bundle bootstrap build release clean sanitize
 
 bootstrap:
 	@scripts/bootstrap
@@ -49,6 +49,11 @@ bench:
 	.build/release/hybrid bench delivery --output .build/bench-delivery.md
 	.build/release/hybrid bench hub --python .deps/venv/bin/python --output .build/bench-hub.md
 	scripts/bench-service --hybrid .build/release/hybrid --output .build/bench-service.md
+
+# The test suite under AddressSanitizer (memory errors), in a build of its own (.build-asan); not part of
+# `make test`. `scripts/sanitize thread` runs it under ThreadSanitizer (see docs/testing.md).
+sanitize: bootstrap
+	scripts/sanitize address
 
 # A relocatable tarball: dist/hybrid-VERSION-linux-ARCH.tar.gz (static Swift runtime, llama.cpp in lib/,
 # every CPU variant). `make test` makes a quick one: --configuration debug --cpu native --swift-runtime shared --compression fast.

@@ -18,6 +18,8 @@ import NIOCore
 /// - `POST /v1/chat/sessions/{id}/messages` (`{"text", "files", "mode", "toolGroups"}`): the answer as
 ///   server-sent ``ChatEvent``s.
 /// - `POST /v1/chat/sessions/{id}:stop`: stops the running answer.
+/// - `POST /v1/chat/key-cookie`: the request's key as an `HttpOnly` cookie for the conversation's
+///   file URLs (``ChatKeyCookie``), so media elements need no key in their URL.
 ///
 /// The routes sit behind the server's API keys and refuse cross-site browser requests that
 /// change state (``SameOriginMiddleware``); unknown or invalid session and file ids are `404`.
@@ -41,6 +43,7 @@ public struct ChatApp: ServerComponent {
     router.get("/chat/icon.svg") { _, _ in page.response("icon.svg") }
 
     let api = router.group(RouterPath(ChatRoutes.apiRoot))
+      .add(middleware: ChatKeyCookie.Middleware())
       .add(middleware: server.authentication(requiring: .generate))
       .add(middleware: SameOriginMiddleware())
       .add(middleware: ChatErrorMiddleware())
@@ -53,6 +56,14 @@ public struct ChatApp: ServerComponent {
                                defaultMode: sessions.models.defaultMode?.rawValue, maxUploadBytes: maxUploadBytes,
                                onDeviceReads: sessions.models.onDevice.map(ChatConfig.reads), cloudReads: sessions.models.cloud.map(ChatConfig.reads),
                                toolGroups: sessions.toolGroups.map { ChatConfig.ToolGroup(name: $0.name, tools: $0.tools.map(\.name)) }))
+    }
+    // The key as a cookie for the page's media and download links (ChatKeyCookie); 204 either way.
+    api.post("key-cookie") { request, _ in
+      var response = Response(status: .noContent)
+      if let key = request.headers[APIKeyMiddleware<BasicRequestContext>.headerName] ?? APIKeyMiddleware<BasicRequestContext>.bearerToken(request) {
+        response.headers[.setCookie] = ChatKeyCookie.setCookie(for: key, request: request)
+      }
+      return response
     }
     api.get("sessions") { _, _ in try Self.json(SessionList(sessions: try await sessions.list())) }
     api.post("sessions") { request, _ in

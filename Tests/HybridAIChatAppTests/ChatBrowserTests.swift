@@ -79,7 +79,8 @@ extension ChatBrowserTests {
   @Test("with API keys the page asks for one, sends it, and answers; a wrong key is asked for again")
   func pageAsksForAKey() async throws {
     let python = try TestRepository.requireExecutable(TestRepository.dependency("browser-venv/bin/python"))
-    let chat = try await ChatServer.start(models: ChatModels(onDevice: PageTestModel()), apiKeys: ["page-secret"])
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: PageTestModel()), tools: [PageTestModel.paintAndSpeak],
+                                          apiKeys: ["page-secret"])
     defer { Task { await chat.stop() } }
     let outcome = try await ChildProcess.run(python, [
       Self.script.path, "--scenario", "key", "--key", "page-secret", "--url", chat.server.baseURL.absoluteString,

@@ -152,6 +152,41 @@ struct ChatSessionsAPITests {
     #expect(device.requests.last?.tools.map(\.name) == ["always", "git_log", "git_diff"])
   }
 
+  @Test("with keys, the page's media and downloads use an HttpOnly key cookie, valid for files only: no key in a URL")
+  func keyCookie() async throws {
+    let painter = RecordingTool(name: "paint") { _, _ in
+      ToolOutput("Painted.", artifacts: [Artifact(data: onePixelPNG, mimeType: "image/png", name: "dot.png")])
+    }
+    let cloud = ScriptedLanguageModel.rounds([
+      .toolCalls([Transcript.ToolCall(id: "call-1", toolName: "paint", arguments: try GeneratedContent(json: "{}"))]),
+      .text("Here."),
+    ])
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: nil, cloud: cloud), tools: [painter], apiKeys: ["page-key"])
+    defer { Task { await chat.stop() } }
+    let key = ["x-goog-api-key": "page-key"]
+    let created = try await TestHTTP.send(.POST, chat.url("sessions"), headers: key, json: [String: Any]())
+    let id = try #require(try created.json["id"] as? String)
+    let answer = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/messages"), headers: key, json: ["text": "Paint."])
+    let file = try #require(SentEvent.parse(answer.text).first("artifact")?.data["file"] as? [String: Any], "\(answer.text)")
+    let fileURL = URL(string: chat.server.baseURL.absoluteString + (file["url"] as? String ?? ""))!
+    #expect(!(file["url"] as? String ?? "").contains("key="))
+
+    let cookie = try await TestHTTP.send(.POST, chat.url("key-cookie"), headers: key)
+    #expect(cookie.status == 204)
+    let setCookie = cookie.header("set-cookie") ?? ""
+    for part in ["hybridai_chat_key=page-key", "HttpOnly", "SameSite=Strict", "Path=/v1/chat/sessions/"] {
+      #expect(setCookie.contains(part), "\(setCookie)")
+    }
+    let withCookie = try await TestHTTP.send(.GET, fileURL, headers: ["cookie": "theme=dark; hybridai_chat_key=page-key"])
+    #expect(withCookie.status == 200 && withCookie.body == onePixelPNG)
+    let wrongCookie = try await TestHTTP.send(.GET, fileURL, headers: ["cookie": "hybridai_chat_key=guess"])
+    #expect(wrongCookie.status != 200)
+    let notAFile = try await TestHTTP.send(.GET, chat.url("sessions/\(id)"), headers: ["cookie": "hybridai_chat_key=page-key"])
+    #expect(notAFile.status == 403, "the cookie opens files only")
+    let noKey = try await TestHTTP.send(.POST, chat.url("key-cookie"))
+    #expect(noKey.status == 403)
+  }
+
   @Test("a file a tool made can be fetched while the answer is still being written (the page shows it at once)")
   func filesDuringTheAnswer() async throws {
     let painter = RecordingTool(name: "paint") { _ in

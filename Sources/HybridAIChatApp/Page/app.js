@@ -32,7 +32,9 @@ async function call(method, path, body, extraHeaders = {}) {
     const text = await response.clone().text();
     if (/API key/i.test(errorMessage(text, response.status))) {   // missing (403) or not valid (400): ask
       await askForKey(!!state.key);
-      return call(method, path, body, extraHeaders);
+      const retried = await call(method, path, body, extraHeaders);
+      await sendKeyCookie();   // the new key for the conversation's pictures, sounds and downloads
+      return retried;
     }
   }
   if (!response.ok) throw new APIError(response.status, errorMessage(await response.text(), response.status));
@@ -41,6 +43,13 @@ async function call(method, path, body, extraHeaders = {}) {
 
 function errorMessage(text, status) {
   try { return JSON.parse(text).error.message; } catch { return `The server answered ${status}.`; }
+}
+
+/** Has the server set the key as an HttpOnly cookie that only file requests use: media elements
+ *  and download links cannot send a header, and a key in their URL would reach logs and history. */
+async function sendKeyCookie() {
+  if (!state.key) return;
+  try { await fetch(API + "/key-cookie", { method: "POST", headers: headers() }); } catch { /* the next call says */ }
 }
 
 async function json(method, path, body) {
@@ -329,18 +338,18 @@ function filePreview(file) {
   const type = file.mimeType;
   const safeImage = /^image\/(png|jpeg|webp|gif)$/.test(type);
   if (safeImage) {
-    const img = document.createElement("img"); img.alt = file.name; img.src = authorized(source); box.append(img);
+    const img = document.createElement("img"); img.alt = file.name; img.src = source; box.append(img);
   } else if (type.startsWith("audio/")) {
-    const audio = document.createElement("audio"); audio.controls = true; audio.preload = "metadata"; audio.src = authorized(source); box.append(audio);
+    const audio = document.createElement("audio"); audio.controls = true; audio.preload = "metadata"; audio.src = source; box.append(audio);
   } else if (type === "video/mp4") {
-    const video = document.createElement("video"); video.controls = true; video.preload = "metadata"; video.src = authorized(source); box.append(video);
+    const video = document.createElement("video"); video.controls = true; video.preload = "metadata"; video.src = source; box.append(video);
   } else if (type === "text/plain" && file.size <= 64000) {
     const pre = document.createElement("pre"); pre.textContent = "…"; box.append(pre);
     call("GET", source.slice(API.length)).then((r) => r.text()).then((t) => { pre.textContent = t; }).catch(() => { pre.textContent = "(unreadable)"; });
   }
   const caption = document.createElement("div");
   caption.className = "caption";
-  const download = link(authorized(source), `${file.name} (${formatSize(file.size)})`);
+  const download = link(source, `${file.name} (${formatSize(file.size)})`);
   download.removeAttribute("target");
   download.setAttribute("download", file.name);
   caption.append(download);
@@ -349,7 +358,6 @@ function filePreview(file) {
 }
 
 /** A file URL the browser can load by itself (media elements cannot send headers): with the key. */
-function authorized(url) { return state.key ? `${url}?key=${encodeURIComponent(state.key)}` : url; }
 
 function addBadge(view, summary) {
   const badge = document.createElement("div");
@@ -710,6 +718,7 @@ async function start() {
   });
   try { state.config = await json("GET", "/config"); }
   catch (error) { notify(error.message); return; }
+  await sendKeyCookie();
   const mode = $("mode");
   for (const option of mode.options) option.disabled = !state.config.modes.includes(option.value);
   if (state.config.defaultMode) mode.value = state.config.defaultMode;

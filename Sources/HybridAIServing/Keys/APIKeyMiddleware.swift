@@ -37,7 +37,7 @@ public struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
   }
 
   /// The token of an `Authorization: Bearer TOKEN` header.
-  static func bearerToken(_ request: Request) -> String? {
+  public static func bearerToken(_ request: Request) -> String? {
     guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
     return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
   }

@@ -124,6 +124,15 @@ def key_scenario():
     answer = wait_for_answer(1)
     check("page-model-1" in answer.find_element(By.CSS_SELECTOR, ".badge").text, "answered with the key")
     check(driver.execute_script("return localStorage.getItem('hybridai.key')") == args.key, "the key is remembered")
+    # A tool's picture and sound load through the key cookie: no URL on the page carries the key.
+    send("paint and speak")
+    answer = wait_for_answer(2)
+    wait.until(lambda d: d.execute_script(
+        "const i = arguments[0].querySelector('img'); return i && i.complete && i.naturalWidth > 0", answer))
+    urls = driver.execute_script(
+        "return [...document.querySelectorAll('img[src], audio[src], video[src], a[href]')].map(e => e.src || e.href)")
+    check(not [u for u in urls if "key=" in u], f"no URL carries the key: {urls}")
+    check(driver.execute_script("return document.cookie").find("hybridai_chat_key") < 0, "the key cookie is HttpOnly")
 
 
 def photo_on_device_scenario():
