@@ -38,9 +38,10 @@ enum ChatKeyCookie {
   /// Whether `request` fetches a conversation's file (`GET`/`HEAD …/sessions/{id}/files/{fileID}`).
   static func isFileRequest(_ request: Request) -> Bool {
     guard request.method == .get || request.method == .head else { return false }
-    let parts = request.uri.path.split(separator: "/")
-    return parts.count >= 2 && parts[parts.count - 2] == "files" && parts.dropLast(2).last != nil
-      && parts.contains("sessions")
+    let parts = request.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+    let root = ChatRoutes.apiRoot.split(separator: "/", omittingEmptySubsequences: false)   // "", "v1", "chat"
+    return parts.count == root.count + 4 && Array(parts.prefix(root.count)) == root
+      && parts[root.count] == "sessions" && parts[root.count + 2] == "files"
   }
 
   /// Puts the cookie's key in the `x-goog-api-key` header of a file request that carries no key of
