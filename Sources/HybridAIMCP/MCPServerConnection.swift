@@ -138,31 +138,34 @@ public final class MCPServerConnection: Sendable {
     }
   }
 
-  /// Starts the server again after it ended with `ended`; records the back-off when that fails.
+  /// Starts the server again after it ended with `ended`. Either way the back-off grows: only a
+  /// request that succeeds resets it, so a server that fails at once again waits before its next start.
   private func restart(after ended: MCPError) async throws {
     logger.warning("restarting the MCP server", metadata: ["reason": "\(ended)"])
+    var failure: (any Error)?
+    var started: (Client, any ServerTransport)?
     do {
       let transport = try Self.makeTransport(configuration, logger: logger)
       let client = await Self.makeClient(server: name, handlers: handlers, logger: logger)
       try await start(client, transport)
-      state.withLock { state in
-        (state.client, state.transport, state.restart) = (client, transport, nil)
-        state.failedStarts += 1
-        state.restartAfter = ContinuousClock.now + Self.restartDelay(afterFailedStarts: state.failedStarts)
-      }
-      logger.info("the MCP server was restarted")
-      if let observer = toolListObserver.withLock({ $0 }) { Task { await observer() } }   // its tools may differ now
+      started = (client, transport)
     } catch {
-      let delay = state.withLock { state in
-        state.restart = nil
-        state.failedStarts += 1
-        let delay = Self.restartDelay(afterFailedStarts: state.failedStarts)
-        state.restartAfter = ContinuousClock.now + delay
-        return delay
-      }
-      logger.error("the MCP server could not be restarted", metadata: ["error": "\(error)", "retryInSeconds": "\(delay.components.seconds)"])
-      throw error
+      failure = error
     }
+    let delay = state.withLock { state in
+      if let started { (state.client, state.transport) = started }
+      state.restart = nil
+      state.failedStarts += 1
+      let delay = Self.restartDelay(afterFailedStarts: state.failedStarts)
+      state.restartAfter = ContinuousClock.now + delay
+      return delay
+    }
+    if let failure {
+      logger.error("the MCP server could not be restarted", metadata: ["error": "\(failure)", "retryInSeconds": "\(delay.components.seconds)"])
+      throw failure
+    }
+    logger.info("the MCP server was restarted")
+    if let observer = toolListObserver.withLock({ $0 }) { Task { await observer() } }   // its tools may differ now
   }
 
   /// How long to wait before the next start after `count` starts with no successful request since.
