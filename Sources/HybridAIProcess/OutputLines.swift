@@ -12,24 +12,23 @@ struct OutputLines {
 
   init(limit: Int) { self.limit = limit }
 
-  /// The lines `bytes` completes, in order.
-  mutating func append(_ bytes: UnsafeRawBufferPointer) throws(LineTooLong) -> [String] {
-    guard let base = bytes.baseAddress, !bytes.isEmpty else { return [] }
-    var lines: [String] = []
+  /// Hands each line `bytes` completes to `line`, in order; throws once a line grows past the
+  /// limit (the lines before it in `bytes` have been handed on).
+  mutating func append(_ bytes: UnsafeRawBufferPointer, _ line: (String) -> Void) throws(LineTooLong) {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
     var start = 0
     while start < bytes.count, let found = memchr(base + start, 0x0A, bytes.count - start) {
       let end = base.distance(to: UnsafeRawPointer(found))
       try take(UnsafeRawBufferPointer(rebasing: bytes[start..<end]))
-      lines.append(line())
+      line(completed())
       start = end + 1
     }
     try take(UnsafeRawBufferPointer(rebasing: bytes[start...]))
-    return lines
   }
 
   /// What is left after the last line break, as the last line; `nil` when nothing is.
   mutating func finish() -> String? {
-    pending.isEmpty ? nil : line()
+    pending.isEmpty ? nil : completed()
   }
 
   private mutating func take(_ bytes: UnsafeRawBufferPointer) throws(LineTooLong) {
@@ -38,7 +37,7 @@ struct OutputLines {
     pending.append(contentsOf: bytes)
   }
 
-  private mutating func line() -> String {
+  private mutating func completed() -> String {
     if pending.last == 0x0D { pending.removeLast() }
     defer { pending.removeAll(keepingCapacity: pending.count <= 1 << 16) }
     return String(decoding: pending, as: UTF8.self)

@@ -129,9 +129,7 @@ public final class RunningChildProcess: Sendable {
     var lines = OutputLines(limit: maximumLineBytes)
     do {
       for try await buffer in execution.standardOutput {
-        for line in try buffer.withUnsafeBytes({ bytes throws(OutputLines.LineTooLong) in try lines.append(bytes) }) {
-          receive(line)
-        }
+        try buffer.withUnsafeBytes { bytes in try lines.append(bytes, receive) }
       }
       if let last = lines.finish() { receive(last) }
     } catch is OutputLines.LineTooLong {
