@@ -114,7 +114,7 @@ extension ChatBrowserTests {
     let server = MCPServerConfiguration(name: "own", command: TestRepository.dependency("mcp-venv/bin/python").path, arguments: [
       TestRepository.file("Tests/HybridAIMCPTests/Servers/test_server.py").path, "--photo", TestRepository.photo.path,
     ])
-    let toolbox = try await MCPToolbox.connect([server])
+    let toolbox = try await MCPToolbox.connect([server], requestTimeout: .seconds(300))
     let chat = try await ChatServer.start(models: ChatModels(onDevice: PageTestModel()),
                                           toolGroups: [ChatToolGroup(name: "own", catalog: toolbox.catalog(ofServer: "own"))])
     defer { Task { await chat.stop(); await toolbox.close() } }

@@ -7,7 +7,7 @@ import Testing
 
 @Suite("Cancellation")
 struct CancellationTests {
-  @Test("cancelling the consuming task stops the HTTP request", .timeLimit(.minutes(1)))
+  @Test("cancelling the consuming task stops the HTTP request", .timeLimit(.minutes(5)))
   func cancelMidStream() async throws {
     let server = try await TestHTTPServer.start(replying: .sse([
       #"{"candidates": [{"content": {"role": "model", "parts": [{"text": "first"}]}}]}"#,
@@ -38,7 +38,7 @@ struct CancellationTests {
     #expect(await server.wait { $0.closedConnections >= 1 })
   }
 
-  @Test("cancelling before the response head arrives stops the request", .timeLimit(.minutes(1)))
+  @Test("cancelling before the response head arrives stops the request", .timeLimit(.minutes(5)))
   func cancelBeforeHead() async throws {
     let server = try await TestHTTPServer.start(replying: .stream(
       status: 200, headers: [("content-type", "text/event-stream")], chunks: [], delay: .zero, end: .hang))

@@ -14,7 +14,7 @@ import Testing
 struct MCPToolboxTests {
   @Test("mcp-server-time: its tools with their input schemas; a call answers with the time in the zone asked for")
   func referenceServer() async throws {
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.time])
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.time], requestTimeout: MCPTestServers.requestTimeout)
     defer { Task { await toolbox.close() } }
     let names = toolbox.mcpTools.map(\.name)
     #expect(Set(names) == ["get_current_time", "convert_time"], "\(names)")
@@ -27,7 +27,7 @@ struct MCPToolboxTests {
 
   @Test("results as the session knows them: text, structured content, an image and audio as artifacts, resources, isError, progress")
   func results() async throws {
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.own])
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], requestTimeout: MCPTestServers.requestTimeout)
     defer { Task { await toolbox.close() } }
     func tool(_ name: String) throws -> MCPTool { try #require(toolbox.mcpTools.first { $0.name == name }, "\(name)") }
     let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
@@ -64,7 +64,7 @@ struct MCPToolboxTests {
 
   @Test("two servers with a tool of the same name: each prefixed with its server's name; both answer")
   func clashingNames() async throws {
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.time, MCPTestServers.own])
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.time, MCPTestServers.own], requestTimeout: MCPTestServers.requestTimeout)
     defer { Task { await toolbox.close() } }
     let names = Set(toolbox.mcpTools.map(\.name))
     #expect(names.isSuperset(of: ["time_get_current_time", "own_get_current_time", "convert_time", "add"]), "\(names)")
@@ -77,7 +77,7 @@ struct MCPToolboxTests {
 
   @Test("a session calls an MCP tool like a built-in one: the model sees its output, the response carries its image")
   func inASession() async throws {
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.own])
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], requestTimeout: MCPTestServers.requestTimeout)
     defer { Task { await toolbox.close() } }
     let model = ScriptedLanguageModel.rounds([
       .toolCalls([Transcript.ToolCall(id: "c1", toolName: "add", arguments: GeneratedContent(["a": 1, "b": 2]))]),
@@ -99,7 +99,7 @@ struct MCPToolboxTests {
     let model = ScriptedLanguageModel(deltas: ["Paris"])
     var allowed = MCPTestServers.own
     allowed.allowsSampling = true
-    let toolbox = try await MCPToolbox.connect([allowed], samplingModel: model, samplingTokenLimit: 20)
+    let toolbox = try await MCPToolbox.connect([allowed], requestTimeout: MCPTestServers.requestTimeout, samplingModel: model, samplingTokenLimit: 20)
     defer { Task { await toolbox.close() } }
     let ask = try #require(toolbox.mcpTools.first { $0.name == "ask" })
     let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
@@ -109,7 +109,7 @@ struct MCPToolboxTests {
     #expect(request.transcript.map(\.text) == ["Be brief.", "The capital of France?"])
     #expect(request.options.maximumResponseTokens == 20 && request.options.temperature == 0)
 
-    let refusing = try await MCPToolbox.connect([MCPTestServers.own], samplingModel: model)
+    let refusing = try await MCPToolbox.connect([MCPTestServers.own], requestTimeout: MCPTestServers.requestTimeout, samplingModel: model)
     defer { Task { await refusing.close() } }
     let refused = try #require(refusing.mcpTools.first { $0.name == "ask" })
     await #expect {
@@ -123,7 +123,7 @@ struct MCPToolboxTests {
 
   @Test("roots: the folders given are what roots/list answers; a request for the user's input is declined")
   func rootsAndElicitation() async throws {
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.own],
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], requestTimeout: MCPTestServers.requestTimeout,
                                                roots: [URL(fileURLWithPath: "/srv/projects/app"), URL(fileURLWithPath: "/srv/notes")])
     defer { Task { await toolbox.close() } }
     let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
@@ -137,7 +137,7 @@ struct MCPToolboxTests {
   @Test("elicitation with the app's handler: it gets the server's message and schema, and its fields reach the server")
   func elicitationHandler() async throws {
     let asked = Mutex<[MCPElicitationRequest]>([])
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], elicitation: { request in
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], requestTimeout: MCPTestServers.requestTimeout, elicitation: { request in
       asked.withLock { $0.append(request) }
       return .accept(["ok": .bool(true)])
     })
@@ -171,7 +171,7 @@ struct MCPToolboxTests {
     try #require(listening)
     let toolbox = try await MCPToolbox.connect([
       MCPServerConfiguration(name: "web", url: URL(string: "http://127.0.0.1:\(port)/mcp")!, headers: ["X-Test": "1"]),
-    ])
+    ], requestTimeout: MCPTestServers.requestTimeout)
     defer { Task { await toolbox.close() } }
     #expect(toolbox.mcpTools.map(\.name).contains("add"))
     func tool(_ name: String) throws -> MCPTool { try #require(toolbox.mcpTools.first { $0.name == name }, "\(name)") }
@@ -197,7 +197,7 @@ struct MCPToolboxTests {
   func standardErrorIsLogged() async throws {
     let records = RecordingLogHandler.Records()
     let logger = Logger(label: "tests.mcp") { RecordingLogHandler(label: $0, records: records) }
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], logger: logger)
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], requestTimeout: MCPTestServers.requestTimeout, logger: logger)
     await toolbox.close()
     let line = records.all.first { $0.message == "test server starting" }
     #expect(line?.level == .info && line?.metadata["server"] == "own", "\(records.all.map(\.message))")
@@ -207,13 +207,13 @@ struct MCPToolboxTests {
   func failingServers() async throws {
     await #expect {
       _ = try await MCPToolbox.connect([MCPServerConfiguration(name: "dies", command: MCPTestServers.python,
-                                                               arguments: ["-c", "import sys; print('broken', file=sys.stderr); sys.exit(3)"])])
+                                                               arguments: ["-c", "import sys; print('broken', file=sys.stderr); sys.exit(3)"])], requestTimeout: MCPTestServers.requestTimeout)
     } throws: { error in
       guard case .serverExited(let server, let status, let standardError)? = error as? MCPError else { return false }
       return server == "dies" && status == 3 && standardError.contains("broken")
     }
     await #expect(throws: MCPError.launchFailed(server: "ghost", reason: "no-such-mcp-server is not a program on $PATH")) {
-      _ = try await MCPToolbox.connect([MCPServerConfiguration(name: "ghost", command: "no-such-mcp-server")])
+      _ = try await MCPToolbox.connect([MCPServerConfiguration(name: "ghost", command: "no-such-mcp-server")], requestTimeout: MCPTestServers.requestTimeout)
     }
     await #expect(throws: MCPError.timedOut(server: "mute", method: "initialize", seconds: 1)) {
       _ = try await MCPToolbox.connect([MCPServerConfiguration(name: "mute", command: "/bin/sleep", arguments: ["30"])],
@@ -227,7 +227,7 @@ extension MCPToolboxTests {
   func largeResults() async throws {
     var own = MCPTestServers.own
     own.arguments += ["--photo", TestRepository.photo.path]
-    let toolbox = try await MCPToolbox.connect([own])
+    let toolbox = try await MCPToolbox.connect([own], requestTimeout: MCPTestServers.requestTimeout)
     defer { Task { await toolbox.close() } }
     let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
     let photo = try await #require(toolbox.mcpTools.first { $0.name == "photo" }).call(arguments: GeneratedContent([:]), context: context)
@@ -242,7 +242,7 @@ extension MCPToolboxTests {
 extension MCPToolboxTests {
   @Test("tools/list_changed: a server that adds a tool mid-session is listed again; the session offers the new tool from its next turn")
   func toolListChanged() async throws {
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.own])
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.own], requestTimeout: MCPTestServers.requestTimeout)
     defer { Task { await toolbox.close() } }
     let model = ScriptedLanguageModel.rounds([
       .toolCalls([Transcript.ToolCall(id: "c1", toolName: "unlock", arguments: try GeneratedContent(json: "{}"))]),
@@ -285,7 +285,7 @@ extension MCPToolboxTests {
     let server = MCPServerConfiguration(name: "flaky", command: "/bin/sh", arguments: [
       launcher.path, starts.path, MCPTestServers.python, TestRepository.file("Tests/HybridAIMCPTests/Servers/test_server.py").path,
     ])
-    let connection = try await MCPServerConnection.connect(server)
+    let connection = try await MCPServerConnection.connect(server, requestTimeout: MCPTestServers.requestTimeout)
     defer { Task { await connection.close() } }
     func add() async throws -> String {
       let result = try await connection.callTool("add", arguments: ["a": 2, "b": 3])
@@ -310,6 +310,27 @@ extension MCPToolboxTests {
     #expect(count() == 4, "tried again after it")
     #expect(MCPServerConnection.restartDelay(afterFailedStarts: 3) == .seconds(4))
     #expect(MCPServerConnection.restartDelay(afterFailedStarts: 30) == MCPServerConnection.maximumRestartDelay)
+  }
+}
+
+extension MCPToolboxTests {
+  @Test("mcp-server-git: git_log lists the commits of a test repository")
+  func gitServer() async throws {
+    let repository = try TemporaryDirectory("mcp-git")
+    defer { repository.remove() }
+    for arguments in [["init", "-q"], ["-c", "user.name=Test", "-c", "user.email=test@example.org", "commit", "-q", "--allow-empty",
+                                       "-m", "First light over the harbour"]] {
+      let outcome = try await ChildProcess.run(URL(fileURLWithPath: "/usr/bin/git"), ["-C", repository.url.path] + arguments,
+                                               mergingStandardError: true)
+      try #require(outcome.succeeded, "git \(arguments): \(outcome.output)")
+    }
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.git(repository.url)], requestTimeout: MCPTestServers.requestTimeout)
+    defer { Task { await toolbox.close() } }
+    let log = try #require(toolbox.mcpTools.first { $0.name == "git_log" }, "\(toolbox.mcpTools.map(\.name))")
+    #expect(log.parameters.jsonSchema["required"] == ["repo_path"])
+    let output = try await log.call(arguments: GeneratedContent(properties: ["repo_path": repository.url.path]),
+                                    context: ToolContext(callID: "1", transcript: Transcript(entries: [])))
+    #expect(output.description.contains("First light over the harbour"), "\(output)")
   }
 }
 

@@ -257,7 +257,7 @@ struct OpenAIModelClientTests {
     #expect(device.requestCount == 0)
   }
 
-  @Test("cancelling the consuming task closes the connection", .timeLimit(.minutes(1)))
+  @Test("cancelling the consuming task closes the connection", .timeLimit(.minutes(5)))
   func cancellation() async throws {
     let server = try await TestHTTPServer.start(replying: .sse([chunk(content: "first")], end: .hang))
     defer { Task { await server.stop() } }
