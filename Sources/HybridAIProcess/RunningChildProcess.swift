@@ -254,10 +254,11 @@ public final class RunningChildProcess: Sendable {
   @discardableResult
   public func stop(signal: Int32 = SIGTERM, gracePeriod: Duration = .seconds(10)) async -> ChildProcess.Outcome {
     send(signal: signal)
-    let killer = Task { [self] in
-      try await Task.sleep(for: gracePeriod)
-      send(signal: SIGKILL)
-    }
+    // On a Dispatch timer, not a task: on a busy cooperative pool a sleeping task can wake long after
+    // its time, and the child would outlive the grace period by that much.
+    let killer = DispatchWorkItem { [self] in send(signal: SIGKILL) }
+    let seconds = Double(gracePeriod.components.seconds) + Double(gracePeriod.components.attoseconds) / 1e18
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: killer)
     defer { killer.cancel() }
     return await waitForExit()
   }
