@@ -40,7 +40,7 @@ import Testing
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).txt")
     defer { try? FileManager.default.removeItem(at: file) }
     try Data("old contents that must go".utf8).write(to: file)
-    let task = Task { try await Self.shell("echo first; sleep 30").run(output: .file(file)) }
+    let task = Task { try await Self.shell("echo first; sleep 600").run(output: .file(file)) }
     // Until the child's first line is there (up to 5 s): the old contents are what a slow start
     // (a loaded machine) shows first, so they cannot end the wait; appended-to, the file never
     // reads "first\n" alone.
@@ -69,7 +69,7 @@ import Testing
 
   @Test func failuresAreTyped() async throws {
     await #expect(throws: ChildProcess.Failure.timedOut(.milliseconds(200))) {
-      try await Self.shell("exec sleep 30", timeLimit: .milliseconds(200)).run()
+      try await Self.shell("exec sleep 600", timeLimit: .milliseconds(200)).run()
     }
     await #expect(throws: ChildProcess.Failure.outputTooLarge(limit: 100)) {
       try await Self.shell("head -c 100000 /dev/zero").run(output: .collected(limit: 100))
@@ -152,7 +152,8 @@ import Testing
   }
 
   @Test func stopKillsAChildThatIgnoresTheSignal() async throws {
-    let child = try await ChildProcessTests.shell("trap '' TERM; echo ready; exec sleep 30").start()
+    // Long enough to outlive any wait for a busy test process to get round to stopping it.
+    let child = try await ChildProcessTests.shell("trap '' TERM; echo ready; exec sleep 600").start()
     #expect(await child.nextLine() == "ready")
     let outcome = await child.stop(gracePeriod: .milliseconds(300))
     #expect(outcome.wasSignalled)
