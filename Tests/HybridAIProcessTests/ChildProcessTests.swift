@@ -40,7 +40,7 @@ import Testing
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).txt")
     defer { try? FileManager.default.removeItem(at: file) }
     try Data("old contents that must go".utf8).write(to: file)
-    let task = Task { try await Self.shell("echo first; sleep 600").run(output: .file(file)) }
+    let task = Task { try await Self.shell("echo first; exec sleep 600").run(output: .file(file)) }
     // Until the child's first line is there (up to 5 s): the old contents are what a slow start
     // (a loaded machine) shows first, so they cannot end the wait; appended-to, the file never
     // reads "first\n" alone.
