@@ -2,14 +2,19 @@ import Foundation
 import HybridAIProcess
 import Logging
 import MCP
+import Synchronization
 
 /// MCP's stdio transport over a child process started by the project's process runner: one JSON-RPC
 /// message per line on the child's standard input and output; its standard error goes to the log
-/// line by line (`info`, with the server's name) and its end is kept (it names a crash).
+/// line by line (`info`, with the server's name) and its end is kept (it names a crash). A line on
+/// standard output that is not a JSON object or array (a banner, a debug print) is skipped with a
+/// warning and kept as ``lastUnreadableLine``.
 actor ChildProcessTransport: Transport {
   nonisolated let logger: Logger
   /// Fires when the server's process has ended.
   nonisolated let exit = ServerExit()
+  private nonisolated let unreadable = UnreadableLine()
+  nonisolated var lastUnreadableLine: String? { unreadable.line.withLock { $0 } }
   private let server: String
   private let child: ChildProcess
   private var running: RunningChildProcess?
@@ -37,11 +42,19 @@ actor ChildProcessTransport: Transport {
       throw MCPError.launchFailed(server: server, reason: "\(error)")
     }
     self.running = running
-    let (continuation, exit) = (self.continuation, self.exit)
+    let (continuation, exit, unreadable) = (self.continuation, self.exit, self.unreadable)
     reader = Task {
       while let line = await running.nextLine() {
-        guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
-        continuation.yield(Data(line.utf8))
+        let message = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !message.isEmpty else { continue }
+        guard Self.looksLikeMessage(message) else {
+          let shown = String(message.prefix(200))
+          logger.warning("an MCP server wrote a line that is not JSON-RPC on standard output; skipped",
+                         metadata: ["server": "\(server)", "line": "\(shown)"])
+          unreadable.line.withLock { $0 = shown }
+          continue
+        }
+        continuation.yield(Data(message.utf8))
       }
       let error: MCPError
       if case .outputTooLarge(let limit)? = running.outputFailure {
@@ -77,4 +90,17 @@ actor ChildProcessTransport: Transport {
   }
 
   func receive() -> AsyncThrowingStream<Data, any Swift.Error> { messages }
+
+  /// Whether `line` can be a JSON-RPC message (or a batch): it is braced or bracketed. The SDK's
+  /// decoder judges the rest.
+  static func looksLikeMessage(_ line: String) -> Bool {
+    let utf8 = line.utf8
+    guard let first = utf8.first, let last = utf8.last else { return false }
+    return (first == UInt8(ascii: "{") && last == UInt8(ascii: "}")) || (first == UInt8(ascii: "[") && last == UInt8(ascii: "]"))
+  }
+}
+
+/// The last line a server wrote on standard output that is not a message.
+private final class UnreadableLine: Sendable {
+  let line = Mutex<String?>(nil)
 }

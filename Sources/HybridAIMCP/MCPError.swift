@@ -6,6 +6,11 @@ public enum MCPError: Error, Sendable, Hashable, CustomStringConvertible {
   case launchFailed(server: String, reason: String)
   /// The server did not complete the handshake (`initialize`).
   case initializationFailed(server: String, reason: String)
+  /// The server answered `initialize` with a protocol version this client does not speak; it was
+  /// stopped (``MCPServerConnection/supportedProtocolVersions`` lists those it speaks).
+  case unsupportedProtocolVersion(server: String, version: String)
+  /// A tool's input schema is not a JSON Schema for an object; the tool is not offered.
+  case invalidToolSchema(server: String, tool: String, reason: String)
   /// The server ended; `standardError` is the end of what it printed there.
   case serverExited(server: String, status: Int32, standardError: String)
   /// A request got no answer within its time limit.
@@ -26,6 +31,11 @@ public enum MCPError: Error, Sendable, Hashable, CustomStringConvertible {
     case .invalidConfiguration(let reason): "invalid MCP configuration: \(reason)"
     case .launchFailed(let server, let reason): "the MCP server \(server) could not be started: \(reason)"
     case .initializationFailed(let server, let reason): "the MCP server \(server) did not initialize: \(reason)"
+    case .unsupportedProtocolVersion(let server, let version):
+      "the MCP server \(server) speaks protocol version \(version), which HybridAI does not "
+        + "(it speaks \(MCPServerConnection.supportedProtocolVersions.joined(separator: ", ")))"
+    case .invalidToolSchema(let server, let tool, let reason):
+      "the tool \(tool) of the MCP server \(server) is not offered: its input schema \(reason)"
     case .serverExited(let server, let status, let standardError):
       "the MCP server \(server) exited (status \(status))" + (standardError.isEmpty ? "" : ": \(standardError)")
     case .timedOut(let server, let method, let seconds): "the MCP server \(server) did not answer \(method) within \(seconds) s"

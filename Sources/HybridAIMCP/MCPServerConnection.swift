@@ -28,6 +28,10 @@ public final class MCPServerConnection: Sendable {
   /// longer one stops the server with ``MCPError/messageTooLarge(server:limit:)``.
   public static let maximumMessageBytes = 8 << 20
 
+  /// The versions of MCP this client speaks, oldest first; a server that answers `initialize` with
+  /// another is refused with ``MCPError/unsupportedProtocolVersion(server:version:)``.
+  public static let supportedProtocolVersions = Version.supported.sorted()
+
   /// The longest wait before a server that keeps failing is started again.
   public static let maximumRestartDelay: Duration = .seconds(60)
 
@@ -96,6 +100,9 @@ public final class MCPServerConnection: Sendable {
     }
     do {
       let result = try await limited("initialize", exit: transport.exit) { try await client.connect(transport: transport) }
+      guard Self.supportedProtocolVersions.contains(result.protocolVersion) else {
+        throw MCPError.unsupportedProtocolVersion(server: configuration.name, version: result.protocolVersion)
+      }
       logger.info("MCP server ready", metadata: [
         "serverName": "\(result.serverInfo.name)", "serverVersion": "\(result.serverInfo.version)",
         "protocolVersion": "\(result.protocolVersion)",
@@ -104,7 +111,14 @@ public final class MCPServerConnection: Sendable {
       await client.disconnect()
       await transport.disconnect()
       switch error as? MCPError {
-      case .serverExited?, .timedOut?, .launchFailed?: throw error
+      case .timedOut?:
+        // A server that wrote something other than messages on stdout most likely answered in it.
+        if let line = transport.lastUnreadableLine {
+          throw MCPError.initializationFailed(server: configuration.name, reason: "\(error); what it wrote on standard output "
+            + "is not JSON-RPC (\"\(line)\"): an MCP server over stdio writes only messages there, its own text to standard error")
+        }
+        throw error
+      case .serverExited?, .launchFailed?, .unsupportedProtocolVersion?: throw error
       default: break
       }
       throw MCPError.initializationFailed(server: configuration.name, reason: "\(error)")

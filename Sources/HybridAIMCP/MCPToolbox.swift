@@ -25,6 +25,13 @@ public final class MCPToolbox: ToolCatalog {
   /// The tools now, in the order of the servers and of each server's list.
   public var mcpTools: [MCPTool] { offered.withLock { $0 } }
 
+  /// The tools the servers list but that are not offered, each with why
+  /// (``MCPError/invalidToolSchema(server:tool:reason:)``): an input schema that is not a JSON
+  /// Schema for an object of arguments would fail every turn that offers it.
+  public var refusedTools: [MCPError] {
+    listed.withLock { listed in zip(connections, listed).flatMap { connection, tools in tools.compactMap { Self.refusal(of: $0, on: connection.name) } } }
+  }
+
   /// The tools now, as a session takes them.
   public var tools: [any HybridAI.Tool] { mcpTools }
 
@@ -59,6 +66,7 @@ public final class MCPToolbox: ToolCatalog {
       throw error
     }
     let toolbox = MCPToolbox(connections: connections, listed: listed.map(\.1), logger: logger)
+    for refusal in toolbox.refusedTools { logger.warning("\(refusal)") }
     for (index, connection) in connections.enumerated() {
       connection.onToolListChanged { [weak toolbox] in await toolbox?.relist(serverAt: index) }
     }
@@ -78,24 +86,38 @@ public final class MCPToolbox: ToolCatalog {
         return now
       }
       logger.info("MCP tools changed", metadata: ["server": "\(connection.name)", "tools": "\(now.map(\.name))"])
+      for tool in tools { if let refusal = Self.refusal(of: tool, on: connection.name) { logger.warning("\(refusal)") } }
     } catch {
       logger.warning("the MCP server's changed tools could not be listed; the old list stays",
                      metadata: ["server": "\(connection.name)", "error": "\(error)"])
     }
   }
 
-  /// The tools of every server, a name two servers offer prefixed with each server's name.
+  /// The usable tools of every server, a name two servers offer prefixed with each server's name.
   private static func offeredTools(connections: [MCPServerConnection], listed: [[MCP.Tool]]) -> [MCPTool] {
+    let usable = zip(connections, listed).map { connection, tools in tools.filter { refusal(of: $0, on: connection.name) == nil } }
     var counts: [String: Int] = [:]
-    for tools in listed { for tool in tools { counts[tool.name, default: 0] += 1 } }
+    for tools in usable { for tool in tools { counts[tool.name, default: 0] += 1 } }
     var offered: [MCPTool] = []
-    for (connection, tools) in zip(connections, listed) {
+    for (connection, tools) in zip(connections, usable) {
       for tool in tools {
         let name = counts[tool.name, default: 0] > 1 ? "\(connection.name)_\(tool.name)" : tool.name
         offered.append(MCPTool(tool, offeredAs: toolName(name), connection: connection))
       }
     }
     return offered
+  }
+
+  /// Why `tool` cannot be offered: its input schema is not a JSON Schema, or not one of an object.
+  static func refusal(of tool: MCP.Tool, on server: String) -> MCPError? {
+    let schema = GenerationSchema(jsonSchema: MCPValueConversion.jsonValue(tool.inputSchema))
+    if let malformation = schema.malformation {
+      return .invalidToolSchema(server: server, tool: tool.name, reason: "is not a JSON Schema: \(malformation)")
+    }
+    if case .object(let fields) = schema.jsonSchema, let type = fields["type"], type != "object" {
+      return .invalidToolSchema(server: server, tool: tool.name, reason: "describes \(type.jsonString), not an object of arguments")
+    }
+    return nil
   }
 
   /// The tools of server `name` alone, as they are now whenever asked (they follow its changes).

@@ -77,8 +77,9 @@ actor StreamableHTTPTransport: Transport {
       let body = (try? await response.body.collect(upTo: 8192)).map { String(buffer: $0) } ?? ""
       throw MCPError.requestFailed(server: server, method: "POST", reason: "HTTP \(status): \(body.prefix(500))")
     }
+    let sent = Self.request(in: data)
     guard status != 202 else {   // a notification or a response: nothing comes back
-      if serverStream == nil, Self.method(of: data) == "notifications/initialized" { openServerStream() }
+      if serverStream == nil, sent.method == "notifications/initialized" { openServerStream() }
       return
     }
     let contentType = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
@@ -86,15 +87,25 @@ actor StreamableHTTPTransport: Transport {
     let id = UUID()
     readers[id] = Task {   // isolated to this actor: it starts after the assignment, and removes itself
       defer { self.readers[id] = nil }
+      var last: Data?
+      var failure = ""
       do {
         if contentType.hasPrefix("text/event-stream") {
-          try await Self.readEvents(of: response, into: continuation)
+          last = try await Self.readEvents(of: response, into: continuation)
         } else {
           let body = try await response.body.collect(upTo: MCPServerConnection.maximumMessageBytes)
-          if body.readableBytes > 0 { continuation.yield(Data(body.readableBytesView)) }
+          if body.readableBytes > 0 {
+            last = Data(body.readableBytesView)
+            continuation.yield(last!)
+          }
         }
       } catch {
         logger.warning("an answer from the MCP server broke off", metadata: ["server": "\(server)", "error": "\(error)"])
+        failure = ": \(error)"
+      }
+      // A request whose answer ended without its response fails now rather than at its time limit.
+      if let requestID = sent.id, !Self.isResponse(last, to: requestID) {
+        continuation.yield(Self.errorResponse(to: requestID, message: "the server closed the HTTP stream before the result\(failure)"))
       }
     }
   }
@@ -120,7 +131,7 @@ actor StreamableHTTPTransport: Transport {
             return
           }
           logger.debug("listening to the MCP server's own stream", metadata: ["server": "\(server)"])
-          try await Self.readEvents(of: response, into: continuation)
+          _ = try await Self.readEvents(of: response, into: continuation)
         } catch {
           guard !Task.isCancelled else { return }
           logger.info("the MCP server's own stream broke off; opening it again", metadata: ["server": "\(server)", "error": "\(error)"])
@@ -130,20 +141,47 @@ actor StreamableHTTPTransport: Transport {
     }
   }
 
-  /// Hands on each message of a stream of server-sent events.
+  /// Hands on each message of a stream of server-sent events; returns the last.
   private static func readEvents(of response: HTTPClientResponse,
-                                 into continuation: AsyncThrowingStream<Data, any Swift.Error>.Continuation) async throws {
+                                 into continuation: AsyncThrowingStream<Data, any Swift.Error>.Continuation) async throws -> Data? {
     var parser = ServerSentEventParser()
+    var last: Data?
     for try await buffer in response.body {
       for event in parser.parse(buffer.readableBytesView) where !event.data.isEmpty {
-        continuation.yield(Data(event.data.utf8))
+        last = Data(event.data.utf8)
+        continuation.yield(last!)
       }
     }
-    if let last = parser.finish(), !last.data.isEmpty { continuation.yield(Data(last.data.utf8)) }
+    if let event = parser.finish(), !event.data.isEmpty {
+      last = Data(event.data.utf8)
+      continuation.yield(last!)
+    }
+    return last
   }
 
-  /// The `method` of a JSON-RPC message, if it has one.
-  private static func method(of message: Data) -> String? {
-    (try? JSONSerialization.jsonObject(with: message) as? [String: Any])?["method"] as? String
+  /// The parts of a JSON-RPC message the transport looks at.
+  private struct Envelope: Decodable {
+    var method: String?
+    var id: ID?
+  }
+
+  /// The `method` of a JSON-RPC message, and its `id` when it is a request.
+  private static func request(in message: Data) -> (method: String?, id: ID?) {
+    guard let envelope = try? JSONDecoder().decode(Envelope.self, from: message) else { return (nil, nil) }
+    return (envelope.method, envelope.method == nil ? nil : envelope.id)
+  }
+
+  /// Whether `message` is the response to the request `id`.
+  private static func isResponse(_ message: Data?, to id: ID) -> Bool {
+    guard let message, let envelope = try? JSONDecoder().decode(Envelope.self, from: message) else { return false }
+    return envelope.method == nil && envelope.id == id
+  }
+
+  /// A JSON-RPC error response to the request `id`: an internal error, `message` its detail.
+  private static func errorResponse(to id: ID, message: String) -> Data {
+    struct Detail: Encodable { var detail: String }
+    struct Failure: Encodable { var code = -32603, message = "Internal error", data: Detail }
+    struct Response: Encodable { var jsonrpc = "2.0", id: ID, error: Failure }
+    return (try? JSONEncoder().encode(Response(id: id, error: Failure(data: Detail(detail: message))))) ?? Data()
   }
 }

@@ -10,7 +10,7 @@ struct HybridCommand: AsyncParsableCommand {
     commandName: "hybrid",
     abstract: "Hybrid on-device + cloud generative AI for Swift on Linux.",
     version: HybridAIVersion.current,
-    subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, EmbedCommand.self, ServeCommand.self, ModelsCommand.self, DevicesCommand.self,
+    subcommands: [DemoCommand.self, GenerateCommand.self, ChatCommand.self, EmbedCommand.self, ServeCommand.self, ModelsCommand.self, DevicesCommand.self, MCPCommand.self,
                   SessionsCommand.self, KeysCommand.self,
                   TFLiteCommand.self, BenchCommand.self])
 

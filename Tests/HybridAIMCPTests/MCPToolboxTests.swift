@@ -156,19 +156,9 @@ struct MCPToolboxTests {
   @Test("Streamable HTTP: the same server at a URL — tools, a result, an image, progress over server-sent events, the server's own stream")
   func streamableHTTP() async throws {
     let port = try Sockets.freeLoopbackPort()
-    let process = try await ChildProcess(executable: MCPTestServers.python, arguments: [
-      TestRepository.file("Tests/HybridAIMCPTests/Servers/test_server.py").path, "--http", String(port),
-    ]).start(standardError: .collected)
+    let process = try await MCPTestServers.startHTTPServer(
+      [TestRepository.file("Tests/HybridAIMCPTests/Servers/test_server.py").path, "--http", String(port)], port: port)
     defer { Task { _ = await process.stop() } }
-    // Python, the SDK and uvicorn load in about a second on a quiet machine; a busy suite takes longer.
-    var listening = false
-    let deadline = ContinuousClock.now + .seconds(90)
-    while process.isRunning, ContinuousClock.now < deadline {
-      if (try? RawHTTPConnection(port: port)) != nil { listening = true; break }
-      try await Task.sleep(for: .milliseconds(50))
-    }
-    if !listening { Issue.record("the server did not listen on \(port): \((await process.stop()).standardError)") }
-    try #require(listening)
     let toolbox = try await MCPToolbox.connect([
       MCPServerConfiguration(name: "web", url: URL(string: "http://127.0.0.1:\(port)/mcp")!, headers: ["X-Test": "1"]),
     ], requestTimeout: MCPTestServers.requestTimeout)

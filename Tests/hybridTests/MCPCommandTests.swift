@@ -46,11 +46,46 @@ struct MCPCommandTests {
     #expect(error["kind"] as? String == "mcp.launchFailed")
   }
 
+  @Test("hybrid mcp list: each server's tools with their arguments, refused tools with why, a server that cannot start beside the others (exit 1)")
+  func list() async throws {
+    let directory = try TemporaryDirectory("mcp-list")
+    defer { directory.remove() }
+    let config = directory.appending("mcp.json")
+    let misbehaving = TestRepository.file("Tests/HybridAIMCPTests/Servers/misbehaving_server.py").path
+    try Data(#"""
+      {"mcpServers": {
+        "time": {"command": "\#(Self.python)", "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]},
+        "odd": {"command": "\#(Self.python)", "args": ["\#(misbehaving)", "--mode", "bad-schema"]},
+        "ghost": {"command": "no-such-mcp-server"}}}
+      """#.utf8).write(to: config)
+    let listed = try await cli.run(["mcp", "list", "--mcp-config", config.path])
+    #expect(listed.status == 1, "\(listed.stderr)")
+    for line in ["ghost: cannot be used — the MCP server ghost could not be started", "odd: 1 tool, 2 refused", "  echo(text: string)",
+                 "  refused broken: its input schema is not a JSON Schema: `/properties` is a string", "time: 2 tools",
+                 "  get_current_time(timezone: string)", "  convert_time(source_timezone: string, target_timezone: string, time: string)"] {
+      #expect(listed.stdout.contains(line), "\(line) in:\n\(listed.stdout)")
+    }
+
+    let json = try await cli.run(["mcp", "list", "--mcp-config", config.path, "--json"])
+    let servers = try #require(try cli.json(json.stdout)["servers"] as? [[String: Any]], "\(json.stdout)")
+    #expect(servers.map { $0["name"] as? String } == ["ghost", "odd", "time"])
+    #expect((servers[0]["error"] as? [String: Any])?["kind"] as? String == "mcp.launchFailed")
+    #expect((servers[1]["refused"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["broken", "scalar"])
+    let time = try #require(servers[2]["tools"] as? [[String: Any]])
+    #expect(time.compactMap { $0["name"] as? String }.sorted() == ["convert_time", "get_current_time"])
+    #expect(time.allSatisfy { ($0["inputSchema"] as? [String: Any])?["type"] as? String == "object" })
+
+    let one = try await cli.run(["mcp", "list", "--mcp", "\(Self.python) -m mcp_server_time"])
+    #expect(one.status == 0 && one.stdout.hasPrefix("mcp1: 2 tools"), "\(one.stdout)\(one.stderr)")
+    let none = try await cli.run(["mcp", "list"])
+    #expect(none.status == 64 && none.stderr.contains("name the servers with --mcp-config FILE or --mcp COMMAND"), "\(none.stderr)")
+  }
+
   @Test("command lines split like a shell's words, quotes keeping spaces")
   func words() {
-    #expect(ToolOptions.words(#"uvx mcp-server-time --local-timezone "America/New York""#)
+    #expect(MCPServerOptions.words(#"uvx mcp-server-time --local-timezone "America/New York""#)
       == ["uvx", "mcp-server-time", "--local-timezone", "America/New York"])
-    #expect(ToolOptions.words("  a  'b c' \"\" d ") == ["a", "b c", "", "d"])
-    #expect(ToolOptions.words("   ").isEmpty)
+    #expect(MCPServerOptions.words("  a  'b c' \"\" d ") == ["a", "b c", "", "d"])
+    #expect(MCPServerOptions.words("   ").isEmpty)
   }
 }

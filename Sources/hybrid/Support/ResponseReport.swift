@@ -264,6 +264,8 @@ struct ErrorReport: Encodable {
     case .invalidConfiguration: "invalidConfiguration"
     case .launchFailed: "launchFailed"
     case .initializationFailed: "initializationFailed"
+    case .unsupportedProtocolVersion: "unsupportedProtocolVersion"
+    case .invalidToolSchema: "invalidToolSchema"
     case .serverExited: "serverExited"
     case .timedOut: "timedOut"
     case .requestFailed: "requestFailed"

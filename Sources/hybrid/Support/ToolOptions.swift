@@ -12,19 +12,7 @@ struct ToolOptions: ParsableArguments, Sendable {
   @Flag(name: .long, help: "Let the model call the demo tools (calculator, current_time, speak, write_file); each call, its progress and the files it makes are shown.")
   var tools = false
 
-  @Option(name: .long, help: ArgumentHelp(
-    "The MCP servers of this configuration file (the mcpServers JSON that Claude Desktop, VS Code and Cursor read): their tools are offered. Repeatable.",
-    valueName: "file"))
-  var mcpConfig: [String] = []
-
-  @Option(name: .long, help: ArgumentHelp(
-    "An MCP server to start over stdio, as a command line (e.g. \"uvx mcp-server-time\"): its tools are offered. Repeatable.",
-    valueName: "command"))
-  var mcp: [String] = []
-
-  @Option(name: .long, help: ArgumentHelp(
-    "A folder MCP servers may work in (their roots/list). Repeatable; default: none.", valueName: "folder"))
-  var mcpRoot: [String] = []
+  @OptionGroup var mcpServers: MCPServerOptions
 
   @Option(name: .long, help: "With tools: auto (the model decides), required (it must call a tool first) or none.")
   var toolChoice: Choice = .auto
@@ -39,18 +27,10 @@ struct ToolOptions: ParsableArguments, Sendable {
 
   func validate() throws {
     if maxToolRounds < 1 { throw ValidationError("--max-tool-rounds must be at least 1") }
-    do { _ = try mcpServers() } catch { throw ValidationError("--mcp-config: \(error)") }
-    if mcp.contains(where: { Self.words($0).isEmpty }) { throw ValidationError("--mcp needs a command") }
-    for folder in mcpRoot {
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-        throw ValidationError("--mcp-root \(folder): not a folder")
-      }
-    }
     guard !requiredTool.isEmpty else { return }
     guard hasTools else { throw ValidationError("--required-tool needs --tools, --mcp-config or --mcp") }
     if toolChoice == .none { throw ValidationError("--required-tool conflicts with --tool-choice none") }
-    guard mcpConfig.isEmpty && mcp.isEmpty else { return }   // an MCP server's tools are known once it runs
+    guard mcpServers.isEmpty else { return }   // an MCP server's tools are known once it runs
     let known = Set(DemoTools.all.map(\.name))
     for name in requiredTool where !known.contains(name) {
       throw ValidationError("--required-tool \(name): no such tool (the tools are \(known.sorted().joined(separator: ", ")))")
@@ -58,50 +38,16 @@ struct ToolOptions: ParsableArguments, Sendable {
   }
 
   /// Whether any tool is offered.
-  var hasTools: Bool { tools || !mcpConfig.isEmpty || !mcp.isEmpty }
-
-  /// The MCP servers of `--mcp-config` files (read each time: a file that cannot be used throws) and
-  /// `--mcp` command lines (named `mcp1`, `mcp2`, …).
-  func mcpServers() throws(MCPError) -> [MCPServerConfiguration] {
-    var fromFiles: [MCPServerConfiguration] = []
-    for file in mcpConfig { fromFiles += try MCPConfigurationFile.servers(at: URL(fileURLWithPath: file)) }
-    let fromCommands = mcp.enumerated().compactMap { index, line -> MCPServerConfiguration? in
-      let words = Self.words(line)
-      guard let command = words.first else { return nil }
-      return MCPServerConfiguration(name: "mcp\(index + 1)", command: command, arguments: Array(words.dropFirst()))
-    }
-    return fromFiles + fromCommands
-  }
+  var hasTools: Bool { tools || !mcpServers.isEmpty }
 
   /// The tools for a session: the demo tools with `--tools`, and the toolbox of the MCP servers
   /// (a tool catalog: a server may change its tools), whose servers are started now (stop them with
   /// its `close()`); servers whose configuration allows sampling have it answered by `model`.
   func sessionTools(model: any LanguageModel) async throws -> (tools: [any Tool], toolbox: MCPToolbox?) {
     let demo: [any Tool] = tools ? DemoTools.all : []
-    let servers = try mcpServers()
+    let servers = try mcpServers.servers()
     guard !servers.isEmpty else { return (demo, nil) }
-    let roots = mcpRoot.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
-    return (demo, try await MCPToolbox.connect(servers, samplingModel: model, roots: roots))
-  }
-
-  /// A command line's words, split at spaces; single or double quotes keep spaces inside a word.
-  static func words(_ line: String) -> [String] {
-    var words: [String] = [], current = "", quote: Character?, inWord = false
-    for character in line {
-      if let open = quote {
-        if character == open { quote = nil } else { current.append(character) }
-      } else if character == "\"" || character == "'" {
-        quote = character
-        inWord = true
-      } else if character.isWhitespace {
-        if inWord { words.append(current); current = ""; inWord = false }
-      } else {
-        current.append(character)
-        inWord = true
-      }
-    }
-    if inWord { words.append(current) }
-    return words
+    return (demo, try await MCPToolbox.connect(servers, samplingModel: model, roots: mcpServers.roots))
   }
 
   var policy: ToolExecutionPolicy { ToolExecutionPolicy(maximumRounds: maxToolRounds, limit: .answerWithoutTools) }
