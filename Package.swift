@@ -28,7 +28,7 @@
 //                     answers as typed server-sent events). No llama.cpp: it takes any LanguageModel.
 //   ModelDelivery     ModelDownloader: custom models from the registry to the device (resumable, verified).
 //   HybridAIProcess   ChildProcess: the one way to run a program (swift-subprocess).
-//   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr), a signal-to-pipe handler.
+//   CLinuxExtras      C: Linux calls Swift's Glibc module lacks (sync_file_range, mallopt, dladdr, xattrs), a signal-to-pipe handler.
 //   HybridAITools     built-in tools that make artifacts: speech (espeak-ng), person masks (TFLite), files.
 //   HybridAIMCP       tools from Model Context Protocol servers (stdio child processes, Streamable HTTP), on the official Swift SDK.
 //   HybridAIPersistence  SessionStore: sessions, transcripts and their artifacts in SQLite (GRDB).
@@ -475,6 +475,7 @@ let package = Package(
       name: "ModelDeliveryTests",
       dependencies: [
         "HybridAI", "ModelDelivery", "HybridAIOnDevice", "TFLite", "HybridAITestSupport", "HybridAIServerTestSupport", "HybridAIProcess",
+        "CLinuxExtras",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,5 @@
 import Foundation
+import CLinuxExtras
 import HybridAIProcess
 import HybridAIServerTestSupport
 import HybridAITestSupport
@@ -90,6 +91,58 @@ struct HuggingFaceHubTests {
     let repaired = try await client(standIn, cache: directory.url).fetch(try ModelReference("hf:org/Tiny-GGUF"))
     #expect(try Data(contentsOf: repaired.weights) == Self.weights)
     #expect(standIn.storage.requests.count == before + 1)
+  }
+
+  @Test("a cached blob that is truncated or damaged is never loaded: model(for:) fetches it again, offline it is a typed error; an intact one is hashed once")
+  func damagedCachedBlob() async throws {
+    let standIn = try await HuggingFaceHubStandIn.start(Self.repositories)
+    defer { Task { await standIn.stop() } }
+    let directory = try TemporaryDirectory("hub-damaged")
+    defer { directory.remove() }
+    let reference = try ModelReference("hf:org/Tiny-GGUF")
+    let model = try await client(standIn, cache: directory.url).fetch(reference)
+    let blob = model.weights.resolvingSymlinksInPath().path
+    #expect(getxattr(blob, "user.hybridai.sha256-verified", nil, 0) > 0, "checked as it arrived, and marked so")
+    let fetched = standIn.storage.requests.count
+    #expect(try await client(standIn, cache: directory.url).model(for: reference).weights == model.weights)
+    #expect(standIn.storage.requests.count == fetched)
+
+    for damage in [Self.weights.prefix(1_000), Data(Self.weights.reversed())] {   // truncated; the same size, other bytes
+      try damage.write(to: URL(fileURLWithPath: blob))
+      await #expect {
+        _ = try await client(standIn, cache: directory.url, offline: true).model(for: reference)
+      } throws: { error in
+        guard case .damaged(_, let reason)? = error as? ModelReferenceError else { return false }
+        return reason.contains("tiny-Q4_K_M.gguf's blob does not have the SHA-256 it is named by")
+      }
+      let before = standIn.storage.requests.count
+      let repaired = try await client(standIn, cache: directory.url).model(for: reference)
+      #expect(try Data(contentsOf: repaired.weights) == Self.weights)
+      #expect(standIn.storage.requests.count == before + 1, "fetched again")
+    }
+  }
+
+  @Test("a file list that names a path outside the repository (../, absolute, empty parts) or a hash that is not one: invalidResponse, nothing written outside the cache")
+  func pathsOutsideTheRepository() async throws {
+    let escapes = ["../../../../escaped-Q4_K_M.gguf", "/tmp/escaped-Q4_K_M.gguf", "a//escaped-Q4_K_M.gguf", "./escaped-Q4_K_M.gguf"]
+    let standIn = try await HuggingFaceHubStandIn.start(escapes.enumerated().map { index, path in
+      .init("org/Evil\(index)-GGUF", files: [.init(path, Data(repeating: 3, count: 100))])
+    })
+    defer { Task { await standIn.stop() } }
+    let directory = try TemporaryDirectory("hub-evil")
+    defer { directory.remove() }
+    let cache = directory.appending("cache")
+    for (index, path) in escapes.enumerated() {
+      await #expect {
+        _ = try await client(standIn, cache: cache).fetch(try ModelReference("hf:org/Evil\(index)-GGUF"))
+      } throws: { error in
+        guard case .invalidResponse(let reason)? = error as? HuggingFaceHubError else { return false }
+        return reason == "the file list names a path outside the repository: \"\(path)\""
+      }
+    }
+    #expect(!FileManager.default.fileExists(atPath: directory.appending("escaped-Q4_K_M.gguf").path))
+    #expect(!FileManager.default.fileExists(atPath: "/tmp/escaped-Q4_K_M.gguf"))
+    #expect(standIn.storage.requests.isEmpty, "nothing was downloaded")
   }
 
   @Test("bytes that do not have the LFS hash: hashMismatch, nothing in the cache")

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HybridAITestSupport
 import ModelDelivery
@@ -42,10 +43,11 @@ struct ModelReferenceTests {
       let fileManager = FileManager.default
       try fileManager.createDirectory(at: folder.appendingPathComponent("refs"), withIntermediateDirectories: true)
       try Data(commit.utf8).write(to: folder.appendingPathComponent("refs/main"))
-      for (index, name) in files.enumerated() {
-        let blob = folder.appendingPathComponent("blobs/\(String(format: "%064x", index + 1))")
+      for name in files {
+        let data = Data("GGUF \(name)".utf8)
+        let blob = folder.appendingPathComponent("blobs/\(ModelReferenceTests.sha256(data))")
         try fileManager.createDirectory(at: blob.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data("GGUF \(name)".utf8).write(to: blob)
+        try data.write(to: blob)
         let link = snapshot.appendingPathComponent(name)
         try fileManager.createDirectory(at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
         try fileManager.createSymbolicLink(atPath: link.path, withDestinationPath: blob.path)
@@ -120,13 +122,16 @@ struct ModelReferenceTests {
     #expect(OllamaStore(environment: ["HOME": "/u"]).directory.path == "/u/.ollama/models")
   }
 
+  /// `data`'s SHA-256, lowercase hex: the name of its blob in either store.
+  static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
   /// An Ollama store with one model: its manifest (Ollama's media types) and its layers' blobs.
   static func ollamaStore(in directory: TemporaryDirectory, name: [String] = ["registry.ollama.ai", "library", "tiny"],
                           tag: String = "latest", model: Data, projector: Data? = nil) throws -> OllamaStore {
     let store = OllamaStore(directory: directory.appending("ollama"))
     var layers: [[String: Any]] = []
     func add(_ data: Data, _ mediaType: String) throws {
-      let digest = String(data.count, radix: 16).padding(toLength: 64, withPad: "0", startingAt: 0)
+      let digest = sha256(data)
       let blob = store.directory.appendingPathComponent("blobs/sha256-\(digest)")
       try FileManager.default.createDirectory(at: blob.deletingLastPathComponent(), withIntermediateDirectories: true)
       try data.write(to: blob)

@@ -408,13 +408,16 @@ struct ServeConfigurationTests {
     }
   }
 
+  /// The SHA-256 of the four bytes "GGUF" (`printf GGUF | sha256sum`).
+  static let sha256OfGGUF = "b83633aa785344791618f2fddf131b010ea04912a60430760b070bad293f65bd"
+
   @Test("--model takes hf: and ollama: references: NAME=REF, or REF named after its repository; one not on this machine is refused with where it looked")
   func modelReferences() throws {
     let scratch = try TemporaryDirectory("serve-hf")
     defer { scratch.remove() }
     let commit = String(repeating: "c", count: 40)
     let repository = scratch.appending("hub/models--org--Tiny-GGUF")
-    let blob = repository.appendingPathComponent("blobs/" + String(repeating: "d", count: 64))
+    let blob = repository.appendingPathComponent("blobs/\(Self.sha256OfGGUF)")   // named by its bytes' SHA-256
     let snapshotFile = repository.appendingPathComponent("snapshots/\(commit)/Tiny-Q4_K_M.gguf")
     for folder in [blob, snapshotFile, repository.appendingPathComponent("refs/main")].map({ $0.deletingLastPathComponent() }) {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

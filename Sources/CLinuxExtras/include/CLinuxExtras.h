@@ -1,10 +1,14 @@
-// Linux calls that Swift's Glibc module does not declare (they need _GNU_SOURCE or <malloc.h>),
+// Linux calls that Swift's Glibc module does not declare (they need _GNU_SOURCE, <malloc.h> or <sys/xattr.h>),
 // and a signal handler (which Swift code cannot safely be). Elsewhere they do nothing and report
 // failure.
 #ifndef CLINUXEXTRAS_H
 #define CLINUXEXTRAS_H
 
 #include <stdint.h>
+#if defined(__linux__)
+#include <sys/types.h>
+#include <sys/xattr.h>   // getxattr, setxattr: extended attributes of a file
+#endif
 
 /// Starts writing back the dirty pages of a file range without waiting and without dropping
 /// them: `sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE)`. 0, or -1 with errno.

@@ -20,6 +20,7 @@ extension HuggingFaceHubClient {
     }
     if POSIXFile.regularFileSize(atPath: blob) == file.size {
       if (try? Self.hasHash(of: file, at: blob)) == true {
+        if file.sha256 != nil { VerifiedBlob.remember(blob) }
         logger.debug("already in the cache", metadata: ["file": "\(file.path)", "blob": "\(blobName)"])
         progress(file.size)
         return
@@ -70,6 +71,7 @@ extension HuggingFaceHubClient {
       }
       try POSIXFile.rename(part.path, to: blob)
       POSIXFile.syncDirectory(blobs.path)
+      if file.sha256 != nil { VerifiedBlob.remember(blob) }   // its hash was checked as it arrived
     } catch let failure as POSIXFile.Failure {
       throw mapFailure(failure)
     }

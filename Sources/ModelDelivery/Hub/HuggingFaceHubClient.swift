@@ -61,7 +61,10 @@ public struct HuggingFaceHubClient: Sendable {
       preconditionFailure("not an hf: reference")
     }
     if configuration.isOffline {
-      do { return try cache.locate(reference) } catch { throw HuggingFaceHubError.offlineAndNotCached(reference) }
+      do { return try cache.locate(reference) } catch {
+        if case .damaged = error { throw error }   // there, but unusable: say so
+        throw HuggingFaceHubError.offlineAndNotCached(reference)
+      }
     }
     let revision = asked ?? "main"
     let commit = try await commit(of: repository, revision: revision)
@@ -120,6 +123,13 @@ public struct HuggingFaceHubClient: Sendable {
         throw HuggingFaceHubError.invalidResponse("the file list is not a list of entries")
       }
       for entry in entries where entry.type == "file" {
+        // A path becomes a link below the snapshot, a hash a file name in blobs/: neither may lead elsewhere.
+        guard Self.isInsideRepository(entry.path) else {
+          throw HuggingFaceHubError.invalidResponse("the file list names a path outside the repository: \"\(entry.path.prefix(200))\"")
+        }
+        if let oid = entry.lfs?.oid, !VerifiedBlob.isSHA256(oid.lowercased()) {
+          throw HuggingFaceHubError.invalidResponse("\(entry.path) is listed with an LFS hash that is not a SHA-256")
+        }
         let size = entry.lfs?.size ?? entry.size ?? 0
         files.append(HuggingFaceHubFile(path: entry.path, size: size, sha256: entry.lfs?.oid.lowercased(),
                                         gitBlobID: entry.oid?.lowercased()))
@@ -127,6 +137,15 @@ public struct HuggingFaceHubClient: Sendable {
       next = link.flatMap(Self.nextPage(inLinkHeader:))
     }
     return files
+  }
+
+  /// Whether `path` names a file inside a repository: relative, with no empty, `.` or `..` part,
+  /// no backslash or NUL.
+  static func isInsideRepository(_ path: String) -> Bool {
+    guard !path.isEmpty, path.utf8.count <= 4096, !path.hasPrefix("/"), !path.contains("\\"), !path.contains("\0") else {
+      return false
+    }
+    return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
   }
 
   /// The model's files among `files`: the GGUF of `quantization` (every part of a split one) and

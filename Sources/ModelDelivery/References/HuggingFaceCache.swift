@@ -93,6 +93,13 @@ public struct HuggingFaceCache: Sendable {
     guard FileManager.default.isReadableFile(atPath: target.path) else {
       throw .damaged(reference, reason: "\(file.lastPathComponent) is a broken link (\(target.path) is missing)")
     }
+    // A blob named by its SHA-256 must hold those bytes: a truncated or damaged one is never loaded.
+    let blob = target.lastPathComponent
+    if target.deletingLastPathComponent().lastPathComponent == "blobs", VerifiedBlob.isSHA256(blob),
+       !VerifiedBlob.isIntact(target.path, sha256: blob) {
+      throw .damaged(reference, reason: "\(file.lastPathComponent)'s blob does not have the SHA-256 it is named by "
+        + "(\(target.path)); fetching it again repairs it")
+    }
     return file
   }
 

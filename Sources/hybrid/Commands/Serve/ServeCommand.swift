@@ -472,6 +472,7 @@ struct ServeCommand: AsyncParsableCommand {
       let toolbox = try await MCPToolbox.connect(servers, samplingModel: samplingModel)
       Self.status.say("web chat tools from MCP servers: " + toolGroups(of: toolbox)
         .map { "\($0.name) (\($0.tools.map(\.name).joined(separator: ", ")))" }.joined(separator: "; "))
+      for refusal in toolbox.refusedTools { Self.status.say("  \(refusal)") }
       return toolbox
     } catch {
       Self.status.fail("cannot start the web chat's MCP servers: \(error)")
