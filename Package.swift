@@ -399,6 +399,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/HybridAIServerTestSupport",
+      exclude: ["Schemathesis"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",
@@ -442,7 +443,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
-      exclude: ["Conformance"],
+      exclude: ["Conformance", "Fuzz"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIChatAppTests",

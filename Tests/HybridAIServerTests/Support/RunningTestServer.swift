@@ -42,12 +42,12 @@ final class RunningTestServer: Sendable {
 
   /// Starts a server; `apiKeys` non-empty makes keys required.
   static func start(apiKeys: Set<String> = [], maxRequestBytes: Int = 1 << 20,
-                    maxConcurrentSequences: Int = 4) async throws -> RunningTestServer {
+                    maxConcurrentSequences: Int = 4, contextSizePerSequence: Int = 1024) async throws -> RunningTestServer {
     try #require(FileManager.default.fileExists(atPath: modelPath),
                  "the test model is missing at \(modelPath): run scripts/bootstrap (make test does)")
     var configuration = BatchedLanguageModel.Configuration()
     configuration.maxConcurrentSequences = maxConcurrentSequences
-    configuration.contextSizePerSequence = 1024
+    configuration.contextSizePerSequence = contextSizePerSequence
     let batched = BatchedLanguageModel(modelPath: modelPath, configuration: configuration)
     let model = ObservedLanguageModel(batched)
     let log = RequestLog()
