@@ -399,7 +399,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
       ],
       path: "Tests/HybridAIServerTestSupport",
-      exclude: ["Schemathesis"],
+      exclude: ["Schemathesis/schemathesis_run.sh"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",

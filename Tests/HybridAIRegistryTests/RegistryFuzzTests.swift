@@ -13,9 +13,7 @@ struct RegistryFuzzTests {
 
   @Test("a bounded schemathesis run from openapi.yaml finds no server error and no undocumented answer")
   func fuzzFromTheOpenAPIDocument() async throws {
-    let schemathesis = TestRepository.dependency("schemathesis-venv/bin/schemathesis")
-    try #require(FileManager.default.isExecutableFile(atPath: schemathesis.path),
-                 "schemathesis is missing at \(schemathesis.path): run scripts/bootstrap (make test does)")
+    try Schemathesis.requireInstalled()
     try await RunningRegistry.with(maxUploadBytes: 1 << 20) { server in
       let outcome = try await ChildProcess.run(
         URL(fileURLWithPath: "/bin/bash"), [Self.script.path, server.baseURL.absoluteString, RunningRegistry.adminToken],

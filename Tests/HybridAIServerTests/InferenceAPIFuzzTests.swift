@@ -1,5 +1,6 @@
 import Foundation
 import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 
@@ -9,19 +10,16 @@ import Testing
 /// every answer must be what the document describes (each API's own error envelope included).
 @Suite("Inference API fuzzing (schemathesis)")
 struct InferenceAPIFuzzTests {
-  static let runner = TestRepository.file("Tests/HybridAIServerTestSupport/Schemathesis/schemathesis_run.sh")
   static let document = TestRepository.file("Tests/HybridAIServerTests/Fuzz/inference-apis.yaml")
 
   @Test("a bounded schemathesis run against the OpenAI and Gemini endpoints finds no server error and no undocumented answer")
   func fuzzBothAPIs() async throws {
-    let schemathesis = TestRepository.dependency("schemathesis-venv/bin/schemathesis")
-    try #require(FileManager.default.isExecutableFile(atPath: schemathesis.path),
-                 "schemathesis is missing at \(schemathesis.path): run scripts/bootstrap (make test does)")
+    try Schemathesis.requireInstalled()
     // A short context bounds every answer, including those of requests that name no token limit.
     let server = try await RunningTestServer.start(contextSizePerSequence: 256)
     defer { Task { await server.stop() } }
     let outcome = try await ChildProcess.run(
-      URL(fileURLWithPath: "/bin/bash"), [Self.runner.path, "inference_fuzz", Self.document.path, server.baseURL.absoluteString],
+      URL(fileURLWithPath: "/bin/bash"), [Schemathesis.runner.path, "inference_fuzz", Self.document.path, server.baseURL.absoluteString],
       mergingStandardError: true,
       environment: ProcessInfo.processInfo.environment.merging(
         ["FUZZ_MAX_EXAMPLES": "10", "FUZZ_REQUEST_TIMEOUT": "300", "FUZZ_TIME_LIMIT": "1200"]) { $1 })
