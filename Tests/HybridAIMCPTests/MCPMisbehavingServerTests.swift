@@ -12,11 +12,18 @@ import Testing
 struct MCPMisbehavingServerTests {
   let context = ToolContext(callID: "1", transcript: Transcript(entries: []))
 
-  @Test("a line of plain text on stdout before the messages: skipped with a warning that quotes it; the server works")
-  func banner() async throws {
+  /// The toolbox of the misbehaving server in `mode`, and what it logs.
+  func connectRecordingTheLog(to mode: String) async throws -> (MCPToolbox, RecordingLogHandler.Records) {
     let records = RecordingLogHandler.Records()
     let logger = Logger(label: "tests.mcp") { RecordingLogHandler(label: $0, records: records) }
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.misbehaving("banner")], requestTimeout: MCPTestServers.requestTimeout, logger: logger)
+    let toolbox = try await MCPToolbox.connect([MCPTestServers.misbehaving(mode)], requestTimeout: MCPTestServers.requestTimeout,
+                                               logger: logger)
+    return (toolbox, records)
+  }
+
+  @Test("a line of plain text on stdout before the messages: skipped with a warning that quotes it; the server works")
+  func banner() async throws {
+    let (toolbox, records) = try await connectRecordingTheLog(to: "banner")
     defer { Task { await toolbox.close() } }
     let echo = try #require(toolbox.mcpTools.first { $0.name == "echo" })
     #expect(try await echo.call(arguments: GeneratedContent(["text": "hi"]), context: context).description == "hi")
@@ -45,9 +52,7 @@ struct MCPMisbehavingServerTests {
 
   @Test("tools whose input schema is not a JSON Schema of an object: not offered, each refused by name with why; the good tool works in a session")
   func malformedToolSchemas() async throws {
-    let records = RecordingLogHandler.Records()
-    let logger = Logger(label: "tests.mcp") { RecordingLogHandler(label: $0, records: records) }
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.misbehaving("bad-schema")], requestTimeout: MCPTestServers.requestTimeout, logger: logger)
+    let (toolbox, records) = try await connectRecordingTheLog(to: "bad-schema")
     defer { Task { await toolbox.close() } }
     #expect(toolbox.mcpTools.map(\.name) == ["echo"])
     let refused = toolbox.refusedTools
@@ -68,9 +73,7 @@ struct MCPMisbehavingServerTests {
 
   @Test("a response to a request never made: dropped with a warning naming its id; the call it came before is answered")
   func responseToNoRequest() async throws {
-    let records = RecordingLogHandler.Records()
-    let logger = Logger(label: "tests.mcp") { RecordingLogHandler(label: $0, records: records) }
-    let toolbox = try await MCPToolbox.connect([MCPTestServers.misbehaving("stray-id")], requestTimeout: MCPTestServers.requestTimeout, logger: logger)
+    let (toolbox, records) = try await connectRecordingTheLog(to: "stray-id")
     defer { Task { await toolbox.close() } }
     let echo = try #require(toolbox.mcpTools.first { $0.name == "echo" })
     #expect(try await echo.call(arguments: GeneratedContent(["text": "one"]), context: context).description == "one")
