@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 
 /// Finds the default on-device model file.
 ///
@@ -6,7 +7,8 @@ import Foundation
 /// in the current directory or any parent (where `scripts/bootstrap` puts it); the same above the
 /// running executable (a checkout's `.build/debug/hybrid` finds its bootstrap's model from any
 /// folder); the user's model folder, `$XDG_DATA_HOME/hybridai/models/<default>` (else
-/// `~/.local/share/hybridai/models`); `~/.cache/hybridai/models/<default>`. When none exists, the
+/// `~/.local/share/hybridai/models`); the folder registry downloads go to,
+/// `$XDG_CACHE_HOME/hybridai/models/<default>` (else `~/.cache/hybridai/models`). When none exists, the
 /// first candidate is returned, so the model reports
 /// ``ModelAvailability/UnavailableReason/modelNotReady`` naming a sensible path.
 public enum ModelLocator {
@@ -44,11 +46,8 @@ public enum ModelLocator {
     if let directory = environment["HYBRIDAI_MODELS_DIR"], !directory.isEmpty { folders.append(directory) }
     folders += bootstrapFolders(from: URL(fileURLWithPath: currentDirectory, isDirectory: true))
     if let executable { folders += bootstrapFolders(from: executable.deletingLastPathComponent()) }
-    let home = environment["HOME"] ?? NSHomeDirectory()
-    let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-      ?? (home as NSString).appendingPathComponent(".local/share")
-    folders.append((dataHome as NSString).appendingPathComponent("hybridai/models"))
-    folders.append((home as NSString).appendingPathComponent(".cache/hybridai/models"))
+    folders.append(UserModelFolders.installed(environment: environment).path)
+    folders.append(UserModelFolders.downloaded(environment: environment).path)
     return folders
   }
 

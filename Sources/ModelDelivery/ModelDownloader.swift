@@ -105,14 +105,9 @@ public final class ModelDownloader: Sendable {
   }
 
   /// `$XDG_CACHE_HOME/hybridai/models` when `XDG_CACHE_HOME` is an absolute path, else
-  /// `~/.cache/hybridai/models`.
+  /// `~/.cache/hybridai/models` (``HybridAI/UserModelFolders/downloaded(environment:)``).
   public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-    if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
-      return URL(fileURLWithPath: cache, isDirectory: true).appendingPathComponent("hybridai/models", isDirectory: true)
-    }
-    let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
-      ?? FileManager.default.homeDirectoryForCurrentUser
-    return home.appendingPathComponent(".cache/hybridai/models", isDirectory: true)
+    UserModelFolders.downloaded(environment: environment)
   }
 
   // MARK: - Getting models

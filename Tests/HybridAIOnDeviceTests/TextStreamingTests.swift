@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 import HybridAITestSupport
 @testable import HybridAIOnDevice
 import Testing
@@ -79,5 +80,15 @@ struct ModelLocatorTests {
     try fileManager.removeItem(at: userModel)
     #expect(ModelLocator.defaultModelPath(environment: environment, currentDirectory: elsewhere, executable: nil)
             == scratch.appending("elsewhere/.deps/models/\(ModelLocator.defaultModelFileName)").path)
+
+    // Where ModelDownloader installs models, by the same rule ($XDG_CACHE_HOME, else ~/.cache).
+    let downloaded = scratch.appending("cache/hybridai/models/\(ModelLocator.defaultModelFileName)")
+    try fileManager.createDirectory(at: downloaded.deletingLastPathComponent(), withIntermediateDirectories: true)
+    #expect(fileManager.createFile(atPath: downloaded.path, contents: Data()))
+    var withCache = environment
+    withCache["XDG_CACHE_HOME"] = scratch.appending("cache").path
+    #expect(ModelLocator.defaultModelPath(environment: withCache, currentDirectory: elsewhere, executable: nil) == downloaded.path)
+    #expect(UserModelFolders.downloaded(environment: withCache).path == downloaded.deletingLastPathComponent().path)
+    #expect(UserModelFolders.downloaded(environment: ["HOME": "/u", "XDG_CACHE_HOME": "relative"]).path == "/u/.cache/hybridai/models")
   }
 }
