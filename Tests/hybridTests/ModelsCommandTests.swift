@@ -62,6 +62,11 @@ struct ModelsCommandTests {
     #expect(try cli.json(first.stdout)["source"] as? String == "on-device")
     let installed = registry.scratch.appendingPathComponent("cache/hybridai/models/smol")
     #expect(FileManager.default.fileExists(atPath: installed.path))
+    let listed = try await cli.run(["models", "list", "--local", "--json"], environment: env)
+    let rows = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stdout)")
+    let row = try #require(rows.first { $0["reference"] as? String == "registry:smol" }, "models list --local: \(listed.stdout)")
+    #expect(row["source"] as? String == "registry" && row["architecture"] as? String == "llama")
+    #expect((row["file"] as? String)?.hasPrefix(installed.path) == true)
 
     await registry.server.stop()
     let again = try await cli.run(arguments, environment: env)

@@ -1,14 +1,16 @@
 import Foundation
+import Logging
 
 /// What each store on this machine holds: Hugging Face's shared cache (every cached revision's
-/// GGUF models, by quantization), Ollama's store (every manifest with a model layer) and model
-/// folders (every `.gguf` in them) — each with the reference that names it.
+/// GGUF models, by quantization), Ollama's store (every manifest with a model layer), the GGUF
+/// models installed from a HybridAI registry, and model folders (every `.gguf` in them) — each
+/// with the reference that names it.
 public struct LocalModelCatalog: Sendable {
   /// One model found.
   public struct Entry: Sendable, Hashable, Codable {
-    /// The store: `huggingface`, `ollama` or `folder`.
+    /// The store: `huggingface`, `ollama`, `registry` or `folder`.
     public var source: String
-    /// What to give `--model`: `hf:ORG/REPO:QUANT`, `ollama:NAME:TAG`, or the file's path.
+    /// What to give `--model`: `hf:ORG/REPO:QUANT`, `ollama:NAME:TAG`, `registry:NAME`, or the file's path.
     public var reference: String
     /// The model's file (the first part of a split model).
     public var file: String
@@ -22,24 +24,39 @@ public struct LocalModelCatalog: Sendable {
 
   public var huggingFaceCache: HuggingFaceCache
   public var ollamaStore: OllamaStore
+  /// Where models from a HybridAI registry are installed (``ModelDownloader``), if anywhere.
+  public var registryModels: URL?
   /// Folders whose `.gguf` files are listed as they are.
   public var folders: [URL]
 
-  public init(huggingFaceCache: HuggingFaceCache, ollamaStore: OllamaStore, folders: [URL]) {
+  public init(huggingFaceCache: HuggingFaceCache, ollamaStore: OllamaStore, registryModels: URL? = nil, folders: [URL]) {
     self.huggingFaceCache = huggingFaceCache
     self.ollamaStore = ollamaStore
+    self.registryModels = registryModels
     self.folders = folders
   }
 
   /// The stores the environment names, and `folders`.
   public init(environment: [String: String] = ProcessInfo.processInfo.environment, folders: [URL]) {
     self.init(huggingFaceCache: HuggingFaceCache(environment: environment), ollamaStore: OllamaStore(environment: environment),
-              folders: folders)
+              registryModels: ModelDownloader.defaultDirectory(environment: environment), folders: folders)
   }
 
   /// Every model found, by store, then reference.
   public func entries() -> [Entry] {
-    huggingFaceEntries() + ollamaEntries() + folderEntries()
+    huggingFaceEntries() + ollamaEntries() + registryEntries() + folderEntries()
+  }
+
+  /// Every GGUF model installed from a registry, as `registry:NAME` (its installed version).
+  func registryEntries() -> [Entry] {
+    guard let registryModels else { return [] }
+    let store = ModelStore(root: registryModels, logger: Logger(label: "HybridAI.modelDelivery"))
+    return store.modelNames().compactMap { name in
+      guard let record = store.installed(name), record.fileName.hasSuffix(".gguf") else { return nil }
+      let file = URL(fileURLWithPath: store.filePath(for: record))
+      return Entry(source: "registry", reference: "registry:\(name)", file: file.path, quantization: nil,
+                   sizeBytes: Self.size(of: file), projector: nil)
+    }
   }
 
   /// Each cached repository's models: those of its `main` snapshot as `hf:ORG/REPO:QUANT`, those of

@@ -3,7 +3,7 @@ import HybridAIOnDevice
 import HybridCommandLine
 import ModelDelivery
 
-/// `hybrid models list --local`: the GGUF models in Hugging Face's cache, Ollama's store and the
+/// `hybrid models list --local`: the GGUF models in Hugging Face's cache, Ollama's store, registry downloads and the
 /// model folders, with the reference `--model` takes for each.
 struct LocalModelsList {
   /// One model as listed: the catalogue's entry and the architecture its header declares.
@@ -30,7 +30,7 @@ struct LocalModelsList {
     let rows = rows()
     if json { return try printJSON(rows) }
     guard !rows.isEmpty else {
-      Terminal.write("no GGUF models in Hugging Face's cache, Ollama's store or the model folders\n")
+      Terminal.write("no GGUF models in Hugging Face's cache, Ollama's store, the registry downloads or the model folders\n")
       return
     }
     let table = [["SOURCE", "REFERENCE", "ARCHITECTURE", "QUANT", "SIZE", "PROJECTOR"]] + rows.map { row in
