@@ -68,6 +68,9 @@ struct ModelsCommandTests {
     #expect(row["source"] as? String == "registry" && row["architecture"] as? String == "llama")
     #expect((row["file"] as? String)?.hasPrefix(installed.path) == true)
 
+    let pulled = try await cli.run(["models", "pull", "registry:smol"], environment: env)
+    #expect(pulled.status == 0 && pulled.stdout.hasPrefix(installed.path), "\(pulled.stdout)\(pulled.stderr)")
+
     await registry.server.stop()
     let again = try await cli.run(arguments, environment: env)
     #expect(again.status == 0, "the installed copy, without the server: \(again.stderr)")

@@ -43,16 +43,34 @@ public struct ModelReferenceFetcher: Sendable {
       return try await hub.model(for: reference, progress: progress)
     case .registry(let name):
       if let installed = try? resolver.resolve(reference) { return installed }
-      let downloader = ModelDownloader(server: registryServer, directory: resolver.registryModels, apiKey: registryAPIKey)
-      let watcher = Task {
-        for await update in downloader.progress(for: name) {
-          progress(ModelFetchProgress(file: name, receivedBytes: update.bytesReceived, totalBytes: update.totalBytes))
-        }
-      }
-      defer { watcher.cancel() }
-      let model = try await downloader.getModel(name: name, downloadType: .localModel)
-      progress(ModelFetchProgress(file: name, receivedBytes: model.size, totalBytes: model.size))
-      return LocalModel(reference: reference, weights: URL(fileURLWithPath: model.path))
+      return try await registryModel(name, downloadType: .localModel, progress: progress)
     }
+  }
+
+  /// The newest version of the model `reference` names: an `hf:` revision's files fetched again
+  /// where the cache lacks them, a `registry:` model's latest version installed; files and `ollama:`
+  /// models as they are (`hybrid models pull`).
+  public func pull(_ reference: ModelReference,
+                   progress: @escaping @Sendable (ModelFetchProgress) -> Void = { _ in }) async throws -> LocalModel {
+    switch reference {
+    case .file, .ollama: return try resolver.resolve(reference)
+    case .huggingFace: return try await hub.fetch(reference, progress: progress)
+    case .registry(let name): return try await registryModel(name, downloadType: .latestModel, progress: progress)
+    }
+  }
+
+  /// The registry's model `name`, got as `downloadType` says, its transfer reported to `progress`.
+  private func registryModel(_ name: String, downloadType: ModelDownloadType,
+                             progress: @escaping @Sendable (ModelFetchProgress) -> Void) async throws -> LocalModel {
+    let downloader = ModelDownloader(server: registryServer, directory: resolver.registryModels, apiKey: registryAPIKey)
+    let watcher = Task {
+      for await update in downloader.progress(for: name) {
+        progress(ModelFetchProgress(file: name, receivedBytes: update.bytesReceived, totalBytes: update.totalBytes))
+      }
+    }
+    defer { watcher.cancel() }
+    let model = try await downloader.getModel(name: name, downloadType: downloadType)
+    progress(ModelFetchProgress(file: name, receivedBytes: model.size, totalBytes: model.size))
+    return LocalModel(reference: .registry(name: name), weights: URL(fileURLWithPath: model.path))
   }
 }
