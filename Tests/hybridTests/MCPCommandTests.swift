@@ -58,7 +58,8 @@ struct MCPCommandTests {
         "odd": {"command": "\#(Self.python)", "args": ["\#(misbehaving)", "--mode", "bad-schema"]},
         "ghost": {"command": "no-such-mcp-server"}}}
       """#.utf8).write(to: config)
-    let listed = try await cli.run(["mcp", "list", "--mcp-config", config.path])
+    // Python servers start slowly while the whole suite shares two cores: five minutes a request.
+    let listed = try await cli.run(["mcp", "list", "--mcp-config", config.path, "--timeout", "300"])
     #expect(listed.status == 1, "\(listed.stderr)")
     for line in ["ghost: cannot be used — the MCP server ghost could not be started", "odd: 1 tool, 2 refused", "  echo(text: string)",
                  "  refused broken: its input schema is not a JSON Schema: `/properties` is a string", "time: 2 tools",
@@ -66,7 +67,7 @@ struct MCPCommandTests {
       #expect(listed.stdout.contains(line), "\(line) in:\n\(listed.stdout)")
     }
 
-    let json = try await cli.run(["mcp", "list", "--mcp-config", config.path, "--json"])
+    let json = try await cli.run(["mcp", "list", "--mcp-config", config.path, "--json", "--timeout", "300"])
     let servers = try #require(try cli.json(json.stdout)["servers"] as? [[String: Any]], "\(json.stdout)")
     #expect(servers.map { $0["name"] as? String } == ["ghost", "odd", "time"])
     #expect((servers[0]["error"] as? [String: Any])?["kind"] as? String == "mcp.launchFailed")
@@ -75,7 +76,7 @@ struct MCPCommandTests {
     #expect(time.compactMap { $0["name"] as? String }.sorted() == ["convert_time", "get_current_time"])
     #expect(time.allSatisfy { ($0["inputSchema"] as? [String: Any])?["type"] as? String == "object" })
 
-    let one = try await cli.run(["mcp", "list", "--mcp", "\(Self.python) -m mcp_server_time"])
+    let one = try await cli.run(["mcp", "list", "--mcp", "\(Self.python) -m mcp_server_time", "--timeout", "300"])
     #expect(one.status == 0 && one.stdout.hasPrefix("mcp1: 2 tools"), "\(one.stdout)\(one.stderr)")
     let none = try await cli.run(["mcp", "list"])
     #expect(none.status == 64 && none.stderr.contains("name the servers with --mcp-config FILE or --mcp COMMAND"), "\(none.stderr)")
