@@ -38,6 +38,22 @@ public struct ServedModel: Sendable {
     self.modelVersion = name
   }
 
+  /// This model running `catalog`'s tools itself for every request of the Gemini and OpenAI APIs:
+  /// a request's answer may come from several rounds, the server calling its tools in between (the
+  /// client's own tools are answered by the client as before). Up to `maximumRounds` rounds call
+  /// tools; the next must answer.
+  ///
+  /// ```swift
+  /// let toolbox = try await MCPToolbox.connect(servers)
+  /// let served = ServedModel(name: "smollm2", model: model, contextSize: 4096).runningTools(of: toolbox)
+  /// ```
+  public func runningTools(of catalog: any ToolCatalog, maximumRounds: Int = 8) -> ServedModel {
+    let running = ServedModel(
+      name: modelVersion, model: ServerToolRunningModel(base: base, catalog: catalog, maximumRounds: maximumRounds),
+      inputTokenLimit: inputTokenLimit, outputTokenLimit: outputTokenLimit, embedder: embedder, countTokens: countTokens)
+    return name == modelVersion ? running : running.alias(name)
+  }
+
   /// This model under another name as well, e.g. `gemini-2.5-flash`, so apps written for that name
   /// run unchanged; its answers report this model's ``modelVersion``.
   public func alias(_ alias: String) -> ServedModel {

@@ -1,5 +1,7 @@
 import Foundation
 @testable import hybrid
+import HybridAIProcess
+import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
 
@@ -80,6 +82,33 @@ struct MCPCommandTests {
     #expect(one.status == 0 && one.stdout.hasPrefix("mcp1: 2 tools"), "\(one.stdout)\(one.stderr)")
     let none = try await cli.run(["mcp", "list"])
     #expect(none.status == 64 && none.stderr.contains("name the servers with --mcp-config FILE or --mcp COMMAND"), "\(none.stderr)")
+  }
+
+  @Test("hybrid serve --mcp-api-model: the OpenAI API's answer is made in rounds, the server calling an MCP server's tools in between")
+  func serverSideTools() async throws {
+    let data = HybridCommandTests.scratchRegistry()
+    defer { try? FileManager.default.removeItem(atPath: data) }
+    try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+    let config = URL(fileURLWithPath: data).appendingPathComponent("mcp.json")
+    try Data(#"{"mcpServers": {"time": {"command": "\#(Self.python)", "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}}}"#.utf8)
+      .write(to: config)
+    let server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
+      "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--max-concurrent-requests", "1", "--context-size", "2048",
+      "--no-chat", "--mcp-config", config.path, "--mcp-api-model", "smollm2"])
+    defer { server.terminate() }
+    let base = server.baseURL.absoluteString
+    let reply = try await TestHTTP.send(.POST, URL(string: base + "/v1/chat/completions")!, json: [
+      "model": "smollm2", "max_tokens": 40, "temperature": 0, "tool_choice": "required",
+      "messages": [["role": "user", "content": "What time is it in Tokyo?"]],
+    ])
+    #expect(reply.status == 200, "\(reply.text)")
+    let message = try #require((try reply.json["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any], "\(reply.text)")
+    #expect(message["tool_calls"] == nil, "the server's tools stay on the server: \(reply.text)")
+    // Each round is a generation of the model: one request answered in two or more.
+    let metrics = try await TestHTTP.send(.GET, URL(string: base + "/metrics")!).text
+    let generations = metrics.split(separator: "\n").filter { $0.hasPrefix(#"hybrid_generation_requests_total{model="smollm2""#) }
+      .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+    #expect(generations >= 2, "\(metrics)")
   }
 
   @Test("command lines split like a shell's words, quotes keeping spaces")

@@ -185,6 +185,25 @@ struct ServeConfigurationTests {
     }
   }
 
+  @Test("mcp-api-model: off by default; a served model's name (flag or config key) with mcp-config; without a server, or naming no served model, refused")
+  func mcpAPIModel() async throws {
+    let scratch = try TemporaryDirectory()
+    defer { scratch.remove() }
+    let servers = TestRepository.file("deploy/mcp-servers.json").path
+    #expect(try await settings(["--mcp-config", servers]).1.mcpAPIModels.isEmpty)
+    #expect(try await settings(["--mcp-config", servers, "--mcp-api-model", "smollm2"]).1.mcpAPIModels == ["smollm2"])
+    let file = try write("mcp-config: [\"\(servers)\"]\nmcp-api-model: [smollm2]\n", to: "serve.yaml", in: scratch)
+    #expect(try await settings(["--config", file]).1.mcpAPIModels == ["smollm2"])
+    for (arguments, needle) in [(["--mcp-api-model", "smollm2"], "no MCP server is configured"),
+                                (["--mcp-config", servers, "--mcp-api-model", "other"], "no served model is named other (served: smollm2)")] {
+      await #expect {
+        try await settings(arguments)
+      } throws: { error in
+        "\(error)".contains("--mcp-api-model") && "\(error)".contains(needle)
+      }
+    }
+  }
+
   @Test("chat-template: MODEL=TEMPLATE for one model, TEMPLATE for every model (MODEL= wins); files, chatml and built-in names; typos refused with the reason")
   func chatTemplates() async throws {
     let directory = try TemporaryDirectory("serve-templates")
@@ -372,7 +391,7 @@ struct ServeConfigurationTests {
       "public-url": "https://models.example.com", "chat-cloud-url": "http://127.0.0.1:9", "log-level": "info",
       "log-format": "text", "batch-contexts": "1",
       "mmproj": "smollm2=" + TestRepository.dependency("models/pairs/vision/mmproj.gguf").path,
-      "mcp-config": TestRepository.file("deploy/mcp-servers.json").path,
+      "mcp-config": TestRepository.file("deploy/mcp-servers.json").path, "mcp-api-model": "smollm2",
     ]
     if let value = valid[setting.name] { return value }
     switch setting.kind {

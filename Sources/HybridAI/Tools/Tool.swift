@@ -48,8 +48,10 @@ extension Tool {
     ToolDefinition(name: name, description: description, parameters: parameters)
   }
 
-  /// Decodes the arguments and calls the tool.
-  func call(with arguments: GeneratedContent, context: ToolContext) async throws -> ToolOutput {
+  /// Decodes a model's arguments and calls the tool: what a session does for each tool call, for
+  /// code that runs a tool loop of its own (a server running its tools for an API request).
+  /// Arguments that do not decode throw ``GenerationError/invalidToolArguments(toolName:arguments:reason:)``.
+  public func call(with arguments: GeneratedContent, context: ToolContext) async throws -> ToolOutput {
     let decoded: Arguments
     do {
       decoded = try Arguments(arguments)

@@ -32,10 +32,13 @@ final class ScriptedServer: Sendable {
     self.log = log
   }
 
-  static func start(_ model: ScriptedLanguageModel, transport: ServerTransport = .socket) async throws -> ScriptedServer {
+  /// With `serverTools`, the model runs those tools itself (``ServedModel/runningTools(of:maximumRounds:)``).
+  static func start(_ model: ScriptedLanguageModel, transport: ServerTransport = .socket,
+                    serverTools: (catalog: any ToolCatalog, maximumRounds: Int)? = nil) async throws -> ScriptedServer {
     let log = RequestLog()
-    let served = ServedModel(name: modelName, model: model, inputTokenLimit: 4096, outputTokenLimit: 1024,
+    var served = ServedModel(name: modelName, model: model, inputTokenLimit: 4096, outputTokenLimit: 1024,
                              countTokens: { $0.transcript.count * 10 })
+    if let serverTools { served = served.runningTools(of: serverTools.catalog, maximumRounds: serverTools.maximumRounds) }
     let api = GeminiCompatibleAPI(models: [served], onGenerateRequest: { _, request in log.append(request) })
     return ScriptedServer(server: try await RunningServer.start([api, OpenAICompatibleAPI(models: [served])],
                                                                 transport: transport),

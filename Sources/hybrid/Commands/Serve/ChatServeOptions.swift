@@ -39,6 +39,12 @@ struct ChatServeOptions: ParsableArguments {
     valueName: "file"))
   var mcpConfig: [String] = []
 
+  @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
+    "A served model whose Gemini and OpenAI APIs run the --mcp-config servers' tools themselves. Repeatable.",
+    discussion: "Off by default: the APIs then offer a model only the tools each request declares. With it, every client of that model may have the server call those tools, with this server's rights.",
+    valueName: "model"))
+  var mcpAPIModel: [String] = []
+
   @OptionGroup var sessionStore: SessionStoreOptions
 
   /// The flags given, as settings.
@@ -53,6 +59,7 @@ struct ChatServeOptions: ParsableArguments {
     if let chatCloudModel { flags[.chatCloudModel] = .string(chatCloudModel) }
     if let sessionsDir = sessionStore.sessionsDir { flags[.sessionsDir] = .string(sessionsDir) }
     if !mcpConfig.isEmpty { flags[.mcpConfig] = .stringArray(mcpConfig) }
+    if !mcpAPIModel.isEmpty { flags[.mcpAPIModel] = .stringArray(mcpAPIModel) }
     return flags
   }
 }

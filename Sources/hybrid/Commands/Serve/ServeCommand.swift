@@ -254,12 +254,9 @@ struct ServeCommand: AsyncParsableCommand {
       let configuration = try await ServeConfiguration.resolve(flags: flags, environment: environment)
       try await fetchModels(configuration, environment: environment)
       return (configuration, try ServeSettings(configuration))
-    } catch let error as HuggingFaceHubError {
+    } catch let error where error is HuggingFaceHubError || error is ModelDownloadError {
       Self.status.fail("\(error)")
-      throw ExitCode.failure
-    } catch let error as ModelDownloadError {
-      Self.status.fail("\(error)")
-      throw ExitCode.failure
+      throw ExitCode(ModelFetchExitCode.status(for: error) ?? 1)
     } catch {
       Self.status.fail("\(error)")
       throw ExitCode.validationFailure
@@ -377,25 +374,32 @@ struct ServeCommand: AsyncParsableCommand {
       metrics.addRefresher { metrics.gauge(MetricName.apiKeyLimitsShared).record(keys.sharedLimitsProblem == nil ? 1 : 0) }
     }
     var components: [any ServerComponent] = [RegistryAPI(registry: registry, metrics: metrics)]
+    let chatRefusal = settings.noChat ? nil : settings.chatRefusal(keysRequired: keys.isRequired)
+    let chatIsOn = !models.isEmpty && !settings.noChat && chatRefusal == nil
+    // The MCP servers, started once: the web chat offers their tools, and the models named by
+    // mcp-api-model run them for API requests.
+    var toolbox: MCPToolbox?
+    if let first = models.first, chatIsOn || !settings.mcpAPIModels.isEmpty {
+      toolbox = try await Self.connectToolbox(settings.mcpServers, samplingModel: first.model)
+    }
     if !models.isEmpty {
-      components.append(GeminiCompatibleAPI(models: models))
-      components.append(OpenAICompatibleAPI(models: models))   // the same models under /v1beta/openai/
+      let apiModels = Self.apiModels(models, settings: settings, toolbox: toolbox)
+      components.append(GeminiCompatibleAPI(models: apiModels))
+      components.append(OpenAICompatibleAPI(models: apiModels))   // the same models under /v1beta/openai/
     }
     if !keys.isRequired, !settings.isLoopbackHost {
       Self.status.warn("--host \(settings.host) is not loopback and no API key is required: anyone who can "
         + "reach this machine can use its models (add --api-key, or hybrid keys create)")
     }
     var chatState = "web chat off"
-    var chatToolbox: MCPToolbox?
     if let served = models.first, !settings.noChat {
-      if let refusal = settings.chatRefusal(keysRequired: keys.isRequired) {
-        Self.status.say("\(refusal)")
+      if let chatRefusal {
+        Self.status.say("\(chatRefusal)")
       } else {
         let store = try settings.openSessionStore()
         let cloud = try await settings.makeChatCloudModel()
-        chatToolbox = try await Self.connectChatToolbox(settings.mcpServers, samplingModel: served.model)
         let sessions = ChatSessions(store: store, models: ChatModels(onDevice: served.model, cloud: cloud), tools: DemoTools.all,
-                                    toolGroups: chatToolbox.map(Self.toolGroups(of:)) ?? [], options: settings.chatOptions)
+                                    toolGroups: toolbox.map(Self.toolGroups(of:)) ?? [], options: settings.chatOptions)
         components.append(ChatApp(sessions: sessions, maxUploadBytes: settings.chatMaxUploadBytes))
         health.addCheck("sessions") {
           FileManager.default.isWritableFile(atPath: store.directory.path) ? nil : "\(store.directory.path) is not writable"
@@ -452,7 +456,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
     // Free llama.cpp's contexts, weights and backend now, in this order, rather than leave them to
     // the process's exit (on a GPU the CUDA driver may be gone by then).
-    await chatToolbox?.close()
+    await toolbox?.close()
     for model in batchedModels { await model.shutDown() }
     await OnDeviceRuntime.shutDown()
     await store.shutdown()
@@ -463,21 +467,31 @@ struct ServeCommand: AsyncParsableCommand {
     Self.status.say("stopped")
   }
 
-  /// The web chat's MCP servers, started and their tools listed; `nil` without any. A server that
-  /// cannot start stops `serve` here, naming it: a chat without the tools its operator configured
-  /// would fail its users quietly. Servers allowed to sample are answered by `samplingModel`.
-  static func connectChatToolbox(_ servers: [MCPServerConfiguration], samplingModel: any LanguageModel) async throws -> MCPToolbox? {
+  /// The configured MCP servers, started and their tools listed; `nil` without any. A server that
+  /// cannot start stops `serve` here, naming it: a chat or an API without the tools its operator
+  /// configured would fail its users quietly. Servers allowed to sample are answered by `samplingModel`.
+  static func connectToolbox(_ servers: [MCPServerConfiguration], samplingModel: any LanguageModel) async throws -> MCPToolbox? {
     guard !servers.isEmpty else { return nil }
     do {
       let toolbox = try await MCPToolbox.connect(servers, samplingModel: samplingModel)
-      Self.status.say("web chat tools from MCP servers: " + toolGroups(of: toolbox)
+      Self.status.say("tools from MCP servers: " + toolGroups(of: toolbox)
         .map { "\($0.name) (\($0.tools.map(\.name).joined(separator: ", ")))" }.joined(separator: "; "))
       for refusal in toolbox.refusedTools { Self.status.say("  \(refusal)") }
       return toolbox
     } catch {
-      Self.status.fail("cannot start the web chat's MCP servers: \(error)")
+      Self.status.fail("cannot start the MCP servers: \(error)")
       throw ExitCode.failure
     }
+  }
+
+  /// The models as the Gemini and OpenAI APIs serve them: those named by mcp-api-model (and their
+  /// aliases) run the MCP servers' tools themselves; the others offer only a request's own tools.
+  static func apiModels(_ models: [ServedModel], settings: ServeSettings, toolbox: MCPToolbox?) -> [ServedModel] {
+    guard let toolbox, !settings.mcpAPIModels.isEmpty else { return models }
+    let named = settings.mcpAPIModels
+    let runningTools = named.union(settings.aliases.filter { named.contains($0.model) }.map(\.alias))
+    Self.status.say("the APIs of \(named.sorted().joined(separator: ", ")) run the MCP servers' tools themselves")
+    return models.map { runningTools.contains($0.name) ? $0.runningTools(of: toolbox) : $0 }
   }
 
   /// A chat tool group per server of `toolbox`, in its order (each follows its server's changes).

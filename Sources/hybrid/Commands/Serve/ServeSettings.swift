@@ -69,6 +69,8 @@ struct ServeSettings: Sendable {
   var sessionsDir: String?
   /// The MCP servers whose tools the web chat offers (from the `mcp-config` files).
   var mcpServers: [MCPServerConfiguration]
+  /// The served models (by name) whose APIs run the MCP servers' tools themselves.
+  var mcpAPIModels: Set<String>
   var logLevel: String?
   var logFormat: LogFormat?
 
@@ -200,6 +202,17 @@ struct ServeSettings: Sendable {
     }
     if let clash = Dictionary(grouping: mcpServers, by: \.name).first(where: { $0.value.count > 1 })?.key {
       throw invalid(.mcpConfig, "two MCP servers are named \(clash): names must differ across the files")
+    }
+    mcpAPIModels = []
+    for name in configuration.list(.mcpAPIModel) {
+      guard !mcpServers.isEmpty else {
+        throw invalid(.mcpAPIModel, "names \(name), but no MCP server is configured (mcp-config) whose tools it could run")
+      }
+      guard models.contains(where: { $0.name == name }) else {
+        let served = models.isEmpty ? "none" : models.map(\.name).joined(separator: ", ")
+        throw invalid(.mcpAPIModel, "no served model is named \(name) (served: \(served))")
+      }
+      mcpAPIModels.insert(name)
     }
     logLevel = configuration.string(.logLevel)
     if let level = logLevel, Logger.Level(rawValue: level.lowercased()) == nil {
