@@ -16,6 +16,7 @@ struct HubCommandTests {
     return try await HuggingFaceHubStandIn.start([
       .init("org/SmolLM2-GGUF", files: [.init("SmolLM2-135M-Instruct.Q4_1.gguf", weights),
                                         .init("README.md", Data("# SmolLM2\n".utf8), isLFS: false)]),
+      .init("org/Gated-GGUF", files: [.init("Gated.Q4_K_M.gguf", Data("GGUF".utf8))], isGated: true),
     ])
   }
 
@@ -49,7 +50,7 @@ struct HubCommandTests {
     #expect(hub.storage.requests.count == transfers, "not a byte downloaded")
   }
 
-  @Test("generate --model hf: fetches a model the cache lacks, then answers; a repository that is not there exits 1 saying so")
+  @Test("generate --model hf: fetches a model the cache lacks, then answers; what cannot be fetched exits with its own status, saying why")
   func generateFetches() async throws {
     let hub = try await standIn()
     defer { Task { await hub.stop() } }
@@ -63,11 +64,18 @@ struct HubCommandTests {
     #expect(answer.stderr.contains("100%"), "a progress bar: \(answer.stderr)")
     #expect(hub.storage.requests.count == 1)
 
+    // docs/cli.md: 5 no such model, 6 a token wanted or refused, 4 no network to use.
     let missing = try await cli.run(["models", "pull", "hf:org/Nothing"], environment: environment)
-    #expect(missing.status == 1)
+    #expect(missing.status == 5)
     #expect(missing.stderr.contains("the Hugging Face Hub has no repository org/Nothing"), "\(missing.stderr)")
+    let quantization = try await cli.run(["generate", "--model", "hf:org/SmolLM2-GGUF:Q8_0", "--prompt", "Hi"], environment: environment)
+    #expect(quantization.status == 5 && quantization.stderr.contains("Q4_1"), "the error lists what there is: \(quantization.stderr)")
+    let gated = try await cli.run(["models", "pull", "hf:org/Gated-GGUF"], environment: environment)
+    #expect(gated.status == 6 && gated.stderr.contains("HF_TOKEN"), "\(gated.stderr)")
+    let refused = try await cli.run(["models", "pull", "hf:org/Gated-GGUF"], environment: environment + ["HF_TOKEN": "hf_other"])
+    #expect(refused.status == 6, "\(refused.stderr)")
     let offline = try await cli.run(["models", "pull", "hf:org/Other-GGUF"], environment: environment + ["HF_HUB_OFFLINE": "1"])
-    #expect(offline.status == 1)
+    #expect(offline.status == 4)
     #expect(offline.stderr.contains("offline (HF_HUB_OFFLINE) and not in the cache: hf:org/Other-GGUF"), "\(offline.stderr)")
   }
 
@@ -90,7 +98,7 @@ struct HubCommandTests {
                                  environment: environment)
     #expect(both.status == 64 && both.stderr.contains("not both"), "\(both.stderr)")
     let missing = try await cli.run(["models", "deploy", "other", "--from", "hf:org/Nothing"], environment: environment)
-    #expect(missing.status == 1 && missing.stderr.contains("no repository org/Nothing"), "\(missing.stderr)")
+    #expect(missing.status == 5 && missing.stderr.contains("no repository org/Nothing"), "\(missing.stderr)")
     let list = try await cli.run(["models", "list", "--json"], environment: environment)
     #expect(!list.stdout.contains("\"other\""), "no model is created for a reference that cannot be fetched")
   }

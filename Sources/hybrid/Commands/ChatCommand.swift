@@ -51,7 +51,14 @@ struct ChatCommand: AsyncParsableCommand {
 
   func run() async throws {
     conversation.logging.bootstrap()
-    let model = try await conversation.makeSessionModel()
+    let model: any LanguageModel
+    do {
+      model = try await conversation.makeSessionModel()
+    } catch {
+      guard let status = ModelFetchExitCode.status(for: error) else { throw error }
+      Terminal.status("error: \(error)")
+      throw ExitCode(status)
+    }
     if case .unavailable(let reason) = model.availability {
       Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure

@@ -101,7 +101,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
       if !json, error is PartialAnswerFailure { Terminal.write("\n") }
       report(error)
       if !json, error is PartialAnswerFailure { Terminal.status("  [the answer above is incomplete]") }
-      throw ExitCode.failure
+      throw ExitCode(ModelFetchExitCode.status(for: error) ?? 1)
     }
   }
 

@@ -62,12 +62,10 @@ struct ModelsDeployCommand: AsyncParsableCommand {
       let model = try await ModelReferenceFetcher().model(for: try ModelReference(from), progress: ModelFetchDisplay.bar())
       Terminal.status("deploying \(model.weights.path)")
       return model.weights.resolvingSymlinksInPath().path
-    } catch let error as HuggingFaceHubError {
+    } catch {
+      guard let status = ModelFetchExitCode.status(for: error) else { throw error }
       Terminal.status("error: \(error)")
-      throw ExitCode.failure
-    } catch let error as ModelReferenceError {
-      Terminal.status("error: \(error)")
-      throw ExitCode.failure
+      throw ExitCode(status)
     }
   }
 }

@@ -60,7 +60,7 @@ struct ModelsGetCommand: AsyncParsableCommand {
         conditions: ModelDownloadConditions(allowsCellularAccess: !noCellular, waitsForAllowedNetwork: waitForNetwork))
     } catch let error as ModelDownloadError {
       Terminal.status("error: \(error)")
-      throw ExitCode(ModelsGetCommand.exitCode(for: error))
+      throw ExitCode(ModelFetchExitCode.status(for: error))
     }
     if type == .background { await downloader.waitForBackgroundUpdates() }
     // A download's progress stream has ended by now; let the bar draw its last frame. (With
@@ -74,14 +74,5 @@ struct ModelsGetCommand: AsyncParsableCommand {
     }
     if json { try printJSON(model) } else { Terminal.write("\(model.path)\n") }
     Terminal.status("\(model.name) version \(model.version): \(model.size) bytes, sha256 \(model.hash)")
-  }
-
-  /// 3 when the disk is too small, 4 when the network is not allowed, 1 otherwise: scripts can tell them apart.
-  static func exitCode(for error: ModelDownloadError) -> Int32 {
-    switch error {
-    case .notEnoughSpace: 3
-    case .cellularNotAllowed: 4
-    default: 1
-    }
   }
 }

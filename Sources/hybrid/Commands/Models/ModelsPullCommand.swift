@@ -42,12 +42,10 @@ struct ModelsPullCommand: AsyncParsableCommand {
       let model = try await ModelReferenceFetcher().pull(try parsed(), progress: ModelFetchDisplay.bar())
       Terminal.write(model.weights.path + "\n")
       if let projector = model.projector { Terminal.status("  projector: \(projector.path)") }
-    } catch let error as HuggingFaceHubError {
+    } catch {
+      guard let status = ModelFetchExitCode.status(for: error) else { throw error }
       Terminal.status("error: \(error)")
-      throw ExitCode.failure
-    } catch let error as ModelDownloadError {
-      Terminal.status("error: \(error)")
-      throw ExitCode.failure
+      throw ExitCode(status)
     }
   }
 }
