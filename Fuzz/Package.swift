@@ -72,6 +72,8 @@ let package = Package(
     fuzzTarget("FuzzServerSentEvents", [hybridAI("HybridAIGemini")]),
     // Attachment bytes → media type.
     fuzzTarget("FuzzAttachmentSniffing", [hybridAI("HybridAI")]),
+    // Image headers → the dimensions checked before an image is decoded on device.
+    fuzzTarget("FuzzImageHeader", [hybridAI("HybridAI")]),
     // PNG and JPEG → Bitmap.
     fuzzTarget("FuzzImageDecoding", [hybridAI("TFLiteImage")]),
     // .tflite bytes → the model validator (LiteRT itself is never loaded).

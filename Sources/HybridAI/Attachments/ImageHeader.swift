@@ -1,10 +1,16 @@
 import Foundation
 
 /// The width and height an image file declares in its header (PNG, GIF, BMP, JPEG), read
-/// without decoding it.
-enum ImageHeader {
-  /// `nil` when the bytes are none of these formats or the header is cut short.
-  static func dimensions(of data: Data) -> (width: Int, height: Int)? {
+/// without decoding it: what a decoder would allocate, known before it does (a small file that
+/// declares a huge image is refused unread).
+///
+/// ```swift
+/// if let (width, height) = ImageHeader.dimensions(of: bytes), width * height > 64 << 20 { … }
+/// ```
+public enum ImageHeader {
+  /// `nil` when the bytes are none of these formats or the header is cut short. The values are
+  /// as declared: zero, or (BMP) up to 2³¹, is possible.
+  public static func dimensions(of data: Data) -> (width: Int, height: Int)? {
     let bytes = [UInt8](data.prefix(64 * 1024))
     if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), bytes.count >= 24 {
       return (bigEndian(bytes, 16, 4), bigEndian(bytes, 20, 4))
