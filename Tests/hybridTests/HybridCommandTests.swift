@@ -67,7 +67,7 @@ struct HybridCommandTests {
     #expect(object["source"] as? String == "on-device" && object["modelVersion"] as? String == "SmolLM2-135M-Instruct.Q4_1")
   }
 
-  @Test("generate --model ollama:NAME runs the model layer of an Ollama store where it lies; a reference that is not there exits 64 naming where it looked")
+  @Test("generate --model ollama:NAME runs the model layer of an Ollama store where it lies, serve --model NAME=ollama:… serves it; a reference that is not there exits 64 naming where it looked")
   func generateFromOllamaStore() async throws {
     let store = try TemporaryDirectory("ollama-store")
     defer { store.remove() }
@@ -88,6 +88,15 @@ struct HybridCommandTests {
     #expect(try json(result.stdout)["modelVersion"] as? String == "smollm2:latest", "named as Ollama names it, not by its blob")
     let missing = try await run(["generate", "Hi", "--model", "ollama:smollm2:7b"], environment: environment)
     #expect(missing.status == 64 && missing.stderr.contains("ollama:smollm2:7b is not on this machine"), "\(missing.stderr)")
+
+    // hybrid serve serves it too, under the name given, from the same blob.
+    let server = try await ServerProcess(executable: Self.executable, arguments: [
+      "--model", "smol=ollama:smollm2", "--data", Self.scratchRegistry(), "--no-chat", "--context-size", "512"],
+      environment: environment)
+    defer { server.terminate() }
+    let answer = try await TestHTTP.send(.POST, server.baseURL.appending(path: "v1/chat/completions"), json: [
+      "model": "smol", "max_tokens": 4, "temperature": 0, "messages": [["role": "user", "content": "Hi"]]])
+    #expect(answer.status == 200, "\(answer.text)")
   }
 
   @Test("generate takes its prompt as the argument, with --prompt, or from standard input (-): the same greedy answer each way; none, two, or an empty standard input exit 64 before loading")
