@@ -430,8 +430,8 @@ struct ServeConfigurationTests {
   /// The SHA-256 of the four bytes "GGUF" (`printf GGUF | sha256sum`).
   static let sha256OfGGUF = "b83633aa785344791618f2fddf131b010ea04912a60430760b070bad293f65bd"
 
-  @Test("--model takes hf: and ollama: references: NAME=REF, or REF named after its repository; one not on this machine is refused with where it looked")
-  func modelReferences() throws {
+  @Test("--model (or the config file's model key) takes hf: and ollama: references: NAME=REF, or REF named after its repository; one not on this machine is refused with where it looked")
+  func modelReferences() async throws {
     let scratch = try TemporaryDirectory("serve-hf")
     defer { scratch.remove() }
     let commit = String(repeating: "c", count: 40)
@@ -455,5 +455,19 @@ struct ServeConfigurationTests {
     } throws: { error in
       "\(error)".contains("hf:org/Missing-GGUF is not on this machine")
     }
+
+    // The same references from a config file; an error names the file's key.
+    let file = scratch.appending("serve.yaml")
+    try Data("model: [\"small=hf:org/Tiny-GGUF:Q4_K_M\", \"missing=hf:org/Missing-GGUF\"]\n".utf8).write(to: file)
+    let configuration = try await ServeConfiguration.resolve(flags: [.config: .string(file.path)], environment: [:])
+    #expect(configuration.list(.model).first == "small=hf:org/Tiny-GGUF:Q4_K_M")
+    #expect {
+      try ServeSettings.models(configuration.list(.model), origin: configuration.origin(.model), environment: environment)
+    } throws: { error in
+      "\(error)".contains("serve.yaml") && "\(error)".contains("hf:org/Missing-GGUF is not on this machine")
+    }
+    let fromFile = try ServeSettings.models(Array(configuration.list(.model).prefix(1)), origin: configuration.origin(.model),
+                                            environment: environment)
+    #expect(fromFile.map(\.path) == [snapshotFile.path])
   }
 }
