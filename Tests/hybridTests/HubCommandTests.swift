@@ -32,6 +32,8 @@ struct HubCommandTests {
     let path = pulled.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(path.hasSuffix("/models--org--SmolLM2-GGUF/snapshots/\(hub.repositories[0].commit)/SmolLM2-135M-Instruct.Q4_1.gguf"))
     #expect(pulled.stderr.contains("SmolLM2-135M-Instruct.Q4_1.gguf") && pulled.stderr.contains("100%"), "\(pulled.stderr)")
+    // The bar's bytes and rate: `…  100%  99.0/99.0 MB  85.2 MB/s`.
+    #expect(pulled.stderr.contains(/(\d+\.\d)\/\1 MB  \d+\.\d MB\/s/), "\(pulled.stderr)")
 
     let listed = try await cli.run(["models", "list", "--local", "--json"],
                                    environment: environment + ["OLLAMA_MODELS": directory.appending("none").path])
