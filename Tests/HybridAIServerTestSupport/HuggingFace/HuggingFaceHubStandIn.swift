@@ -19,24 +19,28 @@ import Synchronization
 /// halfway, ``corruptBlobs`` serves other bytes than the hash says.
 public final class HuggingFaceHubStandIn: Sendable {
   /// One file of a repository.
+  /// Its hashes are computed once, here: the stand-in answers on the event loops that the HTTP
+  /// clients of every other test in the process share, and hashing a model file there for each
+  /// request (a second or more on a busy machine) held their connections up until they timed out.
   public struct File: Sendable {
-    public var path: String
-    public var data: Data
+    public let path: String
+    public let data: Data
     /// Kept in Git LFS (every GGUF on the Hub is); else in Git itself.
-    public var isLFS: Bool
+    public let isLFS: Bool
+    /// The bytes' SHA-256 (an LFS file's oid), lowercase hex.
+    public let sha256: String
+    /// Git's blob id of the bytes (SHA-1 of `blob <size>\0` and the bytes).
+    public let gitBlobID: String
 
     public init(_ path: String, _ data: Data, isLFS: Bool = true) {
       self.path = path
       self.data = data
       self.isLFS = isLFS
-    }
-
-    public var sha256: String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
-    public var gitBlobID: String {
+      sha256 = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
       var hasher = Insecure.SHA1()
       hasher.update(data: Data("blob \(data.count)\0".utf8))
       hasher.update(data: data)
-      return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+      gitBlobID = hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
   }
 

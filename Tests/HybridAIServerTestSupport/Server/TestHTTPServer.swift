@@ -105,13 +105,18 @@ public final class TestHTTPServer: Sendable {
     return server
   }
 
+  /// The event loops of the tests' hand-made servers: their own, not NIO's shared ones that
+  /// HybridAI's HTTP clients and servers run on, so a stand-in's work (a responder that hashes or
+  /// copies a model file) never holds up another test's connections in the same process.
+  public static let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
   /// Listens on a free port of 127.0.0.1 with NIO's HTTP/1.1 server pipeline on every connection,
   /// then `addHandlers` (on the connection's event loop) for what the test server does: the one
   /// bootstrap of the tests' hand-made HTTP servers.
   public static func bindLoopbackHTTP(
     addHandlers: @escaping @Sendable (any Channel) throws -> Void
   ) async throws -> any Channel {
-    try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    try await ServerBootstrap(group: eventLoopGroup)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
       .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIServerTestSupport
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -56,7 +57,7 @@ final class CuttingProxy: Sendable {
 
   static func start(to target: Int) async throws -> CuttingProxy {
     let box = Mutex<CuttingProxy?>(nil)
-    let group = MultiThreadedEventLoopGroup.singleton
+    let group = TestHTTPServer.eventLoopGroup
     let channel = try await ServerBootstrap(group: group)
       .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
       .childChannelOption(ChannelOptions.autoRead, value: false)
