@@ -43,13 +43,13 @@ struct ServerToolTests {
     defer { Task { await server.stop() } }
     let reply = try await OpenAIServerTests.chat(server, ["model": ScriptedServer.modelName, "messages": OpenAIServerTests.hello])
     #expect(reply.status == 200, "\(reply.text)")
-    let choice = try #require((reply.json["choices"] as? [[String: Any]])?.first)
+    let choice = try #require((try reply.json["choices"] as? [[String: Any]])?.first)
     let message = try #require(choice["message"] as? [String: Any])
     let content = try #require(message["content"] as? String)
     #expect(content == "Checking. It is 12:00.", "\(content)")
     #expect(message["tool_calls"] == nil && choice["finish_reason"] as? String == "stop")
     #expect(tools.clock.calls.count == 1)
-    let usage = try #require(reply.json["usage"] as? [String: Any])
+    let usage = try #require(try reply.json["usage"] as? [String: Any])
     #expect(usage["prompt_tokens"] as? Int == 40, "two rounds of 20 prompt tokens")
 
     let requests = server.model.requests
@@ -67,7 +67,7 @@ struct ServerToolTests {
     }
     defer { Task { await server.stop() } }
     let reply = try await OpenAIServerTests.chat(server, ["model": ScriptedServer.modelName, "messages": OpenAIServerTests.hello])
-    let message = (reply.json["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any]
+    let message = (try reply.json["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any]
     #expect(message?["content"] as? String == "It failed.", "\(reply.text)")
     #expect(tools.broken.calls.count == 1)
   }
@@ -81,7 +81,7 @@ struct ServerToolTests {
       "name": "clock", "description": "The client's clock", "parameters": ["type": "object", "properties": [String: Any]()]]]
     let reply = try await OpenAIServerTests.chat(server, [
       "model": ScriptedServer.modelName, "messages": OpenAIServerTests.hello, "tools": [clientClock]])
-    let choice = try #require((reply.json["choices"] as? [[String: Any]])?.first, "\(reply.text)")
+    let choice = try #require((try reply.json["choices"] as? [[String: Any]])?.first, "\(reply.text)")
     let calls = (choice["message"] as? [String: Any])?["tool_calls"] as? [[String: Any]]
     #expect(calls?.first?["id"] as? String == "call_client" && choice["finish_reason"] as? String == "tool_calls")
     #expect(tools.clock.calls.isEmpty, "the server's clock is not run")

@@ -409,7 +409,9 @@ struct ServeConfigurationTests {
     defer { scratch.remove() }
     for setting in ServeSetting.all {
       let argument = Self.sampleArgument(for: setting)
-      let flags = try ServeCommand.parse(["--\(setting.name)"] + (argument.map { [$0] } ?? [])).flags
+      // A setting that only makes sense beside another is parsed with it.
+      let companions = setting.name == "mcp-api-model" ? ["--mcp-config", TestRepository.file("deploy/mcp-servers.json").path] : []
+      let flags = try ServeCommand.parse(["--\(setting.name)"] + (argument.map { [$0] } ?? []) + companions).flags
       #expect(flags[setting] != nil, "--\(setting.name) does not set the setting \(setting.name)")
 
       let text = argument ?? "true"

@@ -9,24 +9,24 @@ enum ModelFetchExitCode {
   /// The status for `error`, or `nil` when it is not about finding or fetching a model.
   static func status(for error: any Error) -> Int32? {
     switch error {
-    case let error as HuggingFaceHubError: status(for: error)
-    case let error as ModelDownloadError: status(for: error)
-    case let error as ModelReferenceError: status(for: error)
+    case let error as HuggingFaceHubError: hubStatus(error)
+    case let error as ModelDownloadError: downloadStatus(error)
+    case let error as ModelReferenceError: referenceStatus(error)
     default: nil
     }
   }
 
-  static func status(for error: HuggingFaceHubError) -> Int32 {
+  static func hubStatus(_ error: HuggingFaceHubError) -> Int32 {
     switch error {
     case .repositoryNotFound, .revisionNotFound, .noModel, .quantizationNotFound: 5
     case .authenticationRequired, .accessDenied: 6
     case .offlineAndNotCached: 4
-    case .transferFailed(_, let failure): status(for: failure)
+    case .transferFailed(_, let failure): downloadStatus(failure)
     case .serverError, .invalidResponse: 1
     }
   }
 
-  static func status(for error: ModelDownloadError) -> Int32 {
+  static func downloadStatus(_ error: ModelDownloadError) -> Int32 {
     switch error {
     case .notEnoughSpace: 3
     case .cellularNotAllowed, .offline: 4
@@ -35,7 +35,7 @@ enum ModelFetchExitCode {
     }
   }
 
-  static func status(for error: ModelReferenceError) -> Int32 {
+  static func referenceStatus(_ error: ModelReferenceError) -> Int32 {
     switch error {
     case .notFound, .quantizationNotFound: 5
     case .malformed, .damaged: 1

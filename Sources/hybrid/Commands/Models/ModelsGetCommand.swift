@@ -60,7 +60,7 @@ struct ModelsGetCommand: AsyncParsableCommand {
         conditions: ModelDownloadConditions(allowsCellularAccess: !noCellular, waitsForAllowedNetwork: waitForNetwork))
     } catch let error as ModelDownloadError {
       Terminal.status("error: \(error)")
-      throw ExitCode(ModelFetchExitCode.status(for: error))
+      throw ExitCode(ModelFetchExitCode.downloadStatus(error))
     }
     if type == .background { await downloader.waitForBackgroundUpdates() }
     // A download's progress stream has ended by now; let the bar draw its last frame. (With
