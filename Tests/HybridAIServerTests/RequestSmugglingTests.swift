@@ -43,7 +43,7 @@ struct RequestSmugglingTests {
     defer { Task { await server.stop() } }
     let connection = try RawHTTPConnection(port: server.port)
     try connection.send(Data(request.utf8))
-    let response = await connection.readResponse(timeout: .seconds(10))
+    let response = await connection.readResponse(timeout: .seconds(60))
     #expect(response.status == 400, "\(name): \(response.text)")
     let rest = await connection.readResponse(timeout: .seconds(2))
     #expect(rest.status == 0, "\(name): nothing more is answered on that connection: \(rest.text)")
@@ -59,7 +59,7 @@ struct RequestSmugglingTests {
     for (name, request) in Self.ambiguous {
       let connection = try RawHTTPConnection(port: nginx.port)
       try connection.send(Data(request.utf8))
-      let response = await connection.readResponse(timeout: .seconds(10))
+      let response = await connection.readResponse(timeout: .seconds(60))
       #expect(response.status != 0, "\(name): nginx answers")
       _ = await connection.readResponse(timeout: .seconds(2))   // a pipelined request's answer, if nginx read one
       // Every generate request the model answered so far is one nginx logged as such.
