@@ -23,6 +23,17 @@ public enum MCPConfigurationFile {
     return try servers(in: data, origin: url.path, folder: url.deletingLastPathComponent())
   }
 
+  /// The servers of an `mcpServers` object given as JSON text (a setting of its own rather than a
+  /// file: `{"time": {"command": "uvx"}}`), or of a whole configuration (`{"mcpServers": {…}}`).
+  /// `origin` names where the text came from in errors.
+  public static func servers(inlineJSON text: String, origin: String) throws(MCPError) -> [MCPServerConfiguration] {
+    let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    guard let object else { throw .invalidConfiguration("\(origin) is not a JSON object of MCP servers") }
+    let whole = object["mcpServers"] != nil || object["servers"] != nil
+    return try servers(in: whole ? Data(text.utf8) : Data(#"{"mcpServers": "#.utf8) + Data(text.utf8) + Data("}".utf8),
+                       origin: origin)
+  }
+
   /// The keys a server entry may have: HybridAI's, and other clients' that it ignores.
   static let stdioKeys: Set<String> = ["command", "args", "env", "envFile", "env_file", "cwd"]
   static let httpKeys: Set<String> = ["url", "headers"]

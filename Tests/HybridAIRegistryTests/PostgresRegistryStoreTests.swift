@@ -172,8 +172,9 @@ struct PostgresRegistryStoreTests {
     let postgres = try await TemporaryPostgres.start()   // its own server: the shared one must stay up
     do {
       let store = try await PostgresRegistryStore(
-        // Short enough to keep the stopped phase brief, long enough for a loaded make test (2 s was missed there).
-        configuration: postgres.configuration(database: try await postgres.createDatabase("restart"), operationTimeout: .seconds(10)),
+        // Long enough for a loaded make test (2 s, then 10 s, were missed there by calls to a running
+        // server); a stopped server refuses at once, so the stopped phase stays brief.
+        configuration: postgres.configuration(database: try await postgres.createDatabase("restart"), operationTimeout: .seconds(30)),
         logger: Self.logger)
       try await store.createModel(ModelRecord(name: "kept", description: "before", tags: ["t"], createTime: Self.now))
       _ = try await store.addVersion(toModel: "kept", sha256: Self.sha, sizeBytes: 5, format: .gguf, createTime: Self.now)
@@ -198,7 +199,7 @@ struct PostgresRegistryStoreTests {
           #expect(reason.contains("127.0.0.1:\(postgres.port)"), "\(reason)")
         }
       }
-      print("with the server stopped, two calls gave up after \(clock.now - started) (operation timeout 10 s each)")
+      print("with the server stopped, two calls gave up after \(clock.now - started) (operation timeout 30 s each)")
       #expect(await ModelRegistryProbe.status(of: store) == 503)
 
       try await postgres.startServer()

@@ -155,7 +155,7 @@ struct ServeConfigurationTests {
     await #expect(throws: (any Error).self, "a flag is checked as it is parsed") { try await settings(["--draft-max", "5000"]) }
   }
 
-  @Test("mcp-config: the web chat's MCP servers from mcpServers files (flag or config key); a missing or broken file, or one server name twice, refused naming the file")
+  @Test("mcp-config and mcp-servers: the MCP servers from mcpServers files or inline JSON (flag or config key); a missing or broken file or value, or one server name twice, refused naming it")
   func mcpConfig() async throws {
     let scratch = try TemporaryDirectory()
     defer { scratch.remove() }
@@ -172,6 +172,20 @@ struct ServeConfigurationTests {
     } throws: { error in
       guard case .invalidValue(let origin, let reason)? = error as? ServeConfigurationError else { return false }
       return origin.contains("mcp-config") && origin.contains("broken.yaml") && reason.contains("broken.json") && reason.contains("command")
+    }
+
+    // Servers inline (mcp-servers), beside the files' or alone; the same rules.
+    let inline = #"{"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}"#
+    #expect(try await settings(["--mcp-config", time, "--mcp-servers", inline]).1.mcpServers.map(\.name) == ["time", "fetch"])
+    let inlineFile = try write("mcp-servers: '{\"mcpServers\": \(inline)}'\n", to: "inline.yaml", in: scratch)
+    #expect(try await settings(["--config", inlineFile]).1.mcpServers.map(\.arguments) == [["mcp-server-fetch"]])
+    for (value, needle) in [("[1]", "is not a JSON object of MCP servers"), (#"{"x": {"comand": "y"}}"#, "unknown key \"comand\""),
+                            (#"{"time": {"command": "uvx"}}"#, "two MCP servers are named time")] {
+      await #expect {
+        try await settings(["--mcp-config", time, "--mcp-servers", value])
+      } throws: { error in
+        "\(error)".contains(needle)
+      }
     }
 
     for (arguments, needle) in [([broken], "broken.json"), ([scratch.url.appending(path: "none.json").path], "none.json"),
@@ -392,6 +406,7 @@ struct ServeConfigurationTests {
       "log-format": "text", "batch-contexts": "1",
       "mmproj": "smollm2=" + TestRepository.dependency("models/pairs/vision/mmproj.gguf").path,
       "mcp-config": TestRepository.file("deploy/mcp-servers.json").path, "mcp-api-model": "smollm2",
+      "mcp-servers": #"{"time": {"command": "uvx", "args": ["mcp-server-time"]}}"#,
     ]
     if let value = valid[setting.name] { return value }
     switch setting.kind {
@@ -419,7 +434,7 @@ struct ServeConfigurationTests {
       #expect(fromEnvironment.entries[setting.name]?.source == .environment(setting.environmentVariable),
               "$\(setting.environmentVariable) does not set \(setting.name)")
 
-      let yaml = setting.kind == .list ? "[\"\(text)\"]" : (setting.kind == .string ? "\"\(text)\"" : text)
+      let yaml = setting.kind == .list ? "[\"\(text)\"]" : (setting.kind == .string ? "'\(text)'" : text)
       let file = try write("\(setting.name): \(yaml)\n", to: "\(setting.name).yaml", in: scratch)
       let fromFile = try await ServeConfiguration.resolve(flags: [.config: .string(file)], environment: [:])
       #expect(fromFile.entries[setting.name]?.source == .file(file), "the key \(setting.name) in a config file does not set it")

@@ -39,6 +39,12 @@ struct ChatServeOptions: ParsableArguments {
     valueName: "file"))
   var mcpConfig: [String] = []
 
+  @Option(name: .long, help: ArgumentHelp(
+    "MCP servers given inline: the JSON of an mcpServers object, as in an --mcp-config file.",
+    discussion: "For a config file that holds its servers itself (mcp-servers: '{\"time\": {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}}'). Added to the --mcp-config files' servers.",
+    valueName: "json"))
+  var mcpServers: String?
+
   @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
     "A served model whose Gemini and OpenAI APIs run the --mcp-config servers' tools themselves. Repeatable.",
     discussion: "Off by default: the APIs then offer a model only the tools each request declares. With it, every client of that model may have the server call those tools, with this server's rights.",
@@ -59,6 +65,7 @@ struct ChatServeOptions: ParsableArguments {
     if let chatCloudModel { flags[.chatCloudModel] = .string(chatCloudModel) }
     if let sessionsDir = sessionStore.sessionsDir { flags[.sessionsDir] = .string(sessionsDir) }
     if !mcpConfig.isEmpty { flags[.mcpConfig] = .stringArray(mcpConfig) }
+    if let mcpServers { flags[.mcpServers] = .string(mcpServers) }
     if !mcpAPIModel.isEmpty { flags[.mcpAPIModel] = .stringArray(mcpAPIModel) }
     return flags
   }

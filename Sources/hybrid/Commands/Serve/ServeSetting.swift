@@ -108,6 +108,7 @@ struct ServeSetting: Hashable, Sendable {
   static let chatCloudModel = ServeSetting("chat-cloud-model", .string)
   static let sessionsDir = ServeSetting("sessions-dir", .string)
   static let mcpConfig = ServeSetting("mcp-config", .list, default: .stringArray([]))
+  static let mcpServers = ServeSetting("mcp-servers", .string)
   static let mcpAPIModel = ServeSetting("mcp-api-model", .list, default: .stringArray([]))
   static let logLevel = ServeSetting("log-level", .string, legacyEnvironment: ["HYBRIDAI_LOG_LEVEL"])
   static let logFormat = ServeSetting("log-format", .string, legacyEnvironment: ["HYBRIDAI_LOG_FORMAT"])
@@ -118,6 +119,6 @@ struct ServeSetting: Hashable, Sendable {
     noPromptCache, promptCacheMemory, promptScheduling, batchContexts, draftMax, embeddingPooling, threads, gpuLayers, device, maxRequestBytes, corsOrigin, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
     downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatMaxTokens,
     chatLoopPenalty, chatCloudURL,
-    chatCloudModel, sessionsDir, mcpConfig, mcpAPIModel, logLevel, logFormat,
+    chatCloudModel, sessionsDir, mcpConfig, mcpServers, mcpAPIModel, logLevel, logFormat,
   ]
 }

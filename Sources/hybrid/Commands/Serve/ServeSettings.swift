@@ -67,7 +67,7 @@ struct ServeSettings: Sendable {
   var chatCloudURL: String?
   var chatCloudModel: String?
   var sessionsDir: String?
-  /// The MCP servers whose tools the web chat offers (from the `mcp-config` files).
+  /// The MCP servers whose tools the web chat offers (from the `mcp-config` files and `mcp-servers`).
   var mcpServers: [MCPServerConfiguration]
   /// The served models (by name) whose APIs run the MCP servers' tools themselves.
   var mcpAPIModels: Set<String>
@@ -200,13 +200,20 @@ struct ServeSettings: Sendable {
         throw invalid(.mcpConfig, "\(file): \(error)")
       }
     }
+    if let inline = configuration.string(.mcpServers) {
+      do {
+        mcpServers += try MCPConfigurationFile.servers(inlineJSON: inline, origin: configuration.origin(.mcpServers))
+      } catch {
+        throw invalid(.mcpServers, "\(error)")
+      }
+    }
     if let clash = Dictionary(grouping: mcpServers, by: \.name).first(where: { $0.value.count > 1 })?.key {
-      throw invalid(.mcpConfig, "two MCP servers are named \(clash): names must differ across the files")
+      throw invalid(.mcpConfig, "two MCP servers are named \(clash): names must differ across the files and mcp-servers")
     }
     mcpAPIModels = []
     for name in configuration.list(.mcpAPIModel) {
       guard !mcpServers.isEmpty else {
-        throw invalid(.mcpAPIModel, "names \(name), but no MCP server is configured (mcp-config) whose tools it could run")
+        throw invalid(.mcpAPIModel, "names \(name), but no MCP server is configured (mcp-config, mcp-servers) whose tools it could run")
       }
       guard models.contains(where: { $0.name == name }) else {
         let served = models.isEmpty ? "none" : models.map(\.name).joined(separator: ", ")
