@@ -5,6 +5,10 @@ import Testing
 
 @Suite("SpeakTool")
 struct SpeakToolTests {
+  /// The tool with room for a busy machine: the whole suite's processes share two cores, and the
+  /// default 60 s was missed there by a call that takes well under a second alone.
+  static let patientTool = SpeakTool(timeLimit: .seconds(300))
+
   /// Writes the artifact's bytes to a file and asks sox for its duration in seconds.
   private func soxDuration(of wav: Data) async throws -> Double {
     let directory = try ToolTestSupport.temporaryDirectory()
@@ -18,7 +22,7 @@ struct SpeakToolTests {
   @Test("the WAV is valid audio of a plausible length, checked with sox")
   func validWAV() async throws {
     let progress = ProgressLog()
-    let output = try await SpeakTool().call(arguments: .init(text: "Hello there. This is HybridAI speaking."),
+    let output = try await Self.patientTool.call(arguments: .init(text: "Hello there. This is HybridAI speaking."),
                                             context: ToolTestSupport.context(progress))
     let artifact = try #require(output.artifacts.first)
     #expect(output.artifacts.count == 1)
@@ -41,7 +45,7 @@ struct SpeakToolTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let target = directory.appendingPathComponent("pwned.wav")
     let text = "-w \(target.path) --help -v xx --version"
-    let wav = try await SpeakTool().synthesize(text)
+    let wav = try await Self.patientTool.synthesize(text)
     let seconds = try await soxDuration(of: wav)
     #expect(seconds > 1, "the options' words are spoken: \(seconds) s")
     #expect(!FileManager.default.fileExists(atPath: target.path))

@@ -200,7 +200,7 @@ import Testing
       try await downloader.getModel(name: "m", downloadType: .latestModel,
                                     conditions: ModelDownloadConditions(allowsCellularAccess: false, waitsForAllowedNetwork: true))
     }
-    #expect(await TestSupport.eventually { probe.calls >= 2 })
+    #expect(await TestSupport.eventually(upTo: .seconds(300)) { probe.calls >= 2 })
     task.cancel()
     await #expect(throws: CancellationError.self) { try await task.value }
     #expect(environment.server.requests.isEmpty)
