@@ -268,34 +268,34 @@ import Testing
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
     // Short, but not so short that a busy machine's slow answers count as silence too often.
-    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(30), readTimeout: .seconds(3))
-    let size = 2 * Self.mebibyte
-    let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
-    environment.server.configure { $0.stallOnceOffset = size / 2 }
-    let model = try await environment.downloader(httpClient: client).getModel(name: "m", downloadType: .latestModel)
-    #expect(model.hash == sha)
-    // One answer went quiet at the middle; the rest came by ranges from there (more than one if a
-    // loaded machine kept a later answer silent for the read timeout too), never from byte 0 again.
-    let ranges = environment.server.blobRequestList.map { $0.header("Range") }
-    #expect(ranges.count >= 2 && ranges[0] == nil && ranges[1] == "bytes=\(size / 2)-" && !ranges.dropFirst().contains(nil),
-            "\(ranges)")
-    try await client.shutdown()
+    try await TestSupport.withHTTPClient(readTimeout: .seconds(3)) { client in
+      let size = 2 * Self.mebibyte
+      let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
+      environment.server.configure { $0.stallOnceOffset = size / 2 }
+      let model = try await environment.downloader(httpClient: client).getModel(name: "m", downloadType: .latestModel)
+      #expect(model.hash == sha)
+      // One answer went quiet at the middle; the rest came by ranges from there (more than one if a
+      // loaded machine kept a later answer silent for the read timeout too), never from byte 0 again.
+      let ranges = environment.server.blobRequestList.map { $0.header("Range") }
+      #expect(ranges.count >= 2 && ranges[0] == nil && ranges[1] == "bytes=\(size / 2)-" && !ranges.dropFirst().contains(nil),
+              "\(ranges)")
+    }
   }
 
   @Test("a registry that takes the request and never answers is offline (noResponse) after the read timeout, not a hang")
   func aRegistryThatNeverAnswersIsOffline() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(30), readTimeout: .seconds(1))
-    _ = await environment.server.publish("m", data: TestSupport.bytes(1000, seed: 42))
-    environment.server.configure { $0.silentInfoRequests = 1 }
-    let error = await #expect(throws: ModelDownloadError.self) {
-      try await environment.downloader(httpClient: client).getModel(name: "m", downloadType: .latestModel)
+    try await TestSupport.withHTTPClient(readTimeout: .seconds(1)) { client in
+      _ = await environment.server.publish("m", data: TestSupport.bytes(1000, seed: 42))
+      environment.server.configure { $0.silentInfoRequests = 1 }
+      let error = await #expect(throws: ModelDownloadError.self) {
+        try await environment.downloader(httpClient: client).getModel(name: "m", downloadType: .latestModel)
+      }
+      #expect(error?.offlineReason == .noResponse, "\(String(describing: error))")
+      // At most the one request: on a loaded machine the server may not have read it yet when the
+      // client's second ran out.
+      #expect(environment.server.stats.infoRequests <= 1, "an offline registry is not asked again at once")
     }
-    #expect(error?.offlineReason == .noResponse, "\(String(describing: error))")
-    // At most the one request: on a loaded machine the server may not have read it yet when the
-    // client's second ran out.
-    #expect(environment.server.stats.infoRequests <= 1, "an offline registry is not asked again at once")
-    try await client.shutdown()
   }
 }

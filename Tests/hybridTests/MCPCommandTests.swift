@@ -32,6 +32,21 @@ struct MCPCommandTests {
     }
   }
 
+  @Test("hybrid chat --mcp-config: \"what time is it in Tokyo?\" is answered on device through mcp-server-time's tool")
+  func chatWithAServer() async throws {
+    let directory = try TemporaryDirectory("mcp-chat")
+    defer { directory.remove() }
+    let config = directory.appending("mcp.json")
+    try Data(#"{"mcpServers": {"time": {"command": "\#(TestRepository.dependency("mcp-venv/bin/mcp-server-time").path)"}}}"#.utf8)
+      .write(to: config)
+    let result = try await cli.run(["chat", "--mcp-config", config.path, "--required-tool", "get_current_time",
+                                    "--max-tool-rounds", "1", "--greedy", "--max-tokens", "40"],
+                                   input: "What time is it in Tokyo?\n/exit\n")
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect((result.stdout + result.stderr).contains("get_current_time"), "the call is shown: \(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains("on-device") || result.stderr.contains("SmolLM2"), "answered on device: \(result.stderr)")
+  }
+
   @Test("a configuration file or root folder that cannot be used exits 64; a server that cannot start exits 1 with mcp.launchFailed")
   func badServers() async throws {
     let directory = try TemporaryDirectory("mcp-cli-bad")

@@ -58,6 +58,21 @@ enum TestSupport {
 
   /// Waits (up to `limit`) until `condition` holds; returns whether it did. The limit is generous:
   /// the whole suite shares CI's two cores, and the wait ends as soon as the condition holds.
+  /// Runs `body` with a download client of its own (`readTimeout`), shut down afterwards whether
+  /// `body` returned or threw (a client dropped without it stops a debug build).
+  static func withHTTPClient<Result>(readTimeout: TimeAmount,
+                                     _ body: (HTTPClient) async throws -> Result) async throws -> Result {
+    let client = DeliveryHTTPClient.makeClient(connectTimeout: .seconds(30), readTimeout: readTimeout)
+    do {
+      let result = try await body(client)
+      try await client.shutdown()
+      return result
+    } catch {
+      try? await client.shutdown()
+      throw error
+    }
+  }
+
   static func eventually(upTo limit: Duration = .seconds(120), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
