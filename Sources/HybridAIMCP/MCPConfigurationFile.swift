@@ -13,8 +13,8 @@ import Foundation
 /// Secrets stay out of the file: `envFile` (or `env_file`) names a file of `NAME=value` lines
 /// added to the server's environment (`env` wins), and any `env` or `headers` value may hold
 /// `${file:PATH}`, replaced by that file's content (a path relative to the configuration file's
-/// folder). `"disabled": true` leaves a server out; other clients' `autoApprove`, `alwaysAllow`,
-/// `timeout` and `description` are accepted and ignored; any other key is refused, naming its line.
+/// folder). `"disabled": true` leaves a server out; `"timeout"` (seconds) bounds each request to
+/// it; other clients' `autoApprove`, `alwaysAllow` and `description` are accepted and ignored; any other key is refused, naming its line.
 public enum MCPConfigurationFile {
   /// The servers in the file at `url`, sorted by name.
   public static func servers(at url: URL) throws(MCPError) -> [MCPServerConfiguration] {
@@ -37,8 +37,8 @@ public enum MCPConfigurationFile {
   /// The keys a server entry may have: HybridAI's, and other clients' that it ignores.
   static let stdioKeys: Set<String> = ["command", "args", "env", "envFile", "env_file", "cwd"]
   static let httpKeys: Set<String> = ["url", "headers"]
-  static let commonKeys: Set<String> = ["type", "sampling", "disabled"]
-  static let ignoredKeys: Set<String> = ["autoApprove", "alwaysAllow", "timeout", "description"]
+  static let commonKeys: Set<String> = ["type", "sampling", "disabled", "timeout"]
+  static let ignoredKeys: Set<String> = ["autoApprove", "alwaysAllow", "description"]
 
   /// The servers in a configuration file's bytes; `origin` names it in errors, and relative
   /// `envFile` and `${file:…}` paths are read from `folder` (the current directory when `nil`).
@@ -89,6 +89,12 @@ public enum MCPConfigurationFile {
                                         workingDirectory: (entry["cwd"] as? String).map { URL(fileURLWithPath: $0) })
       }
       server.allowsSampling = entry["sampling"] as? Bool ?? false
+      if let timeout = entry["timeout"] {
+        guard let seconds = timeout as? Double, seconds > 0, seconds <= 86_400 else {
+          throw .invalidConfiguration("\(origin): \(name).timeout must be a number of seconds, 1 to 86400")
+        }
+        server.requestTimeout = .milliseconds(Int64(seconds * 1000))
+      }
       servers.append(server)
     }
     return servers

@@ -27,6 +27,9 @@ public struct MCPServerConfiguration: Sendable, Hashable {
   /// Whether the server may ask the app's model for completions (`sampling/createMessage`); off
   /// unless the configuration allows it (`"sampling": true`).
   public var allowsSampling = false
+  /// How long a request to this server may take (`"timeout"`, in seconds, as Cline writes it);
+  /// `nil`: the toolbox's `requestTimeout` (60 s by default).
+  public var requestTimeout: Duration?
 
   public init(name: String, command: String, arguments: [String] = [], environment: [String: String] = [:],
               workingDirectory: URL? = nil) {

@@ -55,7 +55,7 @@ public final class MCPToolbox: ToolCatalog {
     var listed: [(MCPServerConnection, [MCP.Tool])] = []
     do {
       for server in servers {
-        let connection = try await MCPServerConnection.connect(server, requestTimeout: requestTimeout, samplingModel: samplingModel,
+        let connection = try await MCPServerConnection.connect(server, requestTimeout: server.requestTimeout ?? requestTimeout, samplingModel: samplingModel,
                                                                samplingTokenLimit: samplingTokenLimit, roots: roots,
                                                                elicitation: elicitation, logger: logger)
         connections.append(connection)

@@ -25,7 +25,7 @@ struct MCPConfigurationFileTests {
                                               headers: ["Authorization": "Bearer t"])])
   }
 
-  @Test("secrets from files: envFile lines under env, ${file:…} in env and headers (relative to the file's folder); disabled servers left out; other clients' keys ignored")
+  @Test("secrets from files: envFile lines under env, ${file:…} in env and headers (relative to the file's folder); disabled servers left out; timeout in seconds; other clients' keys ignored")
   func secretsFromFiles() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mcp-config-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -43,6 +43,7 @@ struct MCPConfigurationFileTests {
     let servers = try MCPConfigurationFile.servers(at: config)
     #expect(servers.map(\.name) == ["docs", "git"])
     #expect(servers.first?.headers == ["Authorization": "Bearer s3cret"])
+    #expect(servers.first?.requestTimeout == .seconds(30) && servers.last?.requestTimeout == nil, "\"timeout\" in seconds")
     #expect(servers.last?.environment == ["API_KEY": "from-env-file", "REGION": "eu", "TZ": "Europe/Paris", "TOKEN": "s3cret"])
     #expect(MCPConfigurationFile.lineNumber(of: "timeout", after: "docs", in: String(decoding: try Data(contentsOf: config), as: UTF8.self)) == 3)
   }
@@ -59,6 +60,7 @@ struct MCPConfigurationFileTests {
     (#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${file:/no/such/secret}"}}}}"#, "a.env.K names /no/such/secret, which cannot be read"),
     (#"{"mcpServers": {"a": {"command": "x", "env": {"K": "${file:/etc/hostname"}}}}"#, "a.env.K has a ${file: without its closing }"),
     (#"{"mcpServers": {"a": {"command": "x", "envFile": "/no/such/.env"}}}"#, "a.envFile names /no/such/.env, which cannot be read"),
+    (#"{"mcpServers": {"a": {"command": "x", "timeout": "soon"}}}"#, "a.timeout must be a number of seconds"),
   ])
   func refuses(_ text: String, _ expected: String) {
     #expect { try MCPConfigurationFile.servers(in: Data(text.utf8)) } throws: { error in

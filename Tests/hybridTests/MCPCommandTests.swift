@@ -18,7 +18,8 @@ struct MCPCommandTests {
     let directory = try TemporaryDirectory("mcp-cli")
     defer { directory.remove() }
     let config = directory.appending("mcp.json")
-    try Data(#"{"mcpServers": {"time": {"command": "\#(Self.python)", "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}}}"#.utf8)
+    // Room for a loaded machine, where the Python server's start alone took over a minute.
+    try Data(#"{"mcpServers": {"time": {"command": "\#(Self.python)", "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"], "timeout": 300}}}"#.utf8)
       .write(to: config)
     for source in [["--mcp", "\(Self.python) -m mcp_server_time --local-timezone UTC"], ["--mcp-config", config.path]] {
       let result = try await cli.run(["generate", "--prompt", "What time is it in Tokyo?", "--required-tool", "get_current_time",
@@ -37,7 +38,7 @@ struct MCPCommandTests {
     let directory = try TemporaryDirectory("mcp-chat")
     defer { directory.remove() }
     let config = directory.appending("mcp.json")
-    try Data(#"{"mcpServers": {"time": {"command": "\#(TestRepository.dependency("mcp-venv/bin/mcp-server-time").path)"}}}"#.utf8)
+    try Data(#"{"mcpServers": {"time": {"command": "\#(TestRepository.dependency("mcp-venv/bin/mcp-server-time").path)", "timeout": 300}}}"#.utf8)
       .write(to: config)
     let result = try await cli.run(["chat", "--mcp-config", config.path, "--required-tool", "get_current_time",
                                     "--max-tool-rounds", "1", "--greedy", "--max-tokens", "40"],
@@ -105,7 +106,7 @@ struct MCPCommandTests {
     defer { try? FileManager.default.removeItem(atPath: data) }
     try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
     let config = URL(fileURLWithPath: data).appendingPathComponent("mcp.json")
-    try Data(#"{"mcpServers": {"time": {"command": "\#(Self.python)", "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}}}"#.utf8)
+    try Data(#"{"mcpServers": {"time": {"command": "\#(Self.python)", "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"], "timeout": 300}}}"#.utf8)
       .write(to: config)
     let server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
       "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--max-concurrent-requests", "1", "--context-size", "2048",

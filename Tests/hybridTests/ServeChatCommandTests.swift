@@ -19,7 +19,7 @@ struct ServeChatCommandTests {
     // The chat's tools from an MCP server, configured as Claude Desktop's file does it.
     let mcpConfig = URL(fileURLWithPath: data).appendingPathComponent("mcp.json")
     try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-    try Data(#"{"mcpServers": {"time": {"command": "\#(TestRepository.dependency("mcp-venv/bin/mcp-server-time").path)"}}}"#.utf8)
+    try Data(#"{"mcpServers": {"time": {"command": "\#(TestRepository.dependency("mcp-venv/bin/mcp-server-time").path)", "timeout": 300}}}"#.utf8)
       .write(to: mcpConfig)
     let server = try await ServerProcess(executable: HybridCommandTests.executable, arguments: [
       "--model", "smollm2=\(ModelLocatorPath.path)", "--data", data, "--max-concurrent-requests", "1", "--context-size", "2048",
