@@ -91,7 +91,7 @@ public enum MCPConfigurationFile {
       server.allowsSampling = entry["sampling"] as? Bool ?? false
       if let timeout = entry["timeout"] {
         guard let seconds = timeout as? Double, seconds > 0, seconds <= 86_400 else {
-          throw .invalidConfiguration("\(origin): \(name).timeout must be a number of seconds, 1 to 86400")
+          throw .invalidConfiguration("\(origin): \(name).timeout must be a number of seconds, more than 0 and at most 86400")
         }
         server.requestTimeout = .milliseconds(Int64(seconds * 1000))
       }

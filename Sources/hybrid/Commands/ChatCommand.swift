@@ -55,9 +55,7 @@ struct ChatCommand: AsyncParsableCommand {
     do {
       model = try await conversation.makeSessionModel()
     } catch {
-      guard let status = ModelFetchExitCode.status(for: error) else { throw error }
-      Terminal.status("error: \(error)")
-      throw ExitCode(status)
+      try ModelFetchExitCode.exitIfModelFetchFailure(error)
     }
     if case .unavailable(let reason) = model.availability {
       Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")

@@ -1,3 +1,5 @@
+import ArgumentParser
+import HybridCommandLine
 import ModelDelivery
 
 /// The exit status of a command whose model could not be found or fetched, so a script can tell the
@@ -6,6 +8,14 @@ import ModelDelivery
 /// name, file), 6 the Hugging Face Hub wants a token or refuses the one given, 1 anything else (a
 /// server error, a transfer cut, a file that fails its hash).
 enum ModelFetchExitCode {
+  /// Ends the command when `error` is about finding or fetching a model: the error on standard
+  /// error and its status; any other error is rethrown as it is.
+  static func exitIfModelFetchFailure(_ error: any Error) throws -> Never {
+    guard let status = status(for: error) else { throw error }
+    Terminal.status("error: \(error)")
+    throw ExitCode(status)
+  }
+
   /// The status for `error`, or `nil` when it is not about finding or fetching a model.
   static func status(for error: any Error) -> Int32? {
     switch error {

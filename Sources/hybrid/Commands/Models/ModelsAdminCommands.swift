@@ -63,9 +63,7 @@ struct ModelsDeployCommand: AsyncParsableCommand {
       Terminal.status("deploying \(model.weights.path)")
       return model.weights.resolvingSymlinksInPath().path
     } catch {
-      guard let status = ModelFetchExitCode.status(for: error) else { throw error }
-      Terminal.status("error: \(error)")
-      throw ExitCode(status)
+      try ModelFetchExitCode.exitIfModelFetchFailure(error)
     }
   }
 }

@@ -43,9 +43,7 @@ struct ModelsPullCommand: AsyncParsableCommand {
       Terminal.write(model.weights.path + "\n")
       if let projector = model.projector { Terminal.status("  projector: \(projector.path)") }
     } catch {
-      guard let status = ModelFetchExitCode.status(for: error) else { throw error }
-      Terminal.status("error: \(error)")
-      throw ExitCode(status)
+      try ModelFetchExitCode.exitIfModelFetchFailure(error)
     }
   }
 }
