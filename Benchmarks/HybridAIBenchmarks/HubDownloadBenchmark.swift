@@ -29,6 +29,8 @@ public struct HubDownloadBenchmark: Sendable {
     public var rounds = 3
     /// Seeds the file's pseudo-random bytes.
     public var seed: UInt64 = 11
+    /// A real GGUF for the cache-hit rows (``HubCacheHitBenchmark``); `nil` leaves them out.
+    public var modelPath: String?
     /// Where the temporary directory (the file, the caches) goes.
     public var workDirectory = FileManager.default.temporaryDirectory
 
@@ -143,6 +145,10 @@ public struct HubDownloadBenchmark: Sendable {
                                ours: ourPeaks.max() ?? 0, reference: peaks[.huggingFaceHub]?.max(),
                                target: .below(Self.memoryTargetMiB, unit: "MiB")))
     }
+    if let modelPath = settings.modelPath {
+      report.rows += try await HubCacheHitBenchmark(hybridExecutable: settings.hybridExecutable, modelPath: modelPath,
+                                                    rounds: max(5, settings.rounds), work: work, progress: progress).rows()
+    }
     report.notes.append("per-round MB/s: " + tools.map { "\($0.rawValue) " + (rates[$0] ?? []).slashList() }.joined(separator: "; "))
     report.notes.append("ours hashes every byte (SHA-256 against the LFS id) and renames the blob into the cache; "
       + "curl only writes the bytes; each round starts from an empty cache")
@@ -150,7 +156,7 @@ public struct HubDownloadBenchmark: Sendable {
   }
 
   /// Starts a server with `component` on a free loopback port.
-  private static func start(_ component: HubBenchmarkServer) async throws -> (port: Int, task: Task<Void, any Error>) {
+  static func start(_ component: HubBenchmarkServer) async throws -> (port: Int, task: Task<Void, any Error>) {
     let server = HybridServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0), components: [component])
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let task = Task {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HybridAIBenchmarks
+import HybridAIOnDevice
 import HybridCommandLine
 import HybridOnDeviceCommandLine
 
@@ -336,6 +337,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .long, help: "curl, for the second reference.")
     var curl = "curl"
 
+    @Option(name: .long, help: "A real GGUF for the cache-hit rows: `hybrid generate --model hf:…` from the cache vs by path (default: the bootstrap's SmolLM2 when it is there).")
+    var model: String?
+
     @Option(name: .long, help: "Where the temporary files go (default: the system's temporary directory).")
     var workDir: String?
 
@@ -348,6 +352,12 @@ struct BenchCommand: AsyncParsableCommand {
       guard sizeMiB > 0, rounds > 0 else { throw ValidationError("--size-mib and --rounds must be positive") }
     }
 
+    /// The bootstrap's model, where the CLI finds it, if it is there.
+    static var bootstrapModel: String? {
+      let path = ModelLocator.defaultModelPath()
+      return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
     func run() async throws {
       report.logging.bootstrap()
       var settings = HubDownloadBenchmark.Settings(hybridExecutable: hybrid)
@@ -355,6 +365,7 @@ struct BenchCommand: AsyncParsableCommand {
       settings.rounds = rounds
       settings.python = python
       settings.curl = curl
+      settings.modelPath = model ?? Self.bootstrapModel
       if let workDir { settings.workDirectory = URL(fileURLWithPath: workDir, isDirectory: true) }
       try BenchCommand.publish(try await HubDownloadBenchmark(settings: settings, progress: BenchCommand.progress).run(), to: report.output)
     }
