@@ -1,5 +1,6 @@
 import Foundation
 import CLinuxExtras
+import HybridAI
 import HybridAIProcess
 import HybridAIServerTestSupport
 import HybridAITestSupport
@@ -281,6 +282,62 @@ struct HuggingFaceHubTests {
     let lines = found.output.split(separator: "\n").map(String.init)
     #expect(lines.count == 2 && lines.allSatisfy { $0.hasSuffix("/tiny-Q8_0.gguf") && FileManager.default.fileExists(atPath: $0) },
             "\(found.output)")
+  }
+
+  @Test("an hf: model as a model file: not downloaded, then downloading with its bytes so far (a cut transfer's retry waits), then ready at the cache's path; a failed fetch says why and prepareFile tries again")
+  func modelFileSource() async throws {
+    let standIn = try await HuggingFaceHubStandIn.start(Self.repositories)
+    defer { Task { await standIn.stop() } }
+    let directory = try TemporaryDirectory("hub-model-file")
+    defer { directory.remove() }
+    // A retry that waits long enough to be seen between the cut and the resume.
+    let hub = HuggingFaceHubClient(
+      configuration: HuggingFaceHubConfiguration(endpoint: standIn.endpoint, token: nil, isOffline: false),
+      cache: HuggingFaceCache(directory: directory.url),
+      retryPolicy: ModelDownloadRetryPolicy(initialBackoff: .seconds(2), maxBackoff: .seconds(2)))
+    let file = HuggingFaceModelFile(try ModelReference("hf:org/Tiny-GGUF"), hub: hub)
+    #expect(file.fileState == .notDownloaded)
+    #expect(file.localModel == nil)
+    standIn.cutNextTransfers(1)
+    file.prepareFile()
+    var states: [ModelFileState] = []
+    let deadline = ContinuousClock.now + .seconds(300)
+    while ContinuousClock.now < deadline {
+      let state = file.fileState
+      if states.last != state { states.append(state) }
+      if case .ready = state { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    let total = Int64(Self.weights.count + Self.projector.count)
+    #expect(states.contains { state in
+      if case .downloading(let received, let expected) = state { received > 0 && received < total && expected == total } else { false }
+    }, "\(states)")
+    let model = try #require(file.localModel)
+    #expect(states.last == .ready(path: model.weights.path, version: standIn.repositories[0].commit))
+    #expect(try Data(contentsOf: model.weights) == Self.weights)
+    #expect(model.projector != nil)
+
+    // Another object for the same reference finds it in the cache with no request.
+    let requests = standIn.hub.requests.count
+    let fetcher = { var fetcher = ModelReferenceFetcher(environment: [:]); fetcher.hub = hub; return fetcher }()
+    #expect(fetcher.modelFile(for: try ModelReference("hf:org/Tiny-GGUF")).fileState == states.last)
+    #expect(standIn.hub.requests.count == requests)
+
+    let missing = HuggingFaceModelFile(try ModelReference("hf:org/Tiny-GGUF:Q2_K"), hub: hub)
+    missing.prepareFile()
+    var failure: String?
+    while ContinuousClock.now < deadline, failure == nil {
+      if case .failed(let reason) = missing.fileState { failure = reason }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(failure?.contains("Q4_K_M") == true && failure?.contains("Q8_0") == true, "\(failure ?? "no failure")")
+    let before = standIn.hub.requests.count
+    missing.prepareFile()
+    while ContinuousClock.now < deadline {
+      if case .failed = missing.fileState { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(standIn.hub.requests.count > before, "prepareFile asks the Hub again after a failure")
   }
 
   @Test("the environment: MODEL_ENDPOINT before HF_ENDPOINT (as llama.cpp), HF_TOKEN before HF_TOKEN_PATH before $HF_HOME/token, HF_HUB_OFFLINE")

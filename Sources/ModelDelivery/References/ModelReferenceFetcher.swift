@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 
 /// Finds the model a ``ModelReference`` names, fetching it when this machine lacks it: `hf:` from
 /// the Hugging Face Hub into its shared cache (``HuggingFaceHubClient``), `registry:` from a HybridAI
@@ -56,6 +57,23 @@ public struct ModelReferenceFetcher: Sendable {
     case .file, .ollama: return try resolver.resolve(reference)
     case .huggingFace: return try await hub.fetch(reference, progress: progress)
     case .registry(let name): return try await registryModel(name, downloadType: .latestModel, progress: progress)
+    }
+  }
+
+  /// A ``ModelFileSource`` for `reference`, for `SystemLanguageModel(modelFile:)`: an `hf:` model
+  /// fetched into the cache, a `registry:` model installed, in the background when the model's
+  /// assets are prepared (its availability says "downloading n%" meanwhile); a file or an
+  /// `ollama:` model as it lies.
+  ///
+  /// ```swift
+  /// let system = SystemLanguageModel(modelFile: ModelReferenceFetcher().modelFile(for: try ModelReference("hf:org/Model-GGUF")))
+  /// ```
+  public func modelFile(for reference: ModelReference) -> any ModelFileSource {
+    switch reference {
+    case .file, .ollama: ResolvedModelFile(reference, resolver: resolver)
+    case .huggingFace: HuggingFaceModelFile(reference, hub: hub)
+    case .registry(let name):
+      ModelDownloader(server: registryServer, directory: resolver.registryModels, apiKey: registryAPIKey).modelFile(named: name)
     }
   }
 
