@@ -95,7 +95,7 @@ public struct ChatApp: ServerComponent {
       var request = request
       let body: ByteBuffer
       do {
-        body = try await request.collectBody(upTo: maxUploadBytes)
+        body = try await request.collectBody(limitedTo: maxUploadBytes)
       } catch is NIOTooManyBytesError {
         throw GoogleAPIError(status: .contentTooLarge, statusName: "INVALID_ARGUMENT",
                              message: "The file is larger than this server takes (\(maxUploadBytes) bytes).", reason: nil)
@@ -179,7 +179,7 @@ public struct ChatApp: ServerComponent {
   /// The JSON body, or `nil` when there is none and `allowEmpty`.
   static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, allowEmpty: Bool = false) async throws -> T? {
     var request = request
-    let body = try await request.collectBody(upTo: limit)
+    let body = try await request.collectBody(limitedTo: limit)
     if body.readableBytes == 0 {
       if allowEmpty { return nil }
       throw ChatAppError.invalidRequest("the body is empty")

@@ -11,6 +11,9 @@ public struct GoogleErrorMiddleware<Context: RequestContext>: RouterMiddleware {
   /// The body limit, for the message of a `413`.
   public let maxRequestBytes: Int
 
+  /// What a client is told of a failure inside the server (Google's words); the log has the cause.
+  public static var internalErrorMessage: String { "Internal error encountered." }
+
   /// A middleware that reports `maxRequestBytes` as the limit of a too-large body.
   public init(maxRequestBytes: Int) { self.maxRequestBytes = maxRequestBytes }
 
@@ -20,9 +23,14 @@ public struct GoogleErrorMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     } catch {
       let apiError = translate(error, path: request.uri.path)
-      context.logger.info("request failed", metadata: [
-        "path": "\(request.uri.path)", "status": "\(apiError.status.code)", "error": "\(apiError.message)",
-      ])
+      if apiError.status == .internalServerError, !(error is GoogleAPIError) {
+        // What failed inside (a path, a database's message) goes to the log, not to the client.
+        context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+      } else {
+        context.logger.info("request failed", metadata: [
+          "path": "\(request.uri.path)", "status": "\(apiError.status.code)", "error": "\(apiError.message)",
+        ])
+      }
       return apiError.response
     }
   }
@@ -41,7 +49,7 @@ public struct GoogleErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                                      message: error.body ?? error.status.reasonPhrase, reason: nil)
       }
     }
-    return .internal("The server failed: \(error)")
+    return .internal(Self.internalErrorMessage)
   }
 }
 

@@ -1,6 +1,7 @@
 import HybridAI
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -50,8 +51,10 @@ public struct HybridServer: Sendable {
   public func run(onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
                   onShutdownRequested: @escaping @Sendable () async -> Void = {}) async throws {
     let configuration = self.configuration
+    let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Int64($0 / .nanoseconds(1))) }
     let app = Application(
       router: makeRouter(),
+      server: .http1(configuration: .init(additionalChannelHandlers: [UnreadBodyConnectionCloser()], idleTimeout: idleTimeout)),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "HybridAI/\(HybridAIVersion.current)"),
       onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },

@@ -13,6 +13,12 @@ public struct ServerConfiguration: Sendable {
   /// then they are cancelled (an upload's staged bytes are removed, nothing is recorded) and the
   /// server returns. `nil`: it waits for them however long they take.
   public var shutdownGracePeriod: Duration?
+  /// How long a connection may wait for its next request's headers — after it opens, after an
+  /// answer, or between two parts of a request body — before the server closes it; so a client
+  /// that sends its headers a byte at a time (slowloris) cannot hold a connection. Longer than
+  /// HTTP clients keep idle connections (AsyncHTTPClient 60 s), as nginx's 75 s. A request whose
+  /// answer is being written is never cut. `nil`: no limit.
+  public var idleTimeout: Duration? = .seconds(75)
   /// The web origins (`https://app.example.com`, or `*` for any) whose pages may call the APIs
   /// from a browser (CORS); empty (the default): none, as browsers assume.
   public var allowedOrigins: [String] = []

@@ -1,5 +1,5 @@
 import Foundation
-import HybridAI
+@testable import HybridAI
 import HybridAITestSupport
 import Testing
 
@@ -41,19 +41,36 @@ struct FileSystemBlobStoreTests {
     #expect(store.allDigests().isEmpty && store.size(of: Self.digest) == nil)
   }
 
-  @Test("opening a store removes staging files a crash left; unused blobs can be swept")
+  @Test("opening a store removes staging files a crash left — a process that has ended, a day-old file of another host — and keeps those of running processes; unused blobs can be swept")
   func leftovers() throws {
     let root = try TemporaryDirectory("blobs")
     defer { root.remove() }
     let directory = root.appending("store")
     let store = try FileSystemBlobStore(directory: directory)
-    let abandoned = try staged(store)
+    let inProgress = try staged(store)   // this process is running: an upload under way
     try store.adopt(try staged(store), digest: Self.digest, size: Int64(Self.bytes.count))
     let other = BlobDigest(hex: String(repeating: "ab", count: 32))!
     try store.adopt(try staged(store, Data("other".utf8)), digest: other, size: 5)
+    // This host and process id with another start time: a process that ended, its id reused.
+    let me = StagingFileOwner.current
+    let ended = directory.appendingPathComponent(".part-\(me.host)-\(me.processID)-\(me.startTime + 1)-x")
+    let elsewhere = directory.appendingPathComponent(".part-otherhost-1-5-y")
+    let elsewhereOld = directory.appendingPathComponent(".part-otherhost-1-5-z")
+    let olderName = directory.appendingPathComponent(".part-0b5c4a1e-old")
+    for file in [ended, elsewhere, elsewhereOld, olderName] { try Data("part".utf8).write(to: file) }
+    let twoDaysAgo = Date(timeIntervalSinceNow: -2 * 24 * 3600)
+    for file in [elsewhereOld, olderName] {
+      try FileManager.default.setAttributes([.modificationDate: twoDaysAgo], ofItemAtPath: file.path)
+    }
 
     let reopened = try FileSystemBlobStore(directory: directory)
-    #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+    #expect(FileManager.default.fileExists(atPath: inProgress.path), "another writer's upload under way stays")
+    #expect(FileManager.default.fileExists(atPath: elsewhere.path), "another host's recent part stays")
+    for removed in [ended, elsewhereOld, olderName] {
+      #expect(!FileManager.default.fileExists(atPath: removed.path), "\(removed.lastPathComponent)")
+    }
+    #expect(inProgress.lastPathComponent.hasPrefix(".part-\(me.tag)-"))
+    #expect(me.isRunning && me.startTime > 0)
     #expect(reopened.removeBlobs(notIn: [Self.digest]) == 1)
     #expect(reopened.allDigests() == [Self.digest])
   }

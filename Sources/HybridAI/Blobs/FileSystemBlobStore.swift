@@ -8,10 +8,12 @@ import Darwin
 
 /// A ``BlobStore`` in a directory: blob `<sha256>` is the read-only file `<directory>/<sha256>`,
 /// or `<directory>/<first two hex digits>/<sha256>` with ``Layout/sharded``; staging files are
-/// `<directory>/.part-<uuid>` (same file system, so adopting one is a rename). Opening the store
-/// removes staging files a crash left behind.
+/// `<directory>/.part-<host>-<pid>-<start>-<uuid>` (same file system, so adopting one is a rename).
+/// Opening the store removes staging files whose writer has ended (a crash's leftovers); those of
+/// processes still running are theirs.
 ///
-/// Safe to use from many tasks at once; one directory should belong to one process at a time.
+/// Safe to use from many tasks at once, and from several processes sharing the directory (server
+/// instances on one data folder): blobs are named by their contents and put in place by a rename.
 public struct FileSystemBlobStore: BlobStore {
   /// How blob files are arranged in the directory.
   public enum Layout: Sendable {
@@ -29,7 +31,8 @@ public struct FileSystemBlobStore: BlobStore {
   /// The name prefix of staging files inside ``directory``.
   public static let stagingPrefix = ".part-"
 
-  /// Opens (creating when needed) the store in `directory` and removes leftover staging files.
+  /// Opens (creating when needed) the store in `directory` and removes the staging files of writers
+  /// that have ended.
   public init(directory: URL, layout: Layout = .flat) throws(BlobStoreError) {
     self.directory = directory
     self.layout = layout
@@ -39,12 +42,14 @@ public struct FileSystemBlobStore: BlobStore {
       throw BlobStoreError(operation: "create directory", path: directory.path, reason: (error as NSError).localizedDescription)
     }
     for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(Self.stagingPrefix) {
-      unlink(directory.appendingPathComponent(name).path)
+      let path = directory.appendingPathComponent(name).path
+      if StagingFileOwner.isAbandoned(path: path, suffix: name.dropFirst(Self.stagingPrefix.count)) { unlink(path) }
     }
   }
 
   public func makeStagingFile() throws(BlobStoreError) -> URL {
-    let file = directory.appendingPathComponent(Self.stagingPrefix + UUID().uuidString.lowercased(), isDirectory: false)
+    let name = Self.stagingPrefix + StagingFileOwner.current.tag + "-" + UUID().uuidString.lowercased()
+    let file = directory.appendingPathComponent(name, isDirectory: false)
     let descriptor = open(file.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw BlobStoreError(operation: "create", path: file.path) }
     close(descriptor)

@@ -41,7 +41,7 @@ struct GeminiEndpoints: Sendable {
     }
     let model = try api.servedModel(named: name, method: method)
     var request = request
-    let body = try await request.collectBody(upTo: maxRequestBytes)
+    let body = try await request.collectBody(limitedTo: maxRequestBytes)
     let generation = ContentGeneration(model: model, logger: context.logger)
     switch method {
     case "embedContent":

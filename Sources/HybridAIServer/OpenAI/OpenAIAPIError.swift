@@ -63,7 +63,8 @@ struct OpenAIAPIError: Error, Sendable {
     case _ where AnswerInterruption(error) == .modelShuttingDown:
       return from(google: GoogleAPIError.from(generationError: error))
     default:
-      return OpenAIAPIError(status: .internalServerError, message: "The server failed: \(error)", type: "server_error")
+      return OpenAIAPIError(status: .internalServerError, message: "The server had an error while processing your request.",
+                            type: "server_error")
     }
   }
 
@@ -111,9 +112,14 @@ struct OpenAIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     } catch where !onlyForBearerCredentials || request.headers[.authorization]?.lowercased().hasPrefix("bearer ") == true {
       let apiError = OpenAIAPIError.from(error, maxRequestBytes: maxRequestBytes)
-      context.logger.info("request failed", metadata: [
-        "path": "\(request.uri.path)", "status": "\(apiError.status.code)", "error": "\(apiError.envelope.error.message)",
-      ])
+      if apiError.status == .internalServerError, !(error is OpenAIAPIError), !(error is GoogleAPIError) {
+        // What failed inside goes to the log, not to the client.
+        context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+      } else {
+        context.logger.info("request failed", metadata: [
+          "path": "\(request.uri.path)", "status": "\(apiError.status.code)", "error": "\(apiError.envelope.error.message)",
+        ])
+      }
       return apiError.response
     }
   }

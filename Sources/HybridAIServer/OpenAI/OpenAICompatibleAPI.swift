@@ -79,7 +79,7 @@ public struct OpenAICompatibleAPI: ServerComponent {
   /// The request's JSON body as `type`; a body that does not decode is OpenAI's 400.
   private static func decodeBody<Wire: Decodable>(_ type: Wire.Type, of request: Request, maxRequestBytes: Int) async throws -> Wire {
     var request = request
-    let body = try await request.collectBody(upTo: maxRequestBytes)
+    let body = try await request.collectBody(limitedTo: maxRequestBytes)
     do {
       return try JSONDecoder().decode(Wire.self, from: Data(buffer: body))
     } catch let error as DecodingError {

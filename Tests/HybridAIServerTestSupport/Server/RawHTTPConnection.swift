@@ -79,6 +79,24 @@ public final class RawHTTPConnection: @unchecked Sendable {
     return (status, text)
   }
 
+  /// Whether the server closes the connection (an end of stream or a reset) before `timeout`
+  /// passes; bytes that arrive meanwhile are read and dropped.
+  public func closesWithin(_ timeout: Duration) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while ContinuousClock.now < deadline {
+      var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&poller, 1, 0)
+      if ready < 0, errno != EINTR { return true }
+      guard ready > 0 else {
+        try? await Task.sleep(for: .milliseconds(20))
+        continue
+      }
+      if recv(descriptor, &buffer, buffer.count, 0) <= 0 { return true }
+    }
+    return false
+  }
+
   /// Whether `text` holds a whole response with a Content-Length.
   private static func isComplete(_ text: String) -> Bool {
     guard let end = text.range(of: "\r\n\r\n") else { return false }

@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAIServer
 import HybridAIServerTestSupport
+import HybridAIServing
 import HybridAITestSupport
 
 extension ScriptedLanguageModel {
@@ -34,6 +35,7 @@ final class ScriptedServer: Sendable {
 
   /// With `serverTools`, the model runs those tools itself (``ServedModel/runningTools(of:maximumRounds:)``).
   static func start(_ model: ScriptedLanguageModel, transport: ServerTransport = .socket,
+                    configuration: ServerConfiguration = ServerConfiguration(),
                     serverTools: (catalog: any ToolCatalog, maximumRounds: Int)? = nil) async throws -> ScriptedServer {
     let log = RequestLog()
     var served = ServedModel(name: modelName, model: model, inputTokenLimit: 4096, outputTokenLimit: 1024,
@@ -41,7 +43,7 @@ final class ScriptedServer: Sendable {
     if let serverTools { served = served.runningTools(of: serverTools.catalog, maximumRounds: serverTools.maximumRounds) }
     let api = GeminiCompatibleAPI(models: [served], onGenerateRequest: { _, request in log.append(request) })
     return ScriptedServer(server: try await RunningServer.start([api, OpenAICompatibleAPI(models: [served])],
-                                                                transport: transport),
+                                                                configuration: configuration, transport: transport),
                           model: model, log: log)
   }
 

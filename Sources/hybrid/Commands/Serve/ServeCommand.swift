@@ -145,6 +145,9 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .long, help: "Largest request body accepted, in bytes. Default: 4 MiB.")
   var maxRequestBytes: Int?
 
+  @Option(name: .long, help: "Seconds a connection may wait for a request's headers (or the next part of its body) before it is closed; 0: no limit. Default: 75.")
+  var idleTimeout: Int?
+
   @Option(name: .long, help: ArgumentHelp(
     "A web origin whose pages may call the APIs from a browser (CORS), e.g. https://app.example.com, or * for any (repeatable).",
     discussion: "Default: none. Keys still apply: a page sends its key in a header (Authorization or x-goog-api-key).",
@@ -222,6 +225,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.gpuLayers, gpuLayers)
     set(.device, device)
     set(.maxRequestBytes, maxRequestBytes)
+    set(.idleTimeout, idleTimeout)
     set(.corsOrigin, corsOrigin)
     set(.data, data)
     set(.registryDatabase, registryDatabase)
@@ -410,6 +414,7 @@ struct ServeCommand: AsyncParsableCommand {
     var serverConfiguration = ServerConfiguration(host: settings.host, port: settings.port, keys: keys,
                                                   maxRequestBytes: settings.maxRequestBytes)
     serverConfiguration.allowedOrigins = settings.corsOrigins
+    serverConfiguration.idleTimeout = settings.idleTimeout == 0 ? nil : .seconds(settings.idleTimeout)
     // Streams get shutdown-timeout seconds and then end with UNAVAILABLE (the shutdown hook below);
     // from then on, uploads and other requests get a few seconds more, then are cancelled (nothing
     // half-written is recorded).

@@ -44,6 +44,8 @@ struct ServeSettings: Sendable {
   var gpuLayers: GPULayers
   var device: String?
   var maxRequestBytes: Int
+  /// Seconds; 0: no limit.
+  var idleTimeout: Int
   /// Web origins whose pages may call the APIs (CORS); `*` for any.
   var corsOrigins: [String]
   var data: String?
@@ -148,6 +150,8 @@ struct ServeSettings: Sendable {
     device = configuration.string(.device)
     if let device, device.trimmingCharacters(in: .whitespaces).isEmpty { throw invalid(.device, "needs a device name such as CUDA0") }
     maxRequestBytes = try positive(.maxRequestBytes) ?? 4 << 20
+    idleTimeout = configuration.integer(.idleTimeout) ?? 75
+    guard idleTimeout >= 0 else { throw invalid(.idleTimeout, "must be 0 (no limit) or more seconds") }
     corsOrigins = configuration.list(.corsOrigin).filter { !$0.isEmpty }
     for origin in corsOrigins where origin != "*" {
       guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
