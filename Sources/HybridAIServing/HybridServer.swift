@@ -41,6 +41,16 @@ public struct HybridServer: Sendable {
     self.logger = logger
   }
 
+  /// The handlers each connection gets after HTTP/1 decoding: closing a connection whose refused
+  /// request is still sending its body, and one whose request head is too slow to arrive.
+  private static func connectionHandlers(_ configuration: ServerConfiguration) -> [any RemovableChannelHandler] {
+    var handlers: [any RemovableChannelHandler] = [UnreadBodyConnectionCloser()]
+    if let timeout = configuration.requestHeadTimeout {
+      handlers.append(RequestHeadTimeout(timeout: .nanoseconds(Int64(timeout / .nanoseconds(1)))))
+    }
+    return handlers
+  }
+
   /// Serves until the process gets SIGINT or SIGTERM or the calling task is cancelled; either way
   /// it stops accepting connections, finishes the requests in flight and returns. `onListening`
   /// receives the bound port, which is useful with port `0`. `onShutdownRequested` runs when the
@@ -54,7 +64,7 @@ public struct HybridServer: Sendable {
     let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Int64($0 / .nanoseconds(1))) }
     let app = Application(
       router: makeRouter(),
-      server: .http1(configuration: .init(additionalChannelHandlers: [UnreadBodyConnectionCloser()], idleTimeout: idleTimeout)),
+      server: .http1(configuration: .init(additionalChannelHandlers: Self.connectionHandlers(configuration), idleTimeout: idleTimeout)),
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port), serverName: "HybridAI/\(HybridAIVersion.current)"),
       onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },

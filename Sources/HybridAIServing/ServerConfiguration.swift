@@ -19,6 +19,10 @@ public struct ServerConfiguration: Sendable {
   /// HTTP clients keep idle connections (AsyncHTTPClient 60 s), as nginx's 75 s. A request whose
   /// answer is being written is never cut. `nil`: no limit.
   public var idleTimeout: Duration? = .seconds(75)
+  /// How long a request's line and headers may take from their first byte, however steadily they
+  /// trickle in (as nginx's `client_header_timeout`, 60 s); then the connection is closed. A
+  /// request's body and an idle connection are not counted here (see ``idleTimeout``). `nil`: no limit.
+  public var requestHeadTimeout: Duration? = .seconds(60)
   /// The web origins (`https://app.example.com`, or `*` for any) whose pages may call the APIs
   /// from a browser (CORS); empty (the default): none, as browsers assume.
   public var allowedOrigins: [String] = []

@@ -11,9 +11,10 @@ import Testing
 /// closed after the idle timeout.
 @Suite("Server: oversized bodies and idle connections are closed")
 struct ConnectionLimitsTests {
-  static func start(idleTimeout: Duration? = .seconds(75)) async throws -> ScriptedServer {
+  static func start(idleTimeout: Duration? = .seconds(75), requestHeadTimeout: Duration? = .seconds(60)) async throws -> ScriptedServer {
     var configuration = ServerConfiguration()
     configuration.idleTimeout = idleTimeout
+    configuration.requestHeadTimeout = requestHeadTimeout
     return try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("ok")] },
                                           configuration: configuration)
   }
@@ -65,6 +66,37 @@ struct ConnectionLimitsTests {
     #expect(await idle.closesWithin(.seconds(30)), "an idle keep-alive connection stays open")
   }
 
+  @Test("request headers sent a byte at a time are cut at the head timeout; a head on time, then a slow body, are not")
+  func tricklingHead() async throws {
+    let server = try await Self.start(requestHeadTimeout: .seconds(2))
+    defer { Task { await server.stop() } }
+    let connection = try RawHTTPConnection(port: server.port)
+    let head = Data("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: \(String(repeating: "a", count: 200))".utf8)
+    var closed = false
+    for byte in head {
+      guard (try? connection.send(Data([byte]))) != nil else { closed = true; break }
+      if await connection.closesWithin(.milliseconds(100)) { closed = true; break }
+    }
+    #expect(closed, "a head trickling in for 20 s keeps its connection")
+
+    // A whole head, then a body a piece every 500 ms for 3 s: the body is not the head's to time.
+    let body = #"{"model": "\#(ScriptedServer.modelName)", "messages": [{"role": "user", "content": "hi"}]}"#
+    let slowBody = try RawHTTPConnection(port: server.port)
+    try slowBody.sendHead("POST", "/v1/chat/completions", headers: ["Content-Type": "application/json",
+                                                                  "Content-Length": String(body.utf8.count)])
+    let pieces = Array(body.utf8).chunked(into: (body.utf8.count + 5) / 6)
+    for piece in pieces {
+      try slowBody.send(Data(piece))
+      try await Task.sleep(for: .milliseconds(500))
+    }
+    let answered = await slowBody.readResponse(timeout: .seconds(60))
+    #expect(answered.status == 200, "\(answered.text)")
+    // Keep-alive: the next head, after a pause longer than the head timeout, is answered too.
+    try await Task.sleep(for: .seconds(3))
+    try slowBody.sendHead("GET", "/v1beta/models", headers: [:])
+    #expect(await slowBody.readResponse(timeout: .seconds(60)).status == 200)
+  }
+
   @Test("with no idle timeout, a quiet connection stays open")
   func noIdleTimeout() async throws {
     let server = try await Self.start(idleTimeout: nil)
@@ -73,5 +105,11 @@ struct ConnectionLimitsTests {
     try idle.sendHead("GET", "/v1beta/models", headers: [:])
     #expect(await idle.readResponse(timeout: .seconds(60)).status == 200)
     #expect(!(await idle.closesWithin(.seconds(2))))
+  }
+}
+
+private extension Array {
+  func chunked(into size: Int) -> [[Element]] {
+    stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
   }
 }

@@ -148,6 +148,9 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .long, help: "Seconds a connection may wait for a request's headers (or the next part of its body) before it is closed; 0: no limit. Default: 75.")
   var idleTimeout: Int?
 
+  @Option(name: .long, help: "Seconds a request's line and headers may take from their first byte, however steadily they come; 0: no limit. Default: 60.")
+  var headerTimeout: Int?
+
   @Option(name: .long, help: ArgumentHelp(
     "A web origin whose pages may call the APIs from a browser (CORS), e.g. https://app.example.com, or * for any (repeatable).",
     discussion: "Default: none. Keys still apply: a page sends its key in a header (Authorization or x-goog-api-key).",
@@ -226,6 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.device, device)
     set(.maxRequestBytes, maxRequestBytes)
     set(.idleTimeout, idleTimeout)
+    set(.headerTimeout, headerTimeout)
     set(.corsOrigin, corsOrigin)
     set(.data, data)
     set(.registryDatabase, registryDatabase)
@@ -415,6 +419,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                   maxRequestBytes: settings.maxRequestBytes)
     serverConfiguration.allowedOrigins = settings.corsOrigins
     serverConfiguration.idleTimeout = settings.idleTimeout == 0 ? nil : .seconds(settings.idleTimeout)
+    serverConfiguration.requestHeadTimeout = settings.headerTimeout == 0 ? nil : .seconds(settings.headerTimeout)
     // Streams get shutdown-timeout seconds and then end with UNAVAILABLE (the shutdown hook below);
     // from then on, uploads and other requests get a few seconds more, then are cancelled (nothing
     // half-written is recorded).

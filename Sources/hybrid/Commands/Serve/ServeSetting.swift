@@ -90,6 +90,7 @@ struct ServeSetting: Hashable, Sendable {
   static let device = ServeSetting("device", .string)
   static let maxRequestBytes = ServeSetting("max-request-bytes", .integer, default: .int(4 << 20))
   static let idleTimeout = ServeSetting("idle-timeout", .integer, default: .int(75))
+  static let headerTimeout = ServeSetting("header-timeout", .integer, default: .int(60))
   static let corsOrigin = ServeSetting("cors-origin", .list, default: .stringArray([]))
   static let data = ServeSetting("data", .string)
   static let registryDatabase = ServeSetting("registry-database", .string, secret: true)
@@ -117,7 +118,7 @@ struct ServeSetting: Hashable, Sendable {
   /// Every setting a config file may hold, in the order `--print-config` shows them.
   static let all: [ServeSetting] = [
     host, port, model, alias, chatTemplate, mmproj, noMmproj, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
-    noPromptCache, promptCacheMemory, promptScheduling, batchContexts, draftMax, embeddingPooling, threads, gpuLayers, device, maxRequestBytes, idleTimeout, corsOrigin, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
+    noPromptCache, promptCacheMemory, promptScheduling, batchContexts, draftMax, embeddingPooling, threads, gpuLayers, device, maxRequestBytes, idleTimeout, headerTimeout, corsOrigin, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
     downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatMaxTokens,
     chatLoopPenalty, chatCloudURL,
     chatCloudModel, sessionsDir, mcpConfig, mcpServers, mcpAPIModel, logLevel, logFormat,

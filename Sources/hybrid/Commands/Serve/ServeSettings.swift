@@ -46,6 +46,8 @@ struct ServeSettings: Sendable {
   var maxRequestBytes: Int
   /// Seconds; 0: no limit.
   var idleTimeout: Int
+  /// Seconds; 0: no limit.
+  var headerTimeout: Int
   /// Web origins whose pages may call the APIs (CORS); `*` for any.
   var corsOrigins: [String]
   var data: String?
@@ -152,6 +154,8 @@ struct ServeSettings: Sendable {
     maxRequestBytes = try positive(.maxRequestBytes) ?? 4 << 20
     idleTimeout = configuration.integer(.idleTimeout) ?? 75
     guard idleTimeout >= 0 else { throw invalid(.idleTimeout, "must be 0 (no limit) or more seconds") }
+    headerTimeout = configuration.integer(.headerTimeout) ?? 60
+    guard headerTimeout >= 0 else { throw invalid(.headerTimeout, "must be 0 (no limit) or more seconds") }
     corsOrigins = configuration.list(.corsOrigin).filter { !$0.isEmpty }
     for origin in corsOrigins where origin != "*" {
       guard let url = URL(string: origin), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
