@@ -204,7 +204,10 @@ public final class ModelRegistry: Sendable {
         }
         return (version, isNewBlob)
       } catch {
-        _ = try? await self.removeUnreferencedBlobs([staged.sha256])   // the model went away meanwhile
+        // The model went away meanwhile, or the store did: then the blob waits for a later sweep.
+        if (try? await self.removeUnreferencedBlobs([staged.sha256])) == nil, isNewBlob {
+          self.logger.warning("a blob no version records stays until the store answers", metadata: ["sha256": "\(staged.sha256)"])
+        }
         throw error
       }
     }
@@ -343,6 +346,26 @@ public final class ModelRegistry: Sendable {
     } catch let error as RegistryStoreError {
       throw GoogleAPIError.from(storeError: error)
     }
+  }
+
+  /// Deletes the blobs that no version refers to and that were last adopted more than `age` ago —
+  /// an upload whose version could not be recorded because the store went away, say. A younger
+  /// blob may belong to an upload another instance is recording; it waits for a later sweep.
+  /// `hybrid serve` sweeps when it starts and every hour. Returns how many were removed.
+  @discardableResult
+  public func removeStrayBlobs(olderThan age: Duration = .seconds(3600)) async throws -> Int {
+    let files = blobs.blobs
+    let removed = try await changes.run {
+      var removed = 0
+      for digest in files.allDigests() {
+        guard let adopted = files.lastAdoption(of: digest),
+              Date().timeIntervalSince(adopted) > Double(age.components.seconds) else { continue }
+        removed += try await self.removeUnreferencedBlobs([digest.hex])
+      }
+      return removed
+    }
+    if removed > 0 { logger.info("stray blobs removed", metadata: ["count": "\(removed)"]) }
+    return removed
   }
 
   /// Deletes those of `candidates` that no version refers to; returns how many. Runs inside

@@ -56,6 +56,41 @@ struct RegistryStorageTests {
     }
   }
 
+  @Test("a blob no version records (its upload's store went away) is swept once older than the sweep's age; recorded ones stay")
+  func strayBlobs() async throws {
+    let directory = FileManager.default.temporaryDirectory.appending(path: "hybrid-registry-stray-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let registry = try ModelRegistry(configuration: RegistryConfiguration(dataDirectory: directory, adminToken: "t"))
+    _ = try await registry.createModel(named: "kept", description: "", tags: [])
+    let body = AsyncStream<ByteBuffer> { continuation in
+      continuation.yield(ByteBuffer(bytes: RegistryFixtures.tflite))
+      continuation.finish()
+    }
+    _ = try await registry.addVersion(toModel: "kept", body: body, declaredLength: Int64(RegistryFixtures.tflite.count))
+    // Stored, never recorded: what an upload leaves when recording its version fails.
+    let files = registry.blobs.blobs
+    let staging = try files.makeStagingFile()
+    try RegistryFixtures.other.write(to: staging)
+    let stray = try #require(BlobDigest(hex: RegistryFixtures.otherSHA256))
+    let kept = try #require(BlobDigest(hex: RegistryFixtures.tfliteSHA256))
+    try files.adopt(staging, digest: stray, size: Int64(RegistryFixtures.other.count))
+
+    #expect(try await registry.removeStrayBlobs() == 0, "a blob adopted a moment ago may be an upload being recorded")
+    let twoHoursAgo = Date(timeIntervalSinceNow: -7200)
+    for digest in [stray, kept] {
+      try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: files.fileURL(of: digest).path)
+    }
+    #expect(try await registry.removeStrayBlobs() == 1)
+    #expect(files.size(of: stray) == nil && files.size(of: kept) == Int64(RegistryFixtures.tflite.count))
+
+    // The same bytes adopted again count as new: an upload of them may be recording its version.
+    let again = try files.makeStagingFile()
+    try RegistryFixtures.tflite.write(to: again)
+    try FileManager.default.setAttributes([.modificationDate: twoHoursAgo], ofItemAtPath: files.fileURL(of: kept).path)
+    #expect(try files.adopt(again, digest: kept, size: Int64(RegistryFixtures.tflite.count)) == .alreadyPresent)
+    #expect(try #require(files.lastAdoption(of: kept)).timeIntervalSinceNow > -60)
+  }
+
   @Test("GET /v1/openapi.yaml serves the repository's document")
   func openAPIDocument() async throws {
     try await RunningRegistry.with { server in

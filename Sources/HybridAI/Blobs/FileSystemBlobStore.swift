@@ -61,6 +61,7 @@ public struct FileSystemBlobStore: BlobStore {
     let destination = fileURL(of: digest)
     if self.size(of: digest) == size {
       unlink(file.path)
+      utimensat(AT_FDCWD, destination.path, nil, 0)   // adopted again now (see lastAdoption(of:))
       return .alreadyPresent
     }
     let folder = destination.deletingLastPathComponent()
@@ -89,6 +90,15 @@ public struct FileSystemBlobStore: BlobStore {
     var status = stat()
     guard stat(fileURL(of: digest).path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
     return Int64(status.st_size)
+  }
+
+  /// When the blob was last adopted — stored, or the same bytes adopted again — or `nil` when
+  /// there is no such blob: its file's modification time. A sweep of unused blobs spares recent
+  /// ones, which a writer may be about to record.
+  public func lastAdoption(of digest: BlobDigest) -> Date? {
+    var status = stat()
+    guard stat(fileURL(of: digest).path, &status) == 0 else { return nil }
+    return Date(timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
   }
 
   public func fileURL(of digest: BlobDigest) -> URL {

@@ -440,6 +440,15 @@ struct ServeCommand: AsyncParsableCommand {
     let onDevice = batchedModels
     let servesModels = !models.isEmpty
     var listenFailure: String?
+    // Blobs an upload stored but could not record (the database was away) go a minute after the
+    // start, then every hour.
+    let sweeper = Task.detached(priority: .background) {
+      while (try? await Task.sleep(for: .seconds(60))) != nil {
+        _ = try? await registry.removeStrayBlobs()
+        guard (try? await Task.sleep(for: .seconds(3600 - 60))) != nil else { return }
+      }
+    }
+    defer { sweeper.cancel() }
     do {
       try await server.run(onListening: { port in
         Self.status.say("listening on http://\(host):\(port) (models: \(names); API key "
