@@ -49,7 +49,7 @@ bench:
 	.build/release/hybrid bench delivery --output .build/bench-delivery.md
 	.build/release/hybrid bench hub --python .deps/venv/bin/python --output .build/bench-hub.md
 	scripts/bench-service --hybrid .build/release/hybrid --output .build/bench-service.md
-	scripts/soak --hybrid .build/release/hybrid --duration 600 --output .build/bench-soak.md
+	scripts/soak --hybrid .build/release/hybrid --duration 600 --max-rss-slope 0 --output .build/bench-soak.md
 
 # The test suite under AddressSanitizer (memory errors), in a build of its own (.build-asan); not part of
 # `make test`. `scripts/sanitize thread` runs it under ThreadSanitizer (see docs/testing.md).
