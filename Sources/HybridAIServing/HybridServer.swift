@@ -46,7 +46,7 @@ public struct HybridServer: Sendable {
   private static func connectionHandlers(_ configuration: ServerConfiguration) -> [any RemovableChannelHandler] {
     var handlers: [any RemovableChannelHandler] = [UnreadBodyConnectionCloser()]
     if let timeout = configuration.requestHeadTimeout {
-      handlers.append(RequestHeadTimeout(timeout: .nanoseconds(Int64(timeout / .nanoseconds(1)))))
+      handlers.append(RequestHeadTimeout(timeout: TimeAmount(timeout)))
     }
     return handlers
   }
@@ -61,7 +61,7 @@ public struct HybridServer: Sendable {
   public func run(onListening: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
                   onShutdownRequested: @escaping @Sendable () async -> Void = {}) async throws {
     let configuration = self.configuration
-    let idleTimeout = configuration.idleTimeout.map { TimeAmount.nanoseconds(Int64($0 / .nanoseconds(1))) }
+    let idleTimeout = configuration.idleTimeout.map(TimeAmount.init)
     let app = Application(
       router: makeRouter(),
       server: .http1(configuration: .init(additionalChannelHandlers: Self.connectionHandlers(configuration), idleTimeout: idleTimeout)),
