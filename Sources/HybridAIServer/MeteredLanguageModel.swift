@@ -18,15 +18,18 @@ struct MeteredLanguageModel: ForwardingLanguageModel {
     active.increment()
     return AsyncThrowingStream { continuation in
       let task = Task {
-        var outcome = "error"
-        defer {
+        // Counted once, before the client can see the answer end (a client that reads the metrics
+        // right after its answer finds it counted).
+        var counted = false
+        func count(_ outcome: String) {
+          guard !counted else { return }
+          counted = true
           active.decrement()
           metrics.counter(MetricName.generationRequests, [("model", name), ("outcome", outcome)]).increment()
         }
         do {
           for try await event in events {
             if case .completed(let raw) = event {
-              outcome = "completed"
               metrics.counter(MetricName.promptTokens, dimensions).increment(by: Int64(raw.usage.promptTokens))
               metrics.counter(MetricName.outputTokens, dimensions).increment(by: Int64(raw.usage.outputTokens))
               if raw.usage.draftTokens > 0 {
@@ -36,14 +39,15 @@ struct MeteredLanguageModel: ForwardingLanguageModel {
               if let firstToken = raw.timings?.timeToFirstToken {
                 metrics.timer(MetricName.timeToFirstToken, dimensions).record(firstToken)
               }
+              count("completed")
             }
             continuation.yield(event)
           }
           // A stream its client closed ends here, without an error, when the model stops.
-          if outcome != "completed", Task.isCancelled { outcome = "cancelled" }
+          count(Task.isCancelled ? "cancelled" : "error")
           continuation.finish()
         } catch {
-          outcome = error is CancellationError ? "cancelled" : "error"
+          count(error is CancellationError ? "cancelled" : "error")
           continuation.finish(throwing: error)
         }
       }

@@ -267,8 +267,9 @@ import Testing
   func aStalledDownloadResumesAfterTheReadTimeout() async throws {
     let environment = try await FaultyEnvironment.make()
     defer { Task { await environment.close() } }
-    // Short, but not so short that a busy machine's slow answers count as silence too often.
-    try await TestSupport.withHTTPClient(readTimeout: .seconds(3)) { client in
+    // Short, but not so short that a busy machine's slow answers count as silence: 3 s was
+    // missed by the metadata request on a machine running the whole suite.
+    try await TestSupport.withHTTPClient(readTimeout: .seconds(10)) { client in
       let size = 2 * Self.mebibyte
       let (_, sha) = await environment.server.publish("m", data: TestSupport.bytes(size, seed: 41))
       environment.server.configure { $0.stallOnceOffset = size / 2 }

@@ -86,9 +86,12 @@ struct ServeLifecycleTests {
     defer { try? FileManager.default.removeItem(at: data) }
     // Uploads get shutdown-timeout + 5 s after SIGTERM. The rest of the arriving upload is sent
     // 0.5 s after it, but a machine saturated by the rest of the suite has stretched its sending
-    // and hashing past 9 s (the server then cut it: EPIPE here), so 15 + 5 s; the stalled upload
-    // is cut only then, which this test waits for (idle time, not CPU).
-    let arguments = ["--registry-only", "--data", data.path, "--admin-token", "t", "--shutdown-timeout", "15"]
+    // and hashing past 9 s, and past 20 s on a slower one (the server then cut it: EPIPE here),
+    // so 30 + 5 s; the stalled upload is cut only then, which this test waits for (idle time, not
+    // CPU). The idle timeout is out of the way: on such a machine the arriving upload's pause
+    // between its halves (the wait until both uploads are in flight, then the stop) can be long.
+    let arguments = ["--registry-only", "--data", data.path, "--admin-token", "t", "--shutdown-timeout", "30",
+                     "--idle-timeout", "900"]
     let server = try await Server(executable: HybridCommandTests.executable, arguments: arguments)
     let admin = ["authorization": "Bearer t"]
     let created = try await TestHTTP.send(.POST, URL(string: "http://127.0.0.1:\(server.port)/v1/admin/models")!, headers: admin,
