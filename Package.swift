@@ -9,6 +9,8 @@
 //   CLlama            system library: llama.h from scripts/bootstrap (pkg-config `hybridai-llama`).
 //   CLlamaChatTemplates  C API over llama.cpp's `common` chat templates (Jinja rendering, tool-call parsing).
 //   HybridAIOnDevice  SystemLanguageModel on llama.cpp, in process; BatchedLanguageModel for servers.
+//   HybridAIFileStorage  storage on the file system: FileArtifactStore (a session's artifacts as files),
+//                     content-addressed blobs (FileSystemBlobStore) shared by the registry and the downloader.
 //   HybridAIHTTP      what HybridAI's HTTP clients share: which transport errors mean "offline",
 //                     the pooled clients, server-sent events.
 //   HybridAIWire      the wire contract shared by servers and clients: Google's error envelope, the
@@ -70,6 +72,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .library(name: "HybridAI", targets: ["HybridAI"]),
+    .library(name: "HybridAIFileStorage", targets: ["HybridAIFileStorage"]),
     .library(name: "HybridAIOnDevice", targets: ["HybridAIOnDevice"]),
     .library(name: "HybridAIGemini", targets: ["HybridAIGemini"]),
     .library(name: "HybridAIGeminiWire", targets: ["HybridAIGeminiWire"]),
@@ -130,6 +133,11 @@ let package = Package(
         .product(name: "SwiftDiagnostics", package: "swift-syntax"),
         .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
       ],
+      swiftSettings: strictSwift),
+    // Storage on the file system (the core does no file I/O of its own).
+    .target(
+      name: "HybridAIFileStorage",
+      dependencies: ["HybridAI"],
       swiftSettings: strictSwift),
     .systemLibrary(
       name: "CLlama",
@@ -200,7 +208,7 @@ let package = Package(
     .target(
       name: "HybridAIRegistry",
       dependencies: [
-        "HybridAI", "HybridAIWire", "HybridAIServing",
+        "HybridAI", "HybridAIFileStorage", "HybridAIWire", "HybridAIServing",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -233,7 +241,7 @@ let package = Package(
     .target(
       name: "HybridAIServer",
       dependencies: [
-        "HybridAI", "HybridAIGeminiWire", "HybridAIOpenAIWire", "HybridAIHTTP", "HybridAIServing",
+        "HybridAI", "HybridAIFileStorage", "HybridAIGeminiWire", "HybridAIOpenAIWire", "HybridAIHTTP", "HybridAIServing",
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -255,7 +263,7 @@ let package = Package(
     .target(
       name: "ModelDelivery",
       dependencies: [
-        "HybridAI", "HybridAIHTTP", "HybridAIWire", "HybridAIProcess", "CLinuxExtras",
+        "HybridAI", "HybridAIFileStorage", "HybridAIHTTP", "HybridAIWire", "HybridAIProcess", "CLinuxExtras",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -306,7 +314,7 @@ let package = Package(
     .target(
       name: "HybridAIPersistence",
       dependencies: [
-        "HybridAI",
+        "HybridAI", "HybridAIFileStorage",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -353,8 +361,8 @@ let package = Package(
     .executableTarget(
       name: "hybrid",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer", "HybridAIRegistry",
-        "HybridAIChatApp", "HybridAIProcess", "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage",
+        "HybridAI", "HybridAIFileStorage", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer",
+        "HybridAIRegistry", "HybridAIChatApp", "HybridAIProcess", "ModelDelivery", "HybridAITools", "HybridAIPersistence", "TFLite", "TFLiteImage",
         "HybridCommandLine", "HybridOnDeviceCommandLine", "CLinuxExtras", "HybridAIMCP",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -388,7 +396,7 @@ let package = Package(
     .target(
       name: "HybridAIServerTestSupport",
       dependencies: [
-        "HybridAI", "HybridAITestSupport", "HybridAIProcess", "HybridAIServing", "HybridAIRegistry",
+        "HybridAI", "HybridAIFileStorage", "HybridAITestSupport", "HybridAIProcess", "HybridAIServing", "HybridAIRegistry",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -405,7 +413,11 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAITests",
-      dependencies: ["HybridAI", "HybridAITestSupport", "HybridAIProcess", "TFLiteImage"],
+      dependencies: ["HybridAI", "HybridAIFileStorage", "HybridAITestSupport", "HybridAIProcess", "TFLiteImage"],
+      swiftSettings: strictSwift),
+    .testTarget(
+      name: "HybridAIFileStorageTests",
+      dependencies: ["HybridAI", "HybridAIFileStorage", "HybridAITestSupport", "HybridAIProcess"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIProcessTests",
@@ -419,16 +431,16 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIOnDeviceTests",
-      dependencies: ["HybridAI", "HybridAIOnDevice", "HybridAITestSupport"],
+      dependencies: ["HybridAI", "HybridAIFileStorage", "HybridAIOnDevice", "HybridAITestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIOpenAITests",
-      dependencies: ["HybridAI", "HybridAIOpenAI", "HybridAIHTTP", "HybridAITestSupport", "HybridAIServerTestSupport"],
+      dependencies: ["HybridAI", "HybridAIFileStorage", "HybridAIOpenAI", "HybridAIHTTP", "HybridAITestSupport", "HybridAIServerTestSupport"],
       swiftSettings: strictSwift),
     .testTarget(
       name: "HybridAIGeminiTests",
       dependencies: [
-        "HybridAI", "HybridAIGemini", "HybridAIHTTP", "HybridAITestSupport", "HybridAIServerTestSupport",
+        "HybridAI", "HybridAIFileStorage", "HybridAIGemini", "HybridAIHTTP", "HybridAITestSupport", "HybridAIServerTestSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -437,8 +449,8 @@ let package = Package(
     .testTarget(
       name: "HybridAIServerTests",
       dependencies: [
-        "HybridAI", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing", "HybridAIServer",
-        "HybridAIRegistry", "HybridAITestSupport", "HybridAIServerTestSupport", "ModelDelivery",
+        "HybridAI", "HybridAIFileStorage", "HybridAIOnDevice", "HybridAIGemini", "HybridAIOpenAI", "HybridAIServing",
+        "HybridAIServer", "HybridAIRegistry", "HybridAITestSupport", "HybridAIServerTestSupport", "ModelDelivery",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -460,7 +472,8 @@ let package = Package(
     .testTarget(
       name: "HybridAIRegistryTests",
       dependencies: [
-        "HybridAI", "HybridAIRegistry", "HybridAIServing", "HybridAIWire", "HybridAITestSupport", "HybridAIServerTestSupport",
+        "HybridAI", "HybridAIFileStorage", "HybridAIRegistry", "HybridAIServing", "HybridAIWire", "HybridAITestSupport",
+        "HybridAIServerTestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
@@ -477,7 +490,8 @@ let package = Package(
     .testTarget(
       name: "ModelDeliveryTests",
       dependencies: [
-        "HybridAI", "ModelDelivery", "HybridAIOnDevice", "TFLite", "HybridAITestSupport", "HybridAIServerTestSupport", "HybridAIProcess",
+        "HybridAI", "HybridAIFileStorage", "ModelDelivery", "HybridAIOnDevice", "TFLite", "HybridAITestSupport",
+        "HybridAIServerTestSupport", "HybridAIProcess",
         "CLinuxExtras",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "Crypto", package: "swift-crypto"),
@@ -493,7 +507,8 @@ let package = Package(
     .testTarget(
       name: "HybridAIToolsTests",
       dependencies: [
-        "HybridAI", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAITestSupport", "HybridAIServerTestSupport",
+        "HybridAI", "HybridAIFileStorage", "HybridAITools", "TFLite", "TFLiteImage", "ModelDelivery", "HybridAITestSupport",
+        "HybridAIServerTestSupport",
         .product(name: "Logging", package: "swift-log"),
       ],
       exclude: ["Reference"],
@@ -509,7 +524,7 @@ let package = Package(
       swiftSettings: strictSwift),
     .testTarget(
       name: "hybridTests",
-      dependencies: ["hybrid", "HybridAI", "HybridAIOnDevice", "HybridAIServer", "HybridAITools", "TFLiteImage",
+      dependencies: ["hybrid", "HybridAI", "HybridAIFileStorage", "HybridAIOnDevice", "HybridAIServer", "HybridAITools", "TFLiteImage",
                      "HybridCommandLine", "HybridOnDeviceCommandLine", "HybridAIProcess", "HybridAITestSupport", "HybridAIServerTestSupport"],
       swiftSettings: strictSwift),
   ],

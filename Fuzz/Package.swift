@@ -81,7 +81,7 @@ let package = Package(
     // GGUF files → the header checks of the on-device model.
     fuzzTarget("FuzzGGUFHeader", [hybridAI("HybridAIOnDevice"), logging]),
     // Registry identifiers, model references and the registry's JSON records.
-    fuzzTarget("FuzzRegistryInput", [hybridAI("HybridAI"), hybridAI("HybridAIWire"), hybridAI("ModelDelivery")]),
+    fuzzTarget("FuzzRegistryInput", [hybridAI("HybridAI"), hybridAI("HybridAIFileStorage"), hybridAI("HybridAIWire"), hybridAI("ModelDelivery")]),
     // api-keys.json → APIKeyFile and APIKeyAuthority.
     fuzzTarget("FuzzKeyFile", [hybridAI("HybridAIServing"), logging]),
   ]

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HybridAI
 import Logging
+import HybridAIFileStorage
 
 /// Saves, lists, loads and deletes sessions — their transcripts and the artifacts their tools
 /// made — in a directory: an SQLite database (`DIR/sessions.sqlite`, through GRDB, with schema
@@ -29,7 +30,7 @@ public final class SessionStore: Sendable {
   public let directory: URL
   /// The artifact store shared by all sessions of this store (`DIR/artifacts`). Pass it to
   /// `GenerativeModelSession(model:…, artifactStore:)` so the session's artifacts are kept here.
-  public let artifactStore: ArtifactStore
+  public let artifactStore: any ArtifactStore
 
   private let database: DatabasePool
   private let logger: Logger
@@ -43,7 +44,7 @@ public final class SessionStore: Sendable {
   /// if needed and bringing the database schema up to date.
   /// - Parameter artifactLimits: The size limits of the shared artifact store.
   /// - Throws: ``SessionStoreError/database(reason:)`` or ``SessionStoreError/artifactStore(reason:)``.
-  public init(directory: URL, artifactLimits: ArtifactStore.Limits = .init(),
+  public init(directory: URL, artifactLimits: ArtifactStoreLimits = .init(),
               logger: Logger = Logger(label: "HybridAI.sessions")) throws(SessionStoreError) {
     self.directory = directory
     self.logger = logger
@@ -57,7 +58,7 @@ public final class SessionStore: Sendable {
       throw .database(reason: "cannot create \(directory.path): \(FileSystemErrorText.describe(error))")
     }
     do {
-      artifactStore = try ArtifactStore(
+      artifactStore = try FileArtifactStore(
         directory: directory.appendingPathComponent(Self.artifactDirectoryName, isDirectory: true),
         limits: artifactLimits)
     } catch {

@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIWire
 import Logging
+import HybridAIFileStorage
 
 #if canImport(Glibc)
 import Glibc

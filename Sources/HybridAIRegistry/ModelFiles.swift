@@ -4,6 +4,7 @@ import HybridAI
 import HybridAIWire
 import Logging
 import NIOCore
+import HybridAIFileStorage
 
 #if canImport(Glibc)
 import Glibc

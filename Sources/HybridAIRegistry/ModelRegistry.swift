@@ -4,6 +4,7 @@ import HybridAIServing
 import Logging
 import NIOCore
 import Synchronization
+import HybridAIFileStorage
 
 /// The model registry inside `hybrid serve`: deploy model files, publish them, split
 /// installations among versions, and hand out signed, expiring download URLs

@@ -4,6 +4,7 @@ import HybridAIGemini
 import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
+import HybridAIFileStorage
 
 private typealias Attachment = HybridAI.Attachment
 
@@ -12,9 +13,9 @@ let onePixelPNG = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfF
 
 @Suite("Files in Gemini answers")
 struct GeneratedFileTests {
-  private func makeStore() throws -> (ArtifactStore, TemporaryDirectory) {
+  private func makeStore() throws -> (FileArtifactStore, TemporaryDirectory) {
     let directory = try TemporaryDirectory()
-    return (try ArtifactStore(directory: directory.url.appendingPathComponent("artifacts")), directory)
+    return (try FileArtifactStore(directory: directory.url.appendingPathComponent("artifacts")), directory)
   }
 
   @Test("an image in the answer is stored once as an artifact with the exact bytes; the next turn sends its reference, not its bytes")
@@ -111,7 +112,7 @@ struct GeneratedFileTests {
     defer { Task { await server.stop() } }
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let store = try ArtifactStore(directory: directory.url.appendingPathComponent("artifacts"),
+    let store = try FileArtifactStore(directory: directory.url.appendingPathComponent("artifacts"),
                                   limits: .init(maxArtifactBytes: 1_000))
     let session = GenerativeModelSession(model: testModel(server), artifactStore: store)
     await #expect {
@@ -133,7 +134,6 @@ struct GeneratedFileTests {
     let hybrid = HybridModel(primary: stubOnDeviceModel(), secondary: testModel(server))
     let session = GenerativeModelSession(model: hybrid)
     let answer = try await session.respond(to: "Draw a cat.", options: options)
-    session.removeOwnArtifactStore()
     #expect(answer.rawResponse.source == .cloud)
     #expect(answer.rawResponse.fallback?.reason == .unsupported(UnsupportedReason.unsupportedOutput(.image).description))
     let body = try jsonBody(try #require(server.requests.first))

@@ -4,6 +4,7 @@ import HybridAIGemini
 import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
+import HybridAIFileStorage
 
 /// What GeminiModel sends: the request body built from a transcript and options, and the headers.
 @Suite("Requests GeminiModel sends")
@@ -49,7 +50,7 @@ struct RequestEncodingTests {
   func remoteFilesAsFileData() async throws {
     let directory = try TemporaryDirectory("gemini-files")
     defer { directory.remove() }
-    let store = try ArtifactStore(directory: directory.url)
+    let store = try FileArtifactStore(directory: directory.url)
     let stored = try store.store(Artifact(data: onePixelPNG, mimeType: "image/png", name: "dot.png"))
     let uri = URL(string: "https://generativelanguage.googleapis.com/v1beta/files/abc-123")!
     let prompt = Transcript.Prompt(segments: [

@@ -4,6 +4,7 @@ import HybridAI
 import HybridAITestSupport
 @testable import HybridAIOnDevice
 import Testing
+import HybridAIFileStorage
 
 /// The parts of on-device images and audio that need no model: image headers read before
 /// decoding, media places in a prompt and which cached prefix survives, and where markers go.
@@ -60,7 +61,7 @@ struct MultimodalPromptTests {
   func markers() throws {
     let folder = try TemporaryDirectory("markers")
     defer { folder.remove() }
-    let store = try ArtifactStore(directory: folder.url)
+    let store = try FileArtifactStore(directory: folder.url)
     let image = try Attachment(contentsOf: TestRepository.dependency("photos/astronaut.png")).store(in: store)
     let pdf = try Attachment(data: Data("%PDF-1.4\n%%EOF".utf8), name: "a.pdf").store(in: store)
     let segments: [Transcript.Segment] = [

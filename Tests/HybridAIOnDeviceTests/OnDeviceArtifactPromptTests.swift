@@ -4,6 +4,7 @@ import HybridAI
 import HybridAITestSupport
 import Synchronization
 import Testing
+import HybridAIFileStorage
 
 /// A tool's artifact with the real on-device model: the prompt the model decodes from — rendered
 /// by its chat template and tokenized, read back from the tokens — carries the artifact's short
@@ -18,7 +19,7 @@ import Testing
     let model = ObservedLanguageModel(try TestModel.requireModel())
     let directory = try TestModel.scratchDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let session = GenerativeModelSession(
       model: model, tools: [RecordingTool.painter(returning: Self.secret)], toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools),
       artifactStore: store)

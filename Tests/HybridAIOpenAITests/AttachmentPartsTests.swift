@@ -3,6 +3,7 @@ import HybridAI
 @testable import HybridAIOpenAI
 import HybridAITestSupport
 import Testing
+import HybridAIFileStorage
 
 /// Attachments in Chat Completions requests: the kinds a model reads go as content parts with
 /// their exact bytes (images as `image_url` data URLs, WAV as `input_audio`, PDFs as `file`),
@@ -14,7 +15,7 @@ struct AttachmentPartsTests {
 
   /// A request whose prompt holds a PNG, a PDF and a remote image, stored in a fresh store.
   private func request(in directory: TemporaryDirectory) throws -> GenerationRequest {
-    let store = try ArtifactStore(directory: directory.url)
+    let store = try FileArtifactStore(directory: directory.url)
     let image = try store.store(Artifact(data: Self.png, mimeType: "image/png", name: "dot.png"))
     let document = try store.store(Artifact(data: Self.pdf, mimeType: "application/pdf", name: "memo.pdf"))
     let remote = URL(string: "https://example.com/photos/cat.jpg")!
@@ -66,7 +67,7 @@ struct AttachmentPartsTests {
   func audio() throws {
     let directory = try TemporaryDirectory("openai-parts")
     defer { directory.remove() }
-    let store = try ArtifactStore(directory: directory.url)
+    let store = try FileArtifactStore(directory: directory.url)
     let wavBytes = TestMedia.toneWAV(seconds: 0)
     let wav = try store.store(Artifact(data: wavBytes, mimeType: "audio/wav", name: "hello.wav"))
     let flac = try store.store(Artifact(data: Data("fLaC".utf8) + Data(repeating: 0, count: 40), mimeType: "audio/flac", name: "song.flac"))

@@ -34,7 +34,7 @@ enum Fixtures {
   }
 
   /// Stores an artifact with `text` as its bytes.
-  static func storeArtifact(_ text: String, name: String = "note.txt", in store: ArtifactStore) throws -> ArtifactReference {
+  static func storeArtifact(_ text: String, name: String = "note.txt", in store: any ArtifactStore) throws -> ArtifactReference {
     try store.store(Artifact(data: Data(text.utf8), mimeType: "text/plain", name: name))
   }
 }

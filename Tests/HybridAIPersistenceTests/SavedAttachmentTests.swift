@@ -41,7 +41,7 @@ struct SavedAttachmentTests {
     let session = try store.makeSession(id: "with-photo", model: ScriptedLanguageModel())
     guard case .prompt(let prompt)? = session.transcript.entries.first else { Issue.record("no prompt"); return }
     let attachment = try #require(prompt.segments.attachments.first)
-    #expect(try session.artifactStore?.contents(of: attachment.reference.id) == Self.png)
+    #expect(try session.artifactStore.contents(of: attachment.reference.id) == Self.png)
     // The photo can be sent again without copying it.
     let again = try Attachment(artifact: attachment.reference)
     #expect(again.mimeType == "image/png")

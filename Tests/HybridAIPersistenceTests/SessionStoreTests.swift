@@ -95,7 +95,7 @@ struct SessionStoreTests {
 
     let session = try store.makeSession(id: "kept", model: ScriptedLanguageModel(identifier: "stub-model"))
     #expect(session.transcript == transcript)
-    #expect(session.artifactStore?.reference(id: artifact.id)?.fileURL == url)
+    #expect(session.artifactStore.reference(id: artifact.id)?.fileURL == url)
   }
 
   @Test("an artifact shared by two sessions goes with the last of them")

@@ -4,6 +4,7 @@ import HybridAIGemini
 @testable import HybridAIOnDevice
 import HybridAITestSupport
 import Testing
+import HybridAIFileStorage
 
 /// A tool's artifact in a `GeminiModel` session whose model is `hybrid serve`: neither the wire
 /// request nor the prompt the server's on-device model decodes from carries the artifact's bytes,
@@ -18,7 +19,7 @@ struct ArtifactPromptTests {
     defer { Task { await server.stop() } }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ArtifactPromptTests-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let cloud = server.geminiModel()
     let session = GenerativeModelSession(
       model: cloud, tools: [RecordingTool.painter(returning: Self.secret)], toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools),

@@ -2,6 +2,7 @@ import Foundation
 import HybridAI
 import HybridAITestSupport
 import Testing
+import HybridAIFileStorage
 
 /// A structured answer that names artifacts gets their file URLs: the `urls` + text shape of the article on returning images from Foundation Models tools.
 @Suite struct ArtifactLinkTests {
@@ -13,7 +14,7 @@ import Testing
 
   static let wav = Data("RIFF-not-really-a-wav".utf8)
 
-  private func session(answering json: String, store: ArtifactStore) throws -> (GenerativeModelSession, ScriptedLanguageModel) {
+  private func session(answering json: String, store: any ArtifactStore) throws -> (GenerativeModelSession, ScriptedLanguageModel) {
     let call = Transcript.ToolCall(id: "s1", toolName: "speak", arguments: try GeneratedContent(json: "{}"))
     let model = ScriptedLanguageModel.rounds([.toolCalls([call]), .text(json)])
     let speak = RecordingTool(name: "speak") { _ in
@@ -22,8 +23,8 @@ import Testing
     return (GenerativeModelSession(model: model, tools: [speak], artifactStore: store), model)
   }
 
-  private func makeStore() throws -> ArtifactStore {
-    try ArtifactStore(directory: FileManager.default.temporaryDirectory
+  private func makeStore() throws -> FileArtifactStore {
+    try FileArtifactStore(directory: FileManager.default.temporaryDirectory
       .appendingPathComponent("ArtifactLinkTests-\(UUID().uuidString)", isDirectory: true))
   }
 

@@ -3,6 +3,7 @@ import Foundation
 import HybridAITestSupport
 import Testing
 import TFLiteImage
+import HybridAIFileStorage
 
 /// HybridAI's, not Swift Testing's `Attachment`.
 private typealias Attachment = HybridAI.Attachment
@@ -117,7 +118,7 @@ struct AttachmentTests {
 
     let attachment = try Attachment(contentsOf: huge)
     #expect(attachment.size == 2 << 30)
-    let store = try ArtifactStore(directory: directory.url.appendingPathComponent("store"),
+    let store = try FileArtifactStore(directory: directory.url.appendingPathComponent("store"),
                                   limits: .init(maxArtifactBytes: 1 << 20))
     let session = GenerativeModelSession(model: ScriptedLanguageModel(), artifactStore: store)
     await #expect {
@@ -135,7 +136,7 @@ struct AttachmentTests {
   func sessionStoresAttachments() async throws {
     let directory = try TemporaryDirectory("attachments")
     defer { directory.remove() }
-    let store = try ArtifactStore(directory: directory.url)
+    let store = try FileArtifactStore(directory: directory.url)
     let png = try Self.png()
     let file = directory.url.appendingPathComponent("photo.png")
     try png.write(to: file)
@@ -178,7 +179,6 @@ struct AttachmentTests {
     let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["from the cloud"],
                                       capabilities: ModelCapabilities(inputModalities: [.image]))
     let hybrid = GenerativeModelSession(model: .hybrid(primary: device, secondary: cloud))
-    defer { hybrid.removeOwnArtifactStore() }
     let answer = try await hybrid.respond(to: Prompt { "What is this?"; try Attachment(data: png) })
     #expect(answer.content == "from the cloud")
     #expect(answer.rawResponse.fallback?.reason == .unsupported(UnsupportedReason.unsupportedInput("image/png").description))
@@ -192,7 +192,6 @@ struct AttachmentTests {
       .contains("image/png") == true)
 
     let onlyDevice = GenerativeModelSession(model: ScriptedLanguageModel(identifier: "device"))
-    defer { onlyDevice.removeOwnArtifactStore() }
     await #expect {
       try await onlyDevice.respond(to: Prompt { "What is this?"; try Attachment(data: png) })
     } throws: { error in
@@ -206,7 +205,7 @@ struct AttachmentTests {
   func unknownArtifact() async throws {
     let directory = try TemporaryDirectory("attachments")
     defer { directory.remove() }
-    let session = GenerativeModelSession(model: ScriptedLanguageModel(), artifactStore: try ArtifactStore(directory: directory.url))
+    let session = GenerativeModelSession(model: ScriptedLanguageModel(), artifactStore: try FileArtifactStore(directory: directory.url))
     let ghost = try Attachment(artifact: ArtifactReference(id: "no-such-id", name: "ghost.png", mimeType: "image/png", size: 10))
     await #expect(throws: AttachmentError.unknownArtifact(id: "no-such-id")) {
       try await session.respond(to: Prompt { "Look"; ghost })

@@ -2,6 +2,7 @@ import Foundation
 @testable import HybridAI
 import HybridAITestSupport
 import Testing
+import HybridAIFileStorage
 
 private typealias Attachment = HybridAI.Attachment
 
@@ -32,7 +33,7 @@ struct RemoteAttachmentTests {
   func inASession() async throws {
     let directory = try TemporaryDirectory("remote-attachments")
     defer { directory.remove() }
-    let store = try ArtifactStore(directory: directory.url)
+    let store = try FileArtifactStore(directory: directory.url)
     let device = ScriptedLanguageModel(identifier: "device", deltas: ["from the device"])
     let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["from the cloud"],
                                       capabilities: ModelCapabilities(inputModalities: [.document]))

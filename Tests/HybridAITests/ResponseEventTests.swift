@@ -3,12 +3,13 @@ import HybridAI
 import HybridAITestSupport
 import Synchronization
 import Testing
+import HybridAIFileStorage
 
 /// `streamResponse(...).events`: the typed events a UI shows while a request runs — the model
 /// chosen (and why it fell back), text, tool calls with progress and artifacts, completion.
 @Suite struct ResponseEventTests {
-  private func makeStore() throws -> ArtifactStore {
-    try ArtifactStore(directory: FileManager.default.temporaryDirectory
+  private func makeStore() throws -> FileArtifactStore {
+    try FileArtifactStore(directory: FileManager.default.temporaryDirectory
       .appendingPathComponent("ResponseEventTests-\(UUID().uuidString)", isDirectory: true))
   }
 

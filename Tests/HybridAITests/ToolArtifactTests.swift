@@ -3,20 +3,21 @@ import HybridAI
 import HybridAITestSupport
 import Synchronization
 import Testing
+import HybridAIFileStorage
 
 /// Artifacts made by tools in the session's tool loop: stored, referenced for the model, recorded
 /// on the transcript and returned on the response — and never shown to the model as bytes or paths.
 @Suite struct ToolArtifactTests {
   static let secret = Data("SECRET-PIXELS-0123456789".utf8)
 
-  private func makeStore(limits: ArtifactStore.Limits = .init()) throws -> ArtifactStore {
+  private func makeStore(limits: ArtifactStoreLimits = .init()) throws -> FileArtifactStore {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("ToolArtifactTests-\(UUID().uuidString)", isDirectory: true)
-    return try ArtifactStore(directory: directory, limits: limits)
+    return try FileArtifactStore(directory: directory, limits: limits)
   }
 
   /// What is in the store's directory besides the index: artifact folders, blobs and temporary files.
-  private func leftovers(_ store: ArtifactStore) -> [String] {
+  private func leftovers(_ store: FileArtifactStore) -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: store.directory.path)) ?? []
     let blobs = (try? FileManager.default.contentsOfDirectory(atPath: store.directory.appendingPathComponent("blobs").path)) ?? []
     return (names.filter { $0 != "index.json" && $0 != "blobs" } + blobs.map { "blobs/\($0)" }).sorted()
@@ -89,18 +90,16 @@ import Testing
     #expect(response.artifacts.first?.fileURL.map { FileManager.default.fileExists(atPath: $0.path) } == true)
   }
 
-  @Test func withoutAStoreTheSessionMakesATemporaryOne() async throws {
+  @Test func withoutAStoreTheSessionKeepsArtifactsInMemory() async throws {
     let model = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: "p1")]), .text("Ok.")])
     let paint = RecordingTool(name: "paint") { _ in
       ToolOutput("Painted.", artifacts: [Artifact(data: Self.secret, mimeType: "image/png", name: "a.png")])
     }
     let session = GenerativeModelSession(model: model, tools: [paint])
-    #expect(session.artifactStore == nil)
     let response = try await session.respond(to: "Paint")
-    let store = try #require(session.artifactStore)
-    defer { try? FileManager.default.removeItem(at: store.directory) }
-    let url = try #require(response.artifacts.first?.fileURL)
-    #expect(try Data(contentsOf: url) == Self.secret)
+    let artifact = try #require(response.artifacts.first)
+    #expect(artifact.fileURL == nil)
+    #expect(try session.artifactStore.contents(of: artifact.id) == Self.secret)
   }
 
   @Test(arguments: [ToolExecutionPolicy.FailureHandling.reportToModel, .rethrow])
@@ -128,7 +127,7 @@ import Testing
   }
 
   @Test func aStoreLimitIsATypedErrorAndLeavesNothingHalfWritten() async throws {
-    let store = try makeStore(limits: ArtifactStore.Limits(maxArtifactBytes: 100, maxStoreBytes: 1000))
+    let store = try makeStore(limits: ArtifactStoreLimits(maxArtifactBytes: 100, maxStoreBytes: 1000))
     defer { try? FileManager.default.removeItem(at: store.directory) }
     let model = ScriptedLanguageModel.rounds([.toolCalls([try call("paint", id: "p1")]), .text("No luck.")])
     let paint = RecordingTool(name: "paint") { _ in
@@ -249,7 +248,7 @@ import Testing
     for (session, made) in zip(sessions, results) {
       #expect(toolOutputs(session.transcript.entries).flatMap(\.artifacts).map(\.id) == made.map(\.id))
     }
-    let reopened = try ArtifactStore(directory: store.directory)
+    let reopened = try FileArtifactStore(directory: store.directory)
     #expect(Set(reopened.allReferences().map(\.id)) == Set(all.map(\.id)))
   }
 }

@@ -4,6 +4,7 @@ import HybridAITestSupport
 import HybridAITools
 import TFLiteImage
 import Testing
+import HybridAIFileStorage
 
 private typealias Attachment = HybridAI.Attachment
 
@@ -21,7 +22,7 @@ struct ToolsOnAttachmentsTests {
     }
   }
 
-  private func session(_ model: ScriptedLanguageModel, store: ArtifactStore, readable directory: URL) throws -> GenerativeModelSession {
+  private func session(_ model: ScriptedLanguageModel, store: any ArtifactStore, readable directory: URL) throws -> GenerativeModelSession {
     let tool = SegmentPersonTool(modelPath: try ToolTestSupport.selfieSegmentationModelPath(),
                                  allowedDirectories: [directory], logger: ToolTestSupport.quietLogger)
     return GenerativeModelSession(model: model, tools: [tool], artifactStore: store)
@@ -34,7 +35,7 @@ struct ToolsOnAttachmentsTests {
     try #require(FileManager.default.fileExists(atPath: photo.path), "photo missing at \(photo.path): run scripts/bootstrap")
     let directory = try ToolTestSupport.temporaryDirectory()   // the tool may read nothing else: the photo is not in it
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory.appendingPathComponent("store"))
+    let store = try FileArtifactStore(directory: directory.appendingPathComponent("store"))
     let attachment = try Attachment(contentsOf: photo)
 
     // Without the option, the text-only model does not take the photo: a typed error naming its kind.
@@ -78,7 +79,7 @@ struct ToolsOnAttachmentsTests {
   func otherFilesAreNotReachable() async throws {
     let directory = try ToolTestSupport.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory.appendingPathComponent("store"))
+    let store = try FileArtifactStore(directory: directory.appendingPathComponent("store"))
     let elsewhere = try store.store(Artifact(data: try Bitmap.samplePortrait(width: 16, height: 16).pngData(),
                                              mimeType: "image/png", name: "someone-else.png"))
     let session = try session(segmentingModel(elsewhere.id), store: store, readable: directory.appendingPathComponent("none"))
@@ -96,7 +97,7 @@ struct ToolsOnAttachmentsTests {
   func newestPictureWhenTheNameIsWrong() async throws {
     let directory = try ToolTestSupport.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory.appendingPathComponent("store"))
+    let store = try FileArtifactStore(directory: directory.appendingPathComponent("store"))
     let portrait = try Bitmap.samplePortrait(width: 40, height: 30).pngData()
     let session = try session(segmentingModel("the picture"), store: store, readable: directory.appendingPathComponent("none"))
     let response = try await session.respond(to: Prompt { "Cut me out."; try Attachment(data: portrait, name: "me.png") },

@@ -4,6 +4,7 @@ import Foundation
 import HybridAIProcess
 import HybridCommandLine
 import Testing
+@testable import HybridAIFileStorage
 
 /// `hybrid models …` against a real `hybrid serve --registry-only` child process on loopback.
 @Suite("hybrid models", .serialized)

@@ -10,6 +10,7 @@
 import Foundation
 import FuzzDriver
 import HybridAI
+import HybridAIFileStorage
 import HybridAIWire
 import ModelDelivery
 

@@ -76,7 +76,7 @@ public struct Artifact: Sendable, Hashable, Codable, Identifiable {
   private static func newID() -> String { UUID().uuidString.lowercased() }
 
   /// Whether `id` can name an artifact: 1 to 128 ASCII letters, digits, `-` or `_`.
-  static func isValidID(_ id: String) -> Bool {
+  package static func isValidID(_ id: String) -> Bool {
     !id.isEmpty && id.utf8.count <= 128
       && id.utf8.allSatisfy { byte in
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)

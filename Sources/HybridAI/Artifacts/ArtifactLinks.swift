@@ -19,10 +19,10 @@ import Foundation
 public struct ArtifactLinks: Sendable {
   private var turnByID: [String: ArtifactReference] = [:]
   private var turnByName: [String: ArtifactReference] = [:]
-  private let store: ArtifactStore?
+  private let store: (any ArtifactStore)?
 
   /// Links for the artifacts of one turn, and for any other artifact in `store` named by its id.
-  public init(turnArtifacts: [ArtifactReference], store: ArtifactStore?) {
+  public init(turnArtifacts: [ArtifactReference], store: (any ArtifactStore)?) {
     self.store = store
     var nameCounts: [String: Int] = [:]
     for reference in turnArtifacts {

@@ -139,7 +139,7 @@ public struct Attachment: Sendable, Hashable {
   /// stored: its reference names the URI (``Transcript/AttachmentSegment/remote(_:name:mimeType:)``).
   /// Sessions call it when a prompt is sent; a server that takes files ahead of the message
   /// (the web chat's uploads) calls it itself.
-  public func store(in store: ArtifactStore) throws(AttachmentError) -> ArtifactReference {
+  public func store(in store: any ArtifactStore) throws(AttachmentError) -> ArtifactReference {
     let artifact: Artifact
     switch source {
     case .stored(let reference):

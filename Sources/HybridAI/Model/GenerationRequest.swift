@@ -14,13 +14,13 @@ public struct GenerationRequest: Sendable {
   public var responseFormat: ResponseFormat?
   /// Where the bytes of the transcript's attachments are (the session's store); `nil` when the
   /// transcript has none.
-  public var artifactStore: ArtifactStore?
+  public var artifactStore: (any ArtifactStore)?
   /// How the transcript becomes the model's input: in its chat template (the default), or, for a
   /// text completion, the one prompt's text as it is (``PromptRendering/plainText``).
   public var promptRendering: PromptRendering
 
   public init(transcript: Transcript, options: GenerationOptions, sessionState: ModelStateStore = ModelStateStore(),
-              tools: [ToolDefinition] = [], responseFormat: ResponseFormat? = nil, artifactStore: ArtifactStore? = nil,
+              tools: [ToolDefinition] = [], responseFormat: ResponseFormat? = nil, artifactStore: (any ArtifactStore)? = nil,
               promptRendering: PromptRendering = .chatTemplate) {
     self.transcript = transcript
     self.options = options

@@ -74,8 +74,7 @@ extension GenerativeModelSession {
           segments.append(.attachment(.remote(uri, name: attachment.name, mimeType: attachment.mimeType)))
           continue
         }
-        let store: ArtifactStore
-        do { store = try artifactStorage.resolve() } catch { throw AttachmentError.storeFailed(name: attachment.name, error) }
+        let store = artifactStore
         let reference = try attachment.store(in: store)
         if case .stored = attachment.source {} else { turn.record(reference.id, in: store) }   // new: removed if the turn fails
         segments.append(.attachment(Transcript.AttachmentSegment(reference: reference)))

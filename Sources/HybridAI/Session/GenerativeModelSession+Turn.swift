@@ -65,7 +65,7 @@ extension GenerativeModelSession {
     while true {
       let request = GenerationRequest(
         transcript: transcript, options: options, sessionState: modelState,
-        tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat, artifactStore: artifactStorage.current)
+        tools: tools.map(\.definition), responseFormat: promptEntry.responseFormat, artifactStore: artifactStore)
       var answered = false
       let round: Round
       do {
@@ -211,7 +211,7 @@ extension GenerativeModelSession {
   {
     let report = events.tool
     let callID = call.id
-    let context = ToolContext(callID: call.id, transcript: transcript, artifactStore: artifactStorage.current) { fraction, message in
+    let context = ToolContext(callID: call.id, transcript: transcript, artifactStore: artifactStore) { fraction, message in
       report(.progress(callID: callID, fraction: fraction, message: message))
     }
     let started = ContinuousClock.now

@@ -49,25 +49,24 @@ public final class GenerativeModelSession: Sendable {
   let state: Mutex<State>
   let modelState = ModelStateStore()
   let logger: Logger
-  let artifactStorage: ArtifactStorage
+  /// Where the session keeps artifacts: the store given to the initialiser, or one in memory.
+  public let artifactStore: any ArtifactStore
   let toolActivity = ToolActivityBroadcaster()
 
   /// A session with optional tools and instructions that guide every answer.
   ///
-  /// - Parameter artifactStore: Where tools' artifacts are kept. Pass a store in your app's data
-  ///   directory to keep them; with `nil` (the default) the session creates its own store in a
-  ///   temporary directory (`<temporary directory>/HybridAI-artifacts-<uid>/<session id>`, in a
-  ///   folder only the current user can enter) when the first artifact or attachment arrives.
-  ///   That directory is not removed with the session — the file URLs in responses stay valid —
-  ///   but the system may clean it up at any time; ``removeTemporaryAttachmentCopies()`` removes
-  ///   the copies of attached files when the conversation is over.
+  /// - Parameter artifactStore: Where the files tools and the model make, and copies of attached
+  ///   files, are kept. With `nil` (the default) the session keeps them in memory
+  ///   (``InMemoryArtifactStore``) and writes nothing to the disk; pass a `FileArtifactStore`
+  ///   (module `HybridAIFileStorage`) in your app's data directory to keep them as files, with
+  ///   file URLs in the references.
   /// - Parameter contextPolicy: What to do when the conversation outgrows the model's context
   ///   window: throw (the default), drop the oldest turns, or summarize them (see ``ContextPolicy``).
   /// - Parameter toolCatalogs: Tool lists that may change while the session lives (an MCP
   ///   server's): each turn offers their tools as they are when it starts.
   public convenience init(model: some LanguageModel, tools: [any Tool] = [], toolCatalogs: [any ToolCatalog] = [],
                           instructions: String? = nil, toolPolicy: ToolExecutionPolicy = .default,
-                          contextPolicy: ContextPolicy = .fail, artifactStore: ArtifactStore? = nil) {
+                          contextPolicy: ContextPolicy = .fail, artifactStore: (any ArtifactStore)? = nil) {
     var transcript = Transcript()
     let instructions = instructions ?? ""
     let offered = tools + toolCatalogs.flatMap(\.tools)
@@ -81,11 +80,11 @@ public final class GenerativeModelSession: Sendable {
   /// A session that continues the conversation recorded in `transcript` (give it the same tools
   /// to continue a conversation that used them, and the store holding its artifacts).
   ///
-  /// - Parameter artifactStore: Where tools' artifacts are kept; `nil` (the default) makes a
-  ///   temporary store on the first artifact, as in ``init(model:tools:instructions:toolPolicy:contextPolicy:artifactStore:)``.
+  /// - Parameter artifactStore: Where artifacts are kept; `nil` (the default) keeps them in
+  ///   memory, as in ``init(model:tools:toolCatalogs:instructions:toolPolicy:contextPolicy:artifactStore:)``.
   public init(model: some LanguageModel, tools: [any Tool] = [], toolCatalogs: [any ToolCatalog] = [], transcript: Transcript,
               toolPolicy: ToolExecutionPolicy = .default, contextPolicy: ContextPolicy = .fail,
-              artifactStore: ArtifactStore? = nil) {
+              artifactStore: (any ArtifactStore)? = nil) {
     self.model = model
     self.fixedTools = tools
     self.toolCatalogs = toolCatalogs
@@ -93,7 +92,7 @@ public final class GenerativeModelSession: Sendable {
     self.contextPolicy = contextPolicy
     self.state = Mutex(State(transcript: transcript))
     let sessionID = UUID().uuidString.lowercased()
-    self.artifactStorage = ArtifactStorage(store: artifactStore, sessionID: sessionID)
+    self.artifactStore = artifactStore ?? InMemoryArtifactStore()
     var logger = Logger(label: "HybridAI.session")
     logger[metadataKey: "session"] = "\(sessionID.prefix(8))"
     logger[metadataKey: "model"] = "\(model.modelIdentifier)"
@@ -225,7 +224,7 @@ public final class GenerativeModelSession: Sendable {
       let segments = try storeAttachments(of: prompt, turn: turnArtifacts)
       let promptEntry = Transcript.Prompt(segments: segments, options: options, responseFormat: format)
       let turn = try await runTurn(promptEntry, history: history, artifacts: turnArtifacts, events: events)
-      let links = ArtifactLinks(turnArtifacts: turn.artifacts, store: artifactStorage.current)
+      let links = ArtifactLinks(turnArtifacts: turn.artifacts, store: artifactStore)
       let content: Content
       do {
         content = try decoding.final(turn.text, links)

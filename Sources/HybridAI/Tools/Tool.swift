@@ -70,13 +70,13 @@ public struct ToolContext: Sendable {
   public let transcript: Transcript
   /// Where the conversation's files are (the session's ``GenerativeModelSession/artifactStore``);
   /// read them with ``conversationFile(named:)`` and ``contents(of:)``.
-  let artifactStore: ArtifactStore?
+  let artifactStore: (any ArtifactStore)?
 
   /// Receives progress reports (the session turns them into events).
   private let progressHandler: (@Sendable (_ fraction: Double, _ message: String) -> Void)?
 
   /// A context for one call; `artifactStore` holds the files of `transcript` (the session's store).
-  public init(callID: String, transcript: Transcript, artifactStore: ArtifactStore? = nil,
+  public init(callID: String, transcript: Transcript, artifactStore: (any ArtifactStore)? = nil,
               progressHandler: (@Sendable (_ fraction: Double, _ message: String) -> Void)? = nil) {
     self.callID = callID
     self.transcript = transcript

@@ -13,7 +13,7 @@ extension GenerateContentRequest {
   /// attachments in their places (for a model that reads them itself); without it they are refused.
   ///
   /// - Throws: ``GeminiConversionError``.
-  public func generationRequest(media: ArtifactStore? = nil) throws -> GenerationRequest {
+  public func generationRequest(media: (any ArtifactStore)? = nil) throws -> GenerationRequest {
     let (transcript, options) = try transcriptAndOptions(media: media)
     return GenerationRequest(transcript: transcript, options: options, tools: try toolDefinitions(),
                              responseFormat: try responseFormat(), artifactStore: media)
@@ -51,7 +51,7 @@ extension GenerateContentRequest {
   ///   `inlineData` and function calls and responses (other `inlineData`, `fileData`, code) or function parts in the
   ///   wrong turn, ``GeminiConversionError/unsupportedRole(_:)`` for roles other than `user` and
   ///   `model`, ``GeminiConversionError/invalidOption(_:)``.
-  public func transcriptAndOptions(media: ArtifactStore? = nil) throws -> (transcript: Transcript, options: GenerationOptions) {
+  public func transcriptAndOptions(media: (any ArtifactStore)? = nil) throws -> (transcript: Transcript, options: GenerationOptions) {
     var transcript = Transcript()
     if let systemInstruction {
       let parts = try Self.split(systemInstruction)
@@ -177,7 +177,7 @@ extension GenerateContentRequest {
 
   /// A content's joined non-thought text, its text and stored media in order (with `media`),
   /// function calls and function responses; throws for other parts.
-  private static func split(_ content: Gemini.Content, media: ArtifactStore? = nil) throws
+  private static func split(_ content: Gemini.Content, media: (any ArtifactStore)? = nil) throws
     -> (text: String, segments: [Transcript.Segment], calls: [Gemini.FunctionCall], responses: [Gemini.FunctionResponse]) {
     var text = ""
     var segments: [Transcript.Segment] = []

@@ -22,7 +22,7 @@ extension ChatCompletionRequest {
   ///   format (`json_object`: any JSON object; `json_schema`: its schema).
   ///
   /// - Throws: ``OpenAIConversionError``.
-  public func generationRequest(media: ArtifactStore? = nil) throws(OpenAIConversionError) -> GenerationRequest {
+  public func generationRequest(media: (any ArtifactStore)? = nil) throws(OpenAIConversionError) -> GenerationRequest {
     let options = try generationOptions()
     let tools = try toolDefinitions()
     if case .required(let names?)? = options.toolChoice {
@@ -134,7 +134,7 @@ extension ChatCompletionRequest {
   }
 
   /// The conversation as a transcript.
-  private func transcript(options: GenerationOptions, media: ArtifactStore?) throws(OpenAIConversionError) -> Transcript {
+  private func transcript(options: GenerationOptions, media: (any ArtifactStore)?) throws(OpenAIConversionError) -> Transcript {
     var transcript = Transcript()
     var instructions: [String] = []
     var callNames: [String: String] = [:]   // id → function name, for tool messages
@@ -193,7 +193,7 @@ extension ChatCompletionRequest {
 
   /// A user message's parts in order: text, and its images and sounds stored in `media`.
   private static func segments(of parts: [ChatMessage.Part], at index: Int,
-                               media: ArtifactStore) throws(OpenAIConversionError) -> [Transcript.Segment] {
+                               media: any ArtifactStore) throws(OpenAIConversionError) -> [Transcript.Segment] {
     var segments: [Transcript.Segment] = []
     for part in parts {
       switch part.type {

@@ -21,8 +21,7 @@ struct ContentGeneration: Sendable {
     guard !wire.contents.isEmpty else {
       throw GoogleAPIError.invalidArgument("contents is empty: give the contents to count (or a generateContentRequest).")
     }
-    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
-    defer { media?.remove() }
+    let media = RequestMedia.store(holdingMedia: wire.holdsMedia, for: model)
     let generationRequest = try makeGenerationRequest(from: wire, media: media, endingWithUserTurn: false)
     return CountTokensResponse(totalTokens: try await model.countTokens(generationRequest))
   }
@@ -30,8 +29,7 @@ struct ContentGeneration: Sendable {
   /// `generateContent`: the whole answer in one response; `candidateCount` candidates generated
   /// side by side, the usage counting the prompt once.
   func generate(_ wire: GenerateContentRequest) async throws -> GenerateContentResponse {
-    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
-    defer { media?.remove() }
+    let media = RequestMedia.store(holdingMedia: wire.holdsMedia, for: model)
     let request = try await checkedGenerationRequest(from: wire, media: media)
     let chunks = ResponseChunks(modelVersion: model.modelVersion)
     var finals: [GenerateContentResponse] = [], completions: [RawResponse] = []
@@ -54,8 +52,7 @@ struct ContentGeneration: Sendable {
   /// client goes away, the write fails and generation is cancelled.
   func stream(_ wire: GenerateContentRequest, framing: GeminiStreamFraming = .serverSentEvents) async throws -> Response {
     let received = ContinuousClock.now
-    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
-    defer { media?.remove() }   // read by the time the first events are here
+    let media = RequestMedia.store(holdingMedia: wire.holdsMedia, for: model)
     let request = try await checkedGenerationRequest(from: wire, media: media)
     let checked = ContinuousClock.now
     // Failures before the first chunk become HTTP errors.

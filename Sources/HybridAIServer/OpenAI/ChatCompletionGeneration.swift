@@ -15,8 +15,7 @@ struct ChatCompletionGeneration: Sendable {
   /// The answer in one `chat.completion`: `n` choices, generated side by side (each its own
   /// sequence of the batch); the usage counts the prompt once and every choice's tokens.
   func generate(_ wire: ChatCompletionRequest) async throws -> Response {
-    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
-    defer { media?.remove() }
+    let media = RequestMedia.store(holdingMedia: wire.holdsMedia, for: model)
     let request = try await model.checked(try wire.generationRequest(media: media?.store), logger: logger)
     let answers = try await model.wholeAnswers(to: request, count: wire.choiceCount)
     var choices: [ChatCompletion.Choice] = [], completions: [RawResponse] = []
@@ -45,8 +44,7 @@ struct ChatCompletionGeneration: Sendable {
   /// the first events are HTTP errors; later ones an error event. When the client goes away, the
   /// write fails and generation is cancelled.
   func stream(_ wire: ChatCompletionRequest) async throws -> Response {
-    let media = try RequestMedia.folder(holdingMedia: wire.holdsMedia, for: model)
-    defer { media?.remove() }   // read by the time the first events are here
+    let media = RequestMedia.store(holdingMedia: wire.holdsMedia, for: model)
     let request = try await model.checked(try wire.generationRequest(media: media?.store), logger: logger)
     let (choices, firsts) = try await model.startedAnswers(to: request, count: wire.choiceCount)
     let includeUsage = wire.streamOptions?.includeUsage == true

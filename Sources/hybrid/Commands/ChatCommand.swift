@@ -70,6 +70,7 @@ struct ChatCommand: AsyncParsableCommand {
       Terminal.status("Tools: \((sessionTools + toolCatalogs.flatMap(\.tools)).map(\.name).joined(separator: ", "))")
     }
     let sessionStore = try session.map { _ in try store.open() }
+    let artifacts = try ConversationArtifacts.kept(in: sessionStore?.artifactStore)
     var session: GenerativeModelSession
     if let id = self.session, let sessionStore, (try? sessionStore.record(id: id)) != nil {
       session = try sessionStore.makeSession(id: id, model: model, tools: sessionTools, toolCatalogs: toolCatalogs, toolPolicy: tools.policy,
@@ -78,13 +79,13 @@ struct ChatCommand: AsyncParsableCommand {
     } else {
       session = GenerativeModelSession(model: model, tools: sessionTools, toolCatalogs: toolCatalogs, instructions: conversation.instructions,
                                        toolPolicy: tools.policy, contextPolicy: conversation.contextPolicy.policy,
-                                       artifactStore: sessionStore?.artifactStore)
+                                       artifactStore: artifacts.store)
     }
     var activity = ToolActivityDisplay.watch(session)
     defer { activity.cancel() }
     // Without --session the copies of attached files go at exit; the model's files stay.
-    interrupts.onExit = { [session] in session.removeTemporaryAttachmentCopies() }
-    defer { session.removeTemporaryAttachmentCopies() }
+    interrupts.onExit = { [session] in artifacts.finish(session) }
+    defer { artifacts.finish(session) }
     var pendingAttachments: [Attachment] = []
     var failures = 0
     conversation: while true {
@@ -122,11 +123,11 @@ struct ChatCommand: AsyncParsableCommand {
         }
         continue
       case "/reset":
-        session.removeTemporaryAttachmentCopies()
+        if artifacts.isTemporary { session.removeAttachmentCopies() }
         session = GenerativeModelSession(model: model, tools: sessionTools, toolCatalogs: toolCatalogs, instructions: conversation.instructions,
                                          toolPolicy: tools.policy, contextPolicy: conversation.contextPolicy.policy,
-                                       artifactStore: sessionStore?.artifactStore)
-        interrupts.onExit = { [session] in session.removeTemporaryAttachmentCopies() }
+                                       artifactStore: artifacts.store)
+        interrupts.onExit = { [session] in artifacts.finish(session) }
         activity.cancel()
         activity = ToolActivityDisplay.watch(session)
         Terminal.status("(new conversation)")

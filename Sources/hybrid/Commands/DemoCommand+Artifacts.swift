@@ -3,6 +3,7 @@ import HybridAI
 import HybridAIOnDevice
 import HybridAITools
 import HybridCommandLine
+import HybridAIFileStorage
 
 /// The artifacts step: a tool that makes a file (speech, with espeak-ng); the model sees only a
 /// short reference, the response carries the file.
@@ -12,7 +13,7 @@ extension DemoCommand {
     let directory = URL(fileURLWithPath: ".build/demo/artifacts", isDirectory: true)
     try? FileManager.default.removeItem(at: directory)
     do {
-      let store = try ArtifactStore(directory: directory)
+      let store = try FileArtifactStore(directory: directory)
       let session = GenerativeModelSession(
         model: model, tools: [SpeakTool()], instructions: "Use the speak tool to say things aloud.",
         toolPolicy: ToolExecutionPolicy(maximumRounds: 1, limit: .answerWithoutTools), artifactStore: store)

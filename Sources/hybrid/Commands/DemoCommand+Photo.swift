@@ -3,6 +3,7 @@ import HybridAI
 import HybridAIOnDevice
 import HybridAITools
 import HybridCommandLine
+import HybridAIFileStorage
 
 /// The photo step: a real photo attached to a prompt. The on-device model reads text only, so the
 /// request is routed by its kind (a typed error when only on-device may answer); asked to, the
@@ -31,7 +32,7 @@ extension DemoCommand {
         Terminal.write("    ↳ typed error, nothing dropped: \(error)\n")
       }
 
-      let store = try ArtifactStore(directory: directory)
+      let store = try FileArtifactStore(directory: directory)
       let segment = SegmentPersonTool(modelPath: BootstrapTFLiteModels.path("selfie_segmentation"), allowedDirectories: [directory])
       let session = GenerativeModelSession(
         model: model, tools: [segment], instructions: "Use the segment_person tool on pictures.",

@@ -116,27 +116,29 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     try Task.checkCancellation()
     let (sessionTools, toolbox) = try await tools.sessionTools(model: model)
     defer { if let toolbox { Task { await toolbox.close() } } }
+    let artifacts = try ConversationArtifacts.temporary()
     let session = GenerativeModelSession(model: model, tools: sessionTools, toolCatalogs: toolbox.map { [$0] } ?? [],
                                          instructions: conversation.instructions, toolPolicy: tools.policy,
-                                         contextPolicy: conversation.contextPolicy.policy)
+                                         contextPolicy: conversation.contextPolicy.policy, artifactStore: artifacts.store)
     // The copies of --attach files go when the command ends (before a --json report is made, so it
     // lists no path that is gone); the files the model and its tools made stay.
-    defer { session.removeTemporaryAttachmentCopies() }
+    defer { artifacts.finish(session) }
     var options = tools.applied(to: conversation.sampling.generationOptions)
     if !responseModality.isEmpty { options.responseModalities = Set(responseModality).union([.text]) }
     options.logProbabilities = logProbabilities
-    try await answer(text, in: session, options: options)
+    try await answer(text, in: session, artifacts: artifacts, options: options)
   }
 
   /// Answers the prompt and prints the answer (streamed, as JSON, or the structured JSON alone).
-  private func answer(_ text: String, in session: GenerativeModelSession, options: GenerationOptions) async throws {
+  private func answer(_ text: String, in session: GenerativeModelSession, artifacts: ConversationArtifacts,
+                      options: GenerationOptions) async throws {
     let prompt = try makePrompt(text)
     if let schemaPath = schema {
       let schema = try Self.loadSchema(at: schemaPath)
       let response = try await Terminal.collect(session.streamResponse(to: prompt, schema: schema, options: options))
       printToolCalls(of: response.transcriptEntries)
       if json {
-        session.removeTemporaryAttachmentCopies()
+        artifacts.finish(session)
         JSONOutput.print(ResponseReport(response, structured: response.content, store: session.artifactStore))
       } else {
         Terminal.write(response.content.jsonString + "\n")
@@ -144,7 +146,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     } else if json {
       let response = try await Terminal.collect(session.streamResponse(to: prompt, options: options))
       printToolCalls(of: response.transcriptEntries)
-      session.removeTemporaryAttachmentCopies()
+      artifacts.finish(session)
       JSONOutput.print(ResponseReport(response, store: session.artifactStore))
     } else {
       let response = try await Terminal.printStreaming(session.streamResponse(to: prompt, options: options))

@@ -63,7 +63,7 @@ struct ResponseReport: Encodable {
   var logProbabilities: [TokenLogProbability]?
 
   init<Content>(_ response: GenerativeModelSession.Response<Content>, structured: GeneratedContent? = nil,
-                 store: ArtifactStore? = nil) {
+                 store: (any ArtifactStore)? = nil) {
     let raw = response.rawResponse
     text = response.rawContent
     attachments = response.transcriptEntries.flatMap { entry -> [FileReport] in

@@ -21,7 +21,7 @@ enum ToolActivityDisplay {
         case .artifactCreated(let callID, let reference):
           bars[callID]?.finish()
           bars[callID] = nil
-          let location = session.artifactStore?.reference(id: reference.id)?.fileURL?.path
+          let location = session.artifactStore.reference(id: reference.id)?.fileURL?.path
             ?? reference.fileURL?.path ?? "(not stored)"
           Terminal.status("  [artifact] \(reference.name) · \(reference.mimeType) · \(reference.size) bytes → \(location)"
             + (names[callID].map { " (from \($0))" } ?? ""))

@@ -4,6 +4,7 @@ import HybridAITestSupport
 import Testing
 
 @testable import HybridAI
+@testable import HybridAIFileStorage
 
 /// SHA256Digest against the FIPS 180-4 / NIST example vectors and against coreutils' `sha256sum`.
 ///

@@ -2,6 +2,7 @@ import Foundation
 @testable import HybridAI
 import HybridAITestSupport
 import Testing
+@testable import HybridAIFileStorage
 
 @Suite("FileSystemBlobStore")
 struct FileSystemBlobStoreTests {

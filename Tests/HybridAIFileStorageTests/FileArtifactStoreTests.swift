@@ -1,9 +1,10 @@
 import Foundation
 import HybridAI
 import Testing
+import HybridAIFileStorage
 
-@Suite("ArtifactStore")
-struct ArtifactStoreTests {
+@Suite("File artifact store")
+struct FileArtifactStoreTests {
   /// A fresh, empty directory under the temporary directory.
   private func makeDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory
@@ -39,7 +40,7 @@ struct ArtifactStoreTests {
   func storeData() throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let payload = bytes(12_345)
     let artifact = Artifact(data: payload, mimeType: "audio/wav", name: "speech.wav")
     let reference = try store.store(artifact)
@@ -72,7 +73,7 @@ struct ArtifactStoreTests {
     try payload.write(to: source)
     let artifact = Artifact(fileAt: source, mimeType: "image/png", name: "mask.png")
     #expect(artifact.size == Int64(payload.count))
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let reference = try store.store(artifact)
     try FileManager.default.removeItem(at: source)
     #expect(reference.size == Int64(payload.count))
@@ -92,7 +93,7 @@ struct ArtifactStoreTests {
     try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "photo.jpg")
     let artifact = Artifact(fileAt: link, mimeType: "image/jpeg", name: "latest.jpg")
     #expect(artifact.size == Int64(payload.count), "the link's own size is \(artifact.size)")
-    let reference = try ArtifactStore(directory: directory).store(artifact)
+    let reference = try FileArtifactStore(directory: directory).store(artifact)
     #expect(reference.size == Int64(payload.count))
   }
 
@@ -100,7 +101,7 @@ struct ArtifactStoreTests {
   func missingSource() throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let artifact = Artifact(fileAt: directory.appendingPathComponent("nope/missing.bin"), mimeType: "application/octet-stream", name: "x.bin")
     #expect {
       try store.store(artifact)
@@ -116,7 +117,7 @@ struct ArtifactStoreTests {
   func referencesHaveNoBytes() throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let marker = "SECRET-PAYLOAD-0123456789"
     let payload = Data(String(repeating: marker, count: 500).utf8)  // 12.5 kB
     let reference = try store.store(Artifact(data: payload, mimeType: "text/plain", name: "notes.txt"))
@@ -188,7 +189,7 @@ struct ArtifactStoreTests {
   func storedNameStaysInside() throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory.appendingPathComponent("store"))
+    let store = try FileArtifactStore(directory: directory.appendingPathComponent("store"))
     let reference = try store.store(Artifact(data: Data("x".utf8), mimeType: "text/plain", name: "../../etc/passwd"))
     #expect(reference.name == "passwd")
     #expect(reference.fileURL?.path == directory.path + "/store/\(reference.id)/passwd")
@@ -204,7 +205,7 @@ struct ArtifactStoreTests {
       try? FileManager.default.removeItem(at: directory)
       try? FileManager.default.removeItem(at: sourceDirectory)
     }
-    let store = try ArtifactStore(directory: directory, limits: .init(maxArtifactBytes: 1000, maxStoreBytes: 10_000))
+    let store = try FileArtifactStore(directory: directory, limits: .init(maxArtifactBytes: 1000, maxStoreBytes: 10_000))
     #expect(throws: ArtifactStoreError.artifactTooLarge(size: 1001, limit: 1000)) {
       try store.store(Artifact(data: bytes(1001), mimeType: "application/octet-stream", name: "big.bin"))
     }
@@ -236,7 +237,7 @@ struct ArtifactStoreTests {
       try? FileManager.default.removeItem(at: directory)
       try? FileManager.default.removeItem(at: sourceDirectory)
     }
-    let store = try ArtifactStore(directory: directory, limits: .init(maxArtifactBytes: 1000, maxStoreBytes: 2500))
+    let store = try FileArtifactStore(directory: directory, limits: .init(maxArtifactBytes: 1000, maxStoreBytes: 2500))
     let first = try store.store(Artifact(data: bytes(1000, seed: 1), mimeType: "application/octet-stream", name: "a.bin"))
     let second = try store.store(Artifact(data: bytes(1000, seed: 2), mimeType: "application/octet-stream", name: "b.bin"))
     let before = listing(directory)
@@ -275,14 +276,14 @@ struct ArtifactStoreTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     var references: [ArtifactReference] = []
     do {
-      let store = try ArtifactStore(directory: directory)
+      let store = try FileArtifactStore(directory: directory)
       for index in 0..<3 {
         references.append(try store.store(Artifact(data: bytes(100 + index), mimeType: "image/png", name: "image-\(index).png")))
       }
     }
     // A leftover temporary file from a "crash" is cleaned up on open.
     try Data("junk".utf8).write(to: directory.appendingPathComponent(".tmp-crashed"))
-    let reopened = try ArtifactStore(directory: directory)
+    let reopened = try FileArtifactStore(directory: directory)
     #expect(reopened.allReferences() == references)
     #expect(reopened.totalBytes == 100 + 101 + 102)
     #expect(try reopened.contents(of: references[2].id) == bytes(102))
@@ -295,7 +296,7 @@ struct ArtifactStoreTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     try Data("{not json".utf8).write(to: directory.appendingPathComponent("index.json"))
     #expect {
-      _ = try ArtifactStore(directory: directory)
+      _ = try FileArtifactStore(directory: directory)
     } throws: { error in
       guard case .unreadableSource = error as? ArtifactStoreError else { return false }
       return true
@@ -306,7 +307,7 @@ struct ArtifactStoreTests {
   func remove() throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let kept = try store.store(Artifact(data: bytes(10), mimeType: "text/plain", name: "kept.txt"))
     let gone = try store.store(Artifact(data: bytes(20), mimeType: "text/plain", name: "gone.txt"))
     try store.remove(id: gone.id)
@@ -315,14 +316,14 @@ struct ArtifactStoreTests {
     #expect(store.totalBytes == 10)
     #expect(throws: ArtifactStoreError.unknownArtifact(id: gone.id)) { try store.remove(id: gone.id) }
     #expect(throws: ArtifactStoreError.unknownArtifact(id: gone.id)) { try store.contents(of: gone.id) }
-    #expect(try ArtifactStore(directory: directory).allReferences() == [kept])
+    #expect(try FileArtifactStore(directory: directory).allReferences() == [kept])
   }
 
   @Test("two tasks storing 50 artifacts each end with 100 consistent entries")
   func concurrentStores() async throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let references = try await withThrowingTaskGroup(of: [ArtifactReference].self) { group in
       for task in 0..<2 {
         group.addTask {
@@ -342,7 +343,7 @@ struct ArtifactStoreTests {
     #expect(Set(references.map(\.id)).count == 100)
     #expect(Set(store.allReferences()) == Set(references))
     #expect(store.totalBytes == references.reduce(0) { $0 + $1.size })
-    let reopened = try ArtifactStore(directory: directory)
+    let reopened = try FileArtifactStore(directory: directory)
     #expect(Set(reopened.allReferences()) == Set(references))
     for reference in references {
       let text = try #require(String(data: try reopened.contents(of: reference.id), encoding: .utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 
 #if canImport(Glibc)
 import Glibc

@@ -1,10 +1,11 @@
 import Foundation
 @testable import HybridAI
 import Testing
+@testable import HybridAIFileStorage
 
 /// The store addresses bytes by content: `blobs/<sha256>` once, each artifact a name for them.
-@Suite("ArtifactStore content addressing")
-struct ArtifactStoreContentTests {
+@Suite("File artifact store: content addressing")
+struct FileArtifactStoreContentTests {
   private func makeDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory
       .appendingPathComponent("artifact-content-tests-\(UUID().uuidString)", isDirectory: true)
@@ -25,7 +26,7 @@ struct ArtifactStoreContentTests {
   func equalBytesShareABlob() throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let payload = Data("the same picture".utf8)
     let first = try store.store(Artifact(data: payload, mimeType: "image/png", name: "a.png"))
     let second = try store.store(Artifact(data: payload, mimeType: "image/png", name: "b.png"))
@@ -55,7 +56,7 @@ struct ArtifactStoreContentTests {
     let source = directory.appendingPathComponent("source.bin")
     let payload = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
     try payload.write(to: source)
-    let store = try ArtifactStore(directory: directory.appendingPathComponent("store"))
+    let store = try FileArtifactStore(directory: directory.appendingPathComponent("store"))
     let fromFile = try store.store(Artifact(fileAt: source, mimeType: "application/octet-stream", name: "x.bin"))
     let fromData = try store.store(Artifact(data: payload, mimeType: "application/octet-stream", name: "y.bin"))
     #expect(blobNames(store.directory) == [SHA256Digest.hex(of: payload)])
@@ -77,7 +78,7 @@ struct ArtifactStoreContentTests {
       """
     try Data(index.utf8).write(to: directory.appendingPathComponent("index.json"))
 
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     let reference = try #require(store.reference(id: id))
     #expect(try store.contents(of: id) == payload)
     #expect(reference.fileURL?.lastPathComponent == "speech.wav")
@@ -85,7 +86,7 @@ struct ArtifactStoreContentTests {
     let saved = String(decoding: try Data(contentsOf: directory.appendingPathComponent("index.json")), as: UTF8.self)
     #expect(saved.contains("\"version\":2") && saved.contains(SHA256Digest.hex(of: payload)))
     // Reopening again changes nothing.
-    let reopened = try ArtifactStore(directory: directory)
+    let reopened = try FileArtifactStore(directory: directory)
     #expect(reopened.allReferences() == store.allReferences())
   }
 
@@ -93,10 +94,10 @@ struct ArtifactStoreContentTests {
   func unusedBlobsAreRemoved() throws {
     let directory = try makeDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let kept = try ArtifactStore(directory: directory).store(Artifact(data: Data("kept".utf8), mimeType: "text/plain", name: "k.txt"))
+    let kept = try FileArtifactStore(directory: directory).store(Artifact(data: Data("kept".utf8), mimeType: "text/plain", name: "k.txt"))
     let orphan = directory.appendingPathComponent("blobs").appendingPathComponent(SHA256Digest.hex(of: Data("orphan".utf8)))
     try Data("orphan".utf8).write(to: orphan)
-    let store = try ArtifactStore(directory: directory)
+    let store = try FileArtifactStore(directory: directory)
     #expect(!FileManager.default.fileExists(atPath: orphan.path))
     #expect(try store.contents(of: kept.id) == Data("kept".utf8))
     #expect(store.totalBytes == 4)

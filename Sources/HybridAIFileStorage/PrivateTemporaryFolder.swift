@@ -1,4 +1,5 @@
 import Foundation
+import HybridAI
 
 #if canImport(Glibc)
 import Glibc
@@ -14,10 +15,10 @@ import Darwin
 /// An existing folder is used only when it is a real directory (not a link) owned by this user;
 /// its mode is narrowed to 0700 if it was wider. When the name is taken by something else (another
 /// user made it first, or planted a link), a fresh folder with a random suffix is made instead.
-enum PrivateTemporaryFolder {
+public enum PrivateTemporaryFolder {
   /// The folder for `prefix`, made if needed.
   /// - Throws: ``ArtifactStoreError/writeFailed(path:reason:)`` if no private folder can be made.
-  static func url(prefix: String, in temporaryDirectory: URL = FileManager.default.temporaryDirectory)
+  public static func url(prefix: String, in temporaryDirectory: URL = FileManager.default.temporaryDirectory)
     throws(ArtifactStoreError) -> URL {
     let user = getuid()
     let preferred = temporaryDirectory.appendingPathComponent("\(prefix)-\(user)", isDirectory: true)
