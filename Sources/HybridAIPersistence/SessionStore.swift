@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import HybridAI
-import Logging
 import HybridAIFileStorage
+import Logging
 
 /// Saves, lists, loads and deletes sessions — their transcripts and the artifacts their tools
 /// made — in a directory: an SQLite database (`DIR/sessions.sqlite`, through GRDB, with schema

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIWire
 import Logging
-import HybridAIFileStorage
 
 #if canImport(Glibc)
 import Glibc

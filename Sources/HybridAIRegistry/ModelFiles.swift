@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIWire
 import Logging
 import NIOCore
-import HybridAIFileStorage
 
 #if canImport(Glibc)
 import Glibc

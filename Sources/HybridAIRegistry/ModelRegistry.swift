@@ -1,10 +1,10 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIServing
 import Logging
 import NIOCore
 import Synchronization
-import HybridAIFileStorage
 
 /// The model registry inside `hybrid serve`: deploy model files, publish them, split
 /// installations among versions, and hand out signed, expiring download URLs
@@ -173,6 +173,16 @@ public final class ModelRegistry: Sendable {
     return version
   }
 
+  /// What the client of an upload the blob store could not take is told: 507 when the disk is full
+  /// (or the quota spent), so it can tell "try later, elsewhere" from a fault; 500 otherwise. The
+  /// path and the system's words stay in the log.
+  static func uploadError(for error: BlobStoreError) -> GoogleAPIError {
+    if let code = error.code, code == ENOSPC || code == EDQUOT {
+      return .insufficientStorage("The registry has no space left for this upload.")
+    }
+    return .internal("The upload could not be stored.")
+  }
+
   /// Streams an upload into the blob store and adds it to the model as a draft version.
   func addVersion<Body: AsyncSequence>(toModel name: String, body: Body, declaredLength: Int64) async throws
     -> ModelRecord.Version where Body.Element == ByteBuffer {
@@ -190,7 +200,7 @@ public final class ModelRegistry: Sendable {
       }
     } catch let error as BlobStoreError {
       logger.error("upload failed", metadata: ["model": "\(name)", "error": "\(error)"])
-      throw GoogleAPIError.internal("The upload could not be stored.")
+      throw Self.uploadError(for: error)
     } catch {
       logger.info("upload interrupted", metadata: ["model": "\(name)", "error": "\(error)"])
       throw GoogleAPIError.invalidArgument("The upload was interrupted before its \(declaredLength) bytes arrived.")

@@ -103,6 +103,12 @@ public struct GoogleAPIError: Error, Sendable {
                    message: "Request payload size exceeds the limit: \(limit) bytes.", reason: nil)
   }
 
+  /// 507 Insufficient Storage: the server's disk cannot take what was sent (a full disk, a quota).
+  public static func insufficientStorage(_ message: String) -> GoogleAPIError {
+    GoogleAPIError(status: .init(code: 507, reasonPhrase: "Insufficient Storage"), statusName: "RESOURCE_EXHAUSTED",
+                   message: message, reason: nil)
+  }
+
   public static func unavailable(_ message: String) -> GoogleAPIError {
     GoogleAPIError(status: .serviceUnavailable, statusName: "UNAVAILABLE", message: message, reason: nil)
   }

@@ -1,7 +1,7 @@
 import Foundation
 @testable import HybridAI
-import Testing
 @testable import HybridAIFileStorage
+import Testing
 
 /// The store addresses bytes by content: `blobs/<sha256>` once, each artifact a name for them.
 @Suite("File artifact store: content addressing")

@@ -1,7 +1,7 @@
 import Foundation
 import HybridAI
-import Testing
 import HybridAIFileStorage
+import Testing
 
 @Suite("File artifact store")
 struct FileArtifactStoreTests {

@@ -1,8 +1,8 @@
 import Foundation
 @testable import HybridAI
+@testable import HybridAIFileStorage
 import HybridAITestSupport
 import Testing
-@testable import HybridAIFileStorage
 
 @Suite("FileSystemBlobStore")
 struct FileSystemBlobStoreTests {

@@ -1,10 +1,10 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIGemini
 import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
-import HybridAIFileStorage
 
 private typealias Attachment = HybridAI.Attachment
 

@@ -1,10 +1,10 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIGemini
 import HybridAIServerTestSupport
 import HybridAITestSupport
 import Testing
-import HybridAIFileStorage
 
 /// What GeminiModel sends: the request body built from a transcript and options, and the headers.
 @Suite("Requests GeminiModel sends")

@@ -1,10 +1,10 @@
 import CLlama
 import Foundation
 import HybridAI
-import HybridAITestSupport
-@testable import HybridAIOnDevice
-import Testing
 import HybridAIFileStorage
+@testable import HybridAIOnDevice
+import HybridAITestSupport
+import Testing
 
 /// The parts of on-device images and audio that need no model: image headers read before
 /// decoding, media places in a prompt and which cached prefix survives, and where markers go.

@@ -1,10 +1,10 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 @testable import HybridAIOnDevice
 import HybridAITestSupport
 import Synchronization
 import Testing
-import HybridAIFileStorage
 
 /// A tool's artifact with the real on-device model: the prompt the model decodes from — rendered
 /// by its chat template and tokenized, read back from the tokens — carries the artifact's short

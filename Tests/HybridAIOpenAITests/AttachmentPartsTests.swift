@@ -1,9 +1,9 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 @testable import HybridAIOpenAI
 import HybridAITestSupport
 import Testing
-import HybridAIFileStorage
 
 /// Attachments in Chat Completions requests: the kinds a model reads go as content parts with
 /// their exact bytes (images as `image_url` data URLs, WAV as `input_audio`, PDFs as `file`),

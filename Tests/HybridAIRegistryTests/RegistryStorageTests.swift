@@ -1,11 +1,11 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
+@testable import HybridAIRegistry
 import HybridAIServerTestSupport
 import HybridAITestSupport
 import NIOCore
 import Testing
-@testable import HybridAIRegistry
-import HybridAIFileStorage
 
 /// What the registry keeps on disk: the database across restarts, shared blobs, the signing key,
 /// uploads that fail half-way, and the OpenAPI document it serves.

@@ -1,4 +1,5 @@
 import Foundation
+import HybridAIFileStorage
 import HybridAIWire
 import NIOCore
 import Synchronization
@@ -18,6 +19,17 @@ struct RegistryUnitTests {
     #expect(RolloutBucket.version(forBucket: 8999, in: rollout) == 3)
     #expect(RolloutBucket.version(forBucket: 9000, in: rollout) == 1)
     #expect(RolloutBucket.version(forBucket: 9999, in: rollout) == 1)
+  }
+
+  @Test("an upload the disk cannot take (ENOSPC, EDQUOT) is 507 RESOURCE_EXHAUSTED; other storage failures are 500 without the path")
+  func uploadStorageErrors() {
+    for code in [ENOSPC, EDQUOT] {
+      let error = ModelRegistry.uploadError(for: BlobStoreError(operation: "write", path: "/data/blobs/.part-x", code: code))
+      #expect(error.status.code == 507 && error.statusName == "RESOURCE_EXHAUSTED", "\(error)")
+      #expect(!error.message.contains("/data"))
+    }
+    let failed = ModelRegistry.uploadError(for: BlobStoreError(operation: "fsync", path: "/data/blobs/.part-x", code: EIO))
+    #expect(failed.status.code == 500 && failed.statusName == "INTERNAL" && !failed.message.contains("/data"))
   }
 
   @Test("formats are sniffed from the first bytes")

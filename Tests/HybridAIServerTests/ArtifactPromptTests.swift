@@ -1,10 +1,10 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIGemini
 @testable import HybridAIOnDevice
 import HybridAITestSupport
 import Testing
-import HybridAIFileStorage
 
 /// A tool's artifact in a `GeminiModel` session whose model is `hybrid serve`: neither the wire
 /// request nor the prompt the server's on-device model decodes from carries the artifact's bytes,

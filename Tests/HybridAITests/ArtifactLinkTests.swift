@@ -1,8 +1,8 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAITestSupport
 import Testing
-import HybridAIFileStorage
 
 /// A structured answer that names artifacts gets their file URLs: the `urls` + text shape of the article on returning images from Foundation Models tools.
 @Suite struct ArtifactLinkTests {

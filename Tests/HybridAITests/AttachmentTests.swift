@@ -1,9 +1,9 @@
 import Foundation
 @testable import HybridAI
-import HybridAITestSupport
-import Testing
-import TFLiteImage
 import HybridAIFileStorage
+import HybridAITestSupport
+import TFLiteImage
+import Testing
 
 /// HybridAI's, not Swift Testing's `Attachment`.
 private typealias Attachment = HybridAI.Attachment

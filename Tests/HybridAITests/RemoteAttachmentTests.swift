@@ -1,8 +1,8 @@
 import Foundation
 @testable import HybridAI
+import HybridAIFileStorage
 import HybridAITestSupport
 import Testing
-import HybridAIFileStorage
 
 private typealias Attachment = HybridAI.Attachment
 

@@ -1,9 +1,9 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAITestSupport
 import Synchronization
 import Testing
-import HybridAIFileStorage
 
 /// `streamResponse(...).events`: the typed events a UI shows while a request runs — the model
 /// chosen (and why it fell back), text, tool calls with progress and artifacts, completion.

@@ -1,9 +1,9 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAITestSupport
 import Synchronization
 import Testing
-import HybridAIFileStorage
 
 /// Artifacts made by tools in the session's tool loop: stored, referenced for the model, recorded
 /// on the transcript and returned on the response — and never shown to the model as bytes or paths.

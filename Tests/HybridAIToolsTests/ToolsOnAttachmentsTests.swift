@@ -1,10 +1,10 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAITestSupport
 import HybridAITools
 import TFLiteImage
 import Testing
-import HybridAIFileStorage
 
 private typealias Attachment = HybridAI.Attachment
 

@@ -1,10 +1,10 @@
 import Foundation
 @testable import HybridAI
-@testable import hybrid
+@testable import HybridAIFileStorage
 import HybridAIProcess
 import HybridCommandLine
 import Testing
-@testable import HybridAIFileStorage
+@testable import hybrid
 
 /// `hybrid models …` against a real `hybrid serve --registry-only` child process on loopback.
 @Suite("hybrid models", .serialized)

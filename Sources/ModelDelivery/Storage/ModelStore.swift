@@ -1,7 +1,7 @@
 import Foundation
 import HybridAI
-import Logging
 import HybridAIFileStorage
+import Logging
 
 /// The downloader's directory: one subdirectory per model (its name is a validated model name)
 /// and the content-addressed blobs the installed files are hard links to.

@@ -1,9 +1,9 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIOnDevice
 import HybridAITools
 import HybridCommandLine
-import HybridAIFileStorage
 
 /// The artifacts step: a tool that makes a file (speech, with espeak-ng); the model sees only a
 /// short reference, the response carries the file.

@@ -1,9 +1,9 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIOnDevice
 import HybridAITools
 import HybridCommandLine
-import HybridAIFileStorage
 
 /// The photo step: a real photo attached to a prompt. The on-device model reads text only, so the
 /// request is routed by its kind (a typed error when only on-device may answer); asked to, the

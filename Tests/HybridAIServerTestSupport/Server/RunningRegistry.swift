@@ -1,11 +1,11 @@
 import Foundation
 import HybridAI
+import HybridAIFileStorage
 import HybridAIRegistry
 import HybridAIServing
 import HybridAITestSupport
 import Logging
 import Synchronization
-import HybridAIFileStorage
 
 /// The tests' one registry harness: the real `hybrid serve` registry (a ``HybridServer`` with
 /// ``RegistryAPI`` alone) over a socket on 127.0.0.1 (a free port) or in memory (see

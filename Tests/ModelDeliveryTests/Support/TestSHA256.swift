@@ -1,7 +1,7 @@
 import Foundation
-import HybridAIProcess
 @testable import HybridAI
 @testable import HybridAIFileStorage
+import HybridAIProcess
 
 /// SHA-256 for the tests' checks, independent of the swift-crypto the downloader uses: the core's
 /// own `SHA256Digest` (checked against NIST vectors and coreutils in HybridAITests).
