@@ -147,10 +147,7 @@ public final class FileArtifactStore: ArtifactStore {
   /// - Throws: ``ArtifactStoreError``; whatever the error, no file is left behind.
   @discardableResult
   public func store(_ artifact: Artifact) throws(ArtifactStoreError) -> ArtifactReference {
-    guard Artifact.isValidID(artifact.id) else {
-      throw .writeFailed(path: artifact.id, reason: "invalid artifact id")
-    }
-    if let existing = reference(id: artifact.id) { return existing }
+    if let existing = try existingReference(beforeStoring: artifact) { return existing }
     let declared = max(0, artifact.size)
     guard declared <= limits.maxArtifactBytes else {
       throw .artifactTooLarge(size: declared, limit: limits.maxArtifactBytes)

@@ -46,3 +46,14 @@ public protocol ArtifactStore: AnyObject, Sendable {
   ///   ``ArtifactStoreError/writeFailed(path:reason:)`` when the backend cannot change.
   func remove(id: String) throws(ArtifactStoreError)
 }
+
+extension ArtifactStore {
+  /// The first step of every store's ``store(_:)``: refuses an invalid identifier, and returns the
+  /// stored reference when `artifact`'s identifier is in the store already (`nil` when it is new).
+  package func existingReference(beforeStoring artifact: Artifact) throws(ArtifactStoreError) -> ArtifactReference? {
+    guard Artifact.isValidID(artifact.id) else {
+      throw .writeFailed(path: artifact.id, reason: "invalid artifact id")
+    }
+    return reference(id: artifact.id)
+  }
+}

@@ -42,10 +42,7 @@ public final class InMemoryArtifactStore: ArtifactStore {
 
   @discardableResult
   public func store(_ artifact: Artifact) throws(ArtifactStoreError) -> ArtifactReference {
-    guard Artifact.isValidID(artifact.id) else {
-      throw .writeFailed(path: artifact.id, reason: "invalid artifact id")
-    }
-    if let existing = reference(id: artifact.id) { return existing }
+    if let existing = try existingReference(beforeStoring: artifact) { return existing }
     let data = try bytes(of: artifact)
     let size = Int64(data.count)
     guard size <= limits.maxArtifactBytes else { throw .artifactTooLarge(size: size, limit: limits.maxArtifactBytes) }
