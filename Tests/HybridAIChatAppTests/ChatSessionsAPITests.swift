@@ -9,14 +9,14 @@ import NIOCore
 import Synchronization
 import Testing
 
-/// The web chat's sessions API over a real socket and a real SQLite file: sessions made, listed,
+/// The web chat's sessions API over a real socket (or in memory) and a real SQLite file: sessions made, listed,
 /// answered as typed server-sent events, renamed, reopened after a restart and deleted.
 @Suite("Chat sessions API")
 struct ChatSessionsAPITests {
-  @Test("create, send, read back, rename, survive a restart, delete")
-  func lifecycle() async throws {
+  @Test("create, send, read back, rename, survive a restart, delete", arguments: ServerTransport.allCases)
+  func lifecycle(over transport: ServerTransport) async throws {
     let device = ScriptedLanguageModel(identifier: "device", deltas: ["Hello", " there", "!"])
-    let chat = try await ChatServer.start(models: ChatModels(onDevice: device))
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: device), transport: transport)
     let config = try await TestHTTP.send(.GET, chat.url("config"))
     #expect(try config.json["modes"] as? [String] == ["on-device"])
     #expect(try config.json["defaultMode"] as? String == "on-device")
@@ -54,7 +54,7 @@ struct ChatSessionsAPITests {
 
     // After a restart the conversation is there, and the library's store (`hybrid sessions list`) sees it.
     await chat.stop(removingFiles: false)
-    let again = try await ChatServer.start(models: ChatModels(onDevice: device), directory: chat.directory)
+    let again = try await ChatServer.start(models: ChatModels(onDevice: device), directory: chat.directory, transport: transport)
     let list = try await TestHTTP.send(.GET, again.url("sessions"))
     let listed = try #require(try list.json["sessions"] as? [[String: Any]])
     #expect(listed.map { $0["id"] as? String } == [id])
@@ -70,8 +70,8 @@ struct ChatSessionsAPITests {
     await again.stop()
   }
 
-  @Test("a tool's progress and files stream as typed events; files are served with their true type and safe headers")
-  func toolsAndFiles() async throws {
+  @Test("a tool's progress and files stream as typed events; files are served with their true type and safe headers", arguments: ServerTransport.allCases)
+  func toolsAndFiles(over transport: ServerTransport) async throws {
     let painter = RecordingTool(name: "paint") { _, context in
       context.report(progress: 0.5, "painting")
       return ToolOutput("Painted.", artifacts: [Artifact(data: onePixelPNG, mimeType: "image/png", name: "<img src=x onerror=alert(1)>.png"),
@@ -81,7 +81,7 @@ struct ChatSessionsAPITests {
       .toolCalls([Transcript.ToolCall(id: "call-1", toolName: "paint", arguments: try GeneratedContent(json: "{}"))]),
       .text("Here is your picture."),
     ])
-    let chat = try await ChatServer.start(models: ChatModels(onDevice: nil, cloud: cloud), tools: [painter])
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: nil, cloud: cloud), tools: [painter], transport: transport)
     defer { Task { await chat.stop() } }
     let id = try await chat.createSession(title: "Art")
     let answer = try await chat.send(id, "Paint me something.")
@@ -118,15 +118,16 @@ struct ChatSessionsAPITests {
     #expect(stolen.status == 404)
   }
 
-  @Test("tool groups: the config lists them with their tools; a message offers the groups it names (all by default); an unknown one is 400")
-  func toolGroups() async throws {
+  @Test("tool groups: the config lists them with their tools; a message offers the groups it names (all by default); an unknown one is 400",
+        arguments: ServerTransport.allCases)
+  func toolGroups(over transport: ServerTransport) async throws {
     let tool = { (name: String) in RecordingTool(name: name) { _, _ in ToolOutput(name) } }
     let device = ScriptedLanguageModel.rounds([.text("OK.")], cycling: true)
     let git = ChangingTools([tool("git_log")])
     let chat = try await ChatServer.start(models: ChatModels(onDevice: device), tools: [tool("always")], toolGroups: [
       ChatToolGroup(name: "time", tools: [tool("get_current_time"), tool("convert_time")]),
       ChatToolGroup(name: "git", catalog: git),
-    ])
+    ], transport: transport)
     defer { Task { await chat.stop() } }
     let config = try await TestHTTP.send(.GET, chat.url("config"))
     let groups = try #require(config.json["toolGroups"] as? [[String: Any]], "\(config.text)")
@@ -152,8 +153,8 @@ struct ChatSessionsAPITests {
     #expect(device.requests.last?.tools.map(\.name) == ["always", "git_log", "git_diff"])
   }
 
-  @Test("with keys, the page's media and downloads use an HttpOnly key cookie, valid for files only: no key in a URL")
-  func keyCookie() async throws {
+  @Test("with keys, the page's media and downloads use an HttpOnly key cookie, valid for files only: no key in a URL", arguments: ServerTransport.allCases)
+  func keyCookie(over transport: ServerTransport) async throws {
     let painter = RecordingTool(name: "paint") { _, _ in
       ToolOutput("Painted.", artifacts: [Artifact(data: onePixelPNG, mimeType: "image/png", name: "dot.png")])
     }
@@ -161,7 +162,7 @@ struct ChatSessionsAPITests {
       .toolCalls([Transcript.ToolCall(id: "call-1", toolName: "paint", arguments: try GeneratedContent(json: "{}"))]),
       .text("Here."),
     ])
-    let chat = try await ChatServer.start(models: ChatModels(onDevice: nil, cloud: cloud), tools: [painter], apiKeys: ["page-key"])
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: nil, cloud: cloud), tools: [painter], apiKeys: ["page-key"], transport: transport)
     defer { Task { await chat.stop() } }
     let key = ["x-goog-api-key": "page-key"]
     let created = try await TestHTTP.send(.POST, chat.url("sessions"), headers: key, json: [String: Any]())
@@ -220,12 +221,12 @@ struct ChatSessionsAPITests {
     #expect(received.contains("event: done"))
   }
 
-  @Test("an attached photo: stored once, routed to the cloud with the reason, shown in the conversation")
-  func attachments() async throws {
+  @Test("an attached photo: stored once, routed to the cloud with the reason, shown in the conversation", arguments: ServerTransport.allCases)
+  func attachments(over transport: ServerTransport) async throws {
     let device = ScriptedLanguageModel(identifier: "device", deltas: ["device"])
     let cloud = ScriptedLanguageModel(identifier: "cloud", source: .cloud, deltas: ["A red dot."],
                                       capabilities: ModelCapabilities(inputModalities: [.image]))
-    let chat = try await ChatServer.start(models: ChatModels(onDevice: device, cloud: cloud), maxUploadBytes: 4096)
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: device, cloud: cloud), maxUploadBytes: 4096, transport: transport)
     defer { Task { await chat.stop() } }
     let id = try await chat.createSession()
     let upload = try await TestHTTP.send(.POST, chat.url("sessions/\(id)/files?name=..%2F..%2Fdot.png"), body: onePixelPNG)
@@ -256,11 +257,11 @@ struct ChatSessionsAPITests {
     #expect(chat.sessions.store.artifactStore.allReferences().count == 1)
   }
 
-  @Test("stop ends a running answer before its end and leaves the conversation as it was")
-  func stop() async throws {
+  @Test("stop ends a running answer before its end and leaves the conversation as it was", arguments: ServerTransport.allCases)
+  func stop(over transport: ServerTransport) async throws {
     // 40 s unless stopped.
     let slow = ScriptedLanguageModel(identifier: "slow", deltas: Array(repeating: "word ", count: 2000), delay: .milliseconds(20))
-    let chat = try await ChatServer.start(models: ChatModels(onDevice: slow))
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: slow), transport: transport)
     defer { Task { await chat.stop() } }
     let id = try await chat.createSession()
     let running = Task { try await chat.send(id, "Talk for a long time.") }
@@ -322,10 +323,10 @@ struct ChatSessionsAPITests {
             "the cut answer was not saved; the others were: \(texts)")
   }
 
-  @Test("bad requests: each a clear status and message, nothing reaches the model")
-  func badRequests() async throws {
+  @Test("bad requests: each a clear status and message, nothing reaches the model", arguments: ServerTransport.allCases)
+  func badRequests(over transport: ServerTransport) async throws {
     let device = ScriptedLanguageModel(identifier: "device")
-    let chat = try await ChatServer.start(models: ChatModels(onDevice: device), apiKeys: ["secret"])
+    let chat = try await ChatServer.start(models: ChatModels(onDevice: device), apiKeys: ["secret"], transport: transport)
     defer { Task { await chat.stop() } }
     let unauthorised = try await TestHTTP.send(.GET, chat.url("sessions"))
     #expect(unauthorised.status == 403)
@@ -357,7 +358,7 @@ struct ChatSessionsAPITests {
     #expect(device.requestCount == 0)
 
     let sameSite = try await post("sessions/\(id)/messages", ["text": "Hi"],
-                                  headers: ["origin": chat.server.baseURL.absoluteString])
+                                  headers: ["origin": chat.server.origin])
     #expect(sameSite.status == 200, "the page's own requests pass")
   }
 }

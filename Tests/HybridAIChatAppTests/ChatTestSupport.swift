@@ -6,20 +6,22 @@ import HybridAIServing
 import HybridAIServerTestSupport
 import HybridAITestSupport
 
-/// A `hybrid serve` with only the web chat, over a real socket, on a fresh session directory.
+/// A `hybrid serve` with only the web chat, over a real socket or in memory (see ``ServerTransport``), on a
+/// fresh session directory.
 struct ChatServer {
   let server: RunningServer
   let sessions: ChatSessions
   let directory: TemporaryDirectory
 
   static func start(models: ChatModels, tools: [any Tool] = [], toolGroups: [ChatToolGroup] = [], apiKeys: Set<String> = [],
-                    maxUploadBytes: Int = 20 << 20, directory: TemporaryDirectory? = nil) async throws -> ChatServer {
+                    maxUploadBytes: Int = 20 << 20, directory: TemporaryDirectory? = nil,
+                    transport: ServerTransport = .socket) async throws -> ChatServer {
     let directory = try directory ?? TemporaryDirectory("chat")
     let store = try SessionStore(directory: directory.url)
     let sessions = ChatSessions(store: store, models: models, tools: tools, toolGroups: toolGroups,
                                 options: GenerationOptions(sampling: .greedy, maximumResponseTokens: 32))
     let server = try await RunningServer.start([ChatApp(sessions: sessions, maxUploadBytes: maxUploadBytes)],
-                                               configuration: ServerConfiguration(apiKeys: apiKeys))
+                                               configuration: ServerConfiguration(apiKeys: apiKeys), transport: transport)
     return ChatServer(server: server, sessions: sessions, directory: directory)
   }
 

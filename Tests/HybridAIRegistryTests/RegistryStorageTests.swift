@@ -39,9 +39,9 @@ struct RegistryStorageTests {
     await second.stop()
   }
 
-  @Test("models share identical blobs; a blob goes when the last version using it does")
-  func sharedBlobs() async throws {
-    try await RunningRegistry.with { server in
+  @Test("models share identical blobs; a blob goes when the last version using it does", arguments: ServerTransport.allCases)
+  func sharedBlobs(over transport: ServerTransport) async throws {
+    try await RunningRegistry.with(transport: transport) { server in
       try await server.createModel("first")
       try await server.createModel("second")
       try await server.upload(RegistryFixtures.tflite, to: "first")
@@ -92,9 +92,9 @@ struct RegistryStorageTests {
     #expect(try #require(files.lastAdoption(of: kept)).timeIntervalSinceNow > -60)
   }
 
-  @Test("GET /v1/openapi.yaml serves the repository's document")
-  func openAPIDocument() async throws {
-    try await RunningRegistry.with { server in
+  @Test("GET /v1/openapi.yaml serves the repository's document", arguments: ServerTransport.allCases)
+  func openAPIDocument(over transport: ServerTransport) async throws {
+    try await RunningRegistry.with(transport: transport) { server in
       let reply = try await TestHTTP.send(.GET, server.url("/v1/openapi.yaml"))
       #expect(reply.status == 200)
       #expect(reply.header("content-type")?.hasPrefix("application/yaml") == true)

@@ -12,18 +12,18 @@ import Testing
 struct CrossOriginTests {
   static let page = "https://app.example.com"
 
-  static func server(allowing origins: [String]) async throws -> RunningServer {
+  static func server(allowing origins: [String], transport: ServerTransport) async throws -> RunningServer {
     var configuration = ServerConfiguration(apiKeys: ["secret"])
     configuration.allowedOrigins = origins
     let served = ServedModel(name: "m", model: ScriptedLanguageModel { _, _ in [.textDelta("Hi")] },
                              inputTokenLimit: 100, outputTokenLimit: 100) { _ in 1 }
     return try await RunningServer.start([GeminiCompatibleAPI(models: [served]), OpenAICompatibleAPI(models: [served])],
-                                         configuration: configuration)
+                                         configuration: configuration, transport: transport)
   }
 
-  @Test("an allowed origin: the preflight is answered without a key; answers and errors carry the origin")
-  func allowedOrigin() async throws {
-    let server = try await Self.server(allowing: [Self.page])
+  @Test("an allowed origin: the preflight is answered without a key; answers and errors carry the origin", arguments: ServerTransport.allCases)
+  func allowedOrigin(over transport: ServerTransport) async throws {
+    let server = try await Self.server(allowing: [Self.page], transport: transport)
     defer { Task { await server.stop() } }
     let chat = server.baseURL.appendingPathComponent("v1/chat/completions")
     let preflight = try await TestHTTP.send(.OPTIONS, chat, headers: [
@@ -47,15 +47,15 @@ struct CrossOriginTests {
     #expect(stranger.status == 200 && stranger.header("access-control-allow-origin") == nil)
   }
 
-  @Test("* allows any origin; without --cors-origin no CORS header is sent and a preflight is not answered")
-  func anyOrNone() async throws {
-    let open = try await Self.server(allowing: ["*"])
+  @Test("* allows any origin; without --cors-origin no CORS header is sent and a preflight is not answered", arguments: ServerTransport.allCases)
+  func anyOrNone(over transport: ServerTransport) async throws {
+    let open = try await Self.server(allowing: ["*"], transport: transport)
     defer { Task { await open.stop() } }
     let any = try await TestHTTP.send(.GET, open.baseURL.appendingPathComponent("v1beta/models"),
                                       headers: ["origin": "https://anywhere.example", "x-goog-api-key": "secret"])
     #expect(any.status == 200 && any.header("access-control-allow-origin") == "*")
 
-    let closed = try await Self.server(allowing: [])
+    let closed = try await Self.server(allowing: [], transport: transport)
     defer { Task { await closed.stop() } }
     let plain = try await TestHTTP.send(.GET, closed.baseURL.appendingPathComponent("v1beta/models"),
                                         headers: ["origin": Self.page, "x-goog-api-key": "secret"])

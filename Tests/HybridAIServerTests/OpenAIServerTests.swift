@@ -103,13 +103,13 @@ struct OpenAIServerTests {
     #expect(usage["completion_tokens"] as? Int == 4)
   }
 
-  @Test("tools: the model's call goes out with JSON arguments and finish_reason tool_calls (unary and streamed); the result comes back as the call's output")
-  func toolCallsBothWays() async throws {
+  @Test("tools: the model's call goes out with JSON arguments and finish_reason tool_calls (unary and streamed); the result comes back as the call's output", arguments: ServerTransport.allCases)
+  func toolCallsBothWays(over transport: ServerTransport) async throws {
     // Calls get_weather unless the conversation ends with the tool's output.
     let server = try await ScriptedServer.start(ScriptedLanguageModel.served { request, _ in
       if case .toolOutput? = request.transcript.last { return ToolServerTests.callThenAnswer(request, 1) }
       return ToolServerTests.callThenAnswer(request, 0)
-    })
+    }, transport: transport)
     defer { Task { await server.stop() } }
     let tools: [[String: Any]] = [["type": "function", "function": [
       "name": "get_weather", "description": "The weather in a city",
@@ -155,9 +155,9 @@ struct OpenAIServerTests {
     #expect(chunks.compactMap { ($0["choices"] as? [[String: Any]])?.first?["finish_reason"] as? String } == ["tool_calls"])
   }
 
-  @Test("response_format: json_schema reaches the model as its response format; json_object as any object")
-  func responseFormats() async throws {
-    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta(#"{"city":"Rome"}"#)] })
+  @Test("response_format: json_schema reaches the model as its response format; json_object as any object", arguments: ServerTransport.allCases)
+  func responseFormats(over transport: ServerTransport) async throws {
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta(#"{"city":"Rome"}"#)] }, transport: transport)
     defer { Task { await server.stop() } }
     let schema: [String: Any] = ["type": "object", "properties": ["city": ["type": "string"]], "required": ["city"]]
     _ = try await Self.chat(server, ["model": ScriptedServer.modelName, "messages": Self.hello,
@@ -219,9 +219,9 @@ struct OpenAIServerTests {
     #expect(server.model.requestCount == 0, "no bad request reached the model")
   }
 
-  @Test("models: the list and one model; an unknown one is 404 in OpenAI's envelope")
-  func models() async throws {
-    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [] })
+  @Test("models: the list and one model; an unknown one is 404 in OpenAI's envelope", arguments: ServerTransport.allCases)
+  func models(over transport: ServerTransport) async throws {
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [] }, transport: transport)
     defer { Task { await server.stop() } }
     let list = try await TestHTTP.send(.GET, Self.url(server, "models"))
     #expect(try list.json["object"] as? String == "list")
@@ -235,9 +235,9 @@ struct OpenAIServerTests {
     #expect(try Self.error(missing)["code"] as? String == "model_not_found")
   }
 
-  @Test("base URL /v1: chat completions in OpenAI's shape and envelope; GET /v1/models holds both APIs' lists, /v1beta/models Gemini's alone")
-  func conventionalBaseURL() async throws {
-    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("Hello")] })
+  @Test("base URL /v1: chat completions in OpenAI's shape and envelope; GET /v1/models holds both APIs' lists, /v1beta/models Gemini's alone", arguments: ServerTransport.allCases)
+  func conventionalBaseURL(over transport: ServerTransport) async throws {
+    let server = try await ScriptedServer.start(ScriptedLanguageModel.served { _, _ in [.textDelta("Hello")] }, transport: transport)
     defer { Task { await server.stop() } }
     let base = server.baseURL.absoluteString
     let reply = try await TestHTTP.send(.POST, URL(string: "\(base)/v1/chat/completions")!,

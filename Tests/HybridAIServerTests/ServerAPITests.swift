@@ -12,9 +12,9 @@ struct ServerAPITests {
     URL(string: "\(server.baseURL.absoluteString)/v1beta/\(path)")!
   }
 
-  @Test("generateContent answers with text, true usage, finish reason and the model version")
-  func generateContent() async throws {
-    let server = try await RunningTestServer.start()
+  @Test("generateContent answers with text, true usage, finish reason and the model version", arguments: ServerTransport.allCases)
+  func generateContent(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(transport: transport)
     defer { Task { await server.stop() } }
     let reply = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: HTTP.generateBody("Name a colour."))
     #expect(reply.status == 200)
@@ -38,9 +38,9 @@ struct ServerAPITests {
     #expect(try count.json["totalTokens"] as? Int == prompt)
   }
 
-  @Test("countTokens of a whole request counts its tool declarations, as the answer's usage does")
-  func countTokensCountsTools() async throws {
-    let server = try await RunningTestServer.start()
+  @Test("countTokens of a whole request counts its tool declarations, as the answer's usage does", arguments: ServerTransport.allCases)
+  func countTokensCountsTools(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(transport: transport)
     defer { Task { await server.stop() } }
     let contents: [[String: Any]] = [["role": "user", "parts": [["text": "What is the weather in Oslo?"]]]]
     let tools: [[String: Any]] = [["functionDeclarations": [[
@@ -63,9 +63,9 @@ struct ServerAPITests {
     #expect((try answer.json["usageMetadata"] as? [String: Any])?["promptTokenCount"] as? Int == toolCount)
   }
 
-  @Test("countTokens counts a conversation that ends with the model's turn; empty or doubled input is a 400")
-  func countTokensOfHistory() async throws {
-    let server = try await RunningTestServer.start()
+  @Test("countTokens counts a conversation that ends with the model's turn; empty or doubled input is a 400", arguments: ServerTransport.allCases)
+  func countTokensOfHistory(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(transport: transport)
     defer { Task { await server.stop() } }
     let question: [String: Any] = ["role": "user", "parts": [["text": "Name a colour."]]]
     let answer: [String: Any] = ["role": "model", "parts": [["text": "Blue, like the sky on a clear summer day."]]]
@@ -84,9 +84,9 @@ struct ServerAPITests {
     #expect(both.status == 400 && both.text.contains("not both"), "\(both.text)")
   }
 
-  @Test("streamGenerateContent sends SSE chunks whose text adds up to the unary answer")
-  func streamMatchesUnary() async throws {
-    let server = try await RunningTestServer.start()
+  @Test("streamGenerateContent sends SSE chunks whose text adds up to the unary answer", arguments: ServerTransport.allCases)
+  func streamMatchesUnary(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(transport: transport)
     defer { Task { await server.stop() } }
     let body = HTTP.generateBody("Write one sentence about the sea.", maxOutputTokens: 20)
     let unary = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: body)
@@ -116,9 +116,9 @@ struct ServerAPITests {
     #expect(((elements.last?["candidates"] as? [[String: Any]])?.first?["finishReason"] as? String) != nil)
   }
 
-  @Test("an inlineData image to a text-only served model: 400 INVALID_ARGUMENT naming the MIME type, never 500 or a silent drop")
-  func inlineDataToTextOnlyModel() async throws {
-    let server = try await RunningTestServer.start()
+  @Test("an inlineData image to a text-only served model: 400 INVALID_ARGUMENT naming the MIME type, never 500 or a silent drop", arguments: ServerTransport.allCases)
+  func inlineDataToTextOnlyModel(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(transport: transport)
     defer { Task { await server.stop() } }
     let reply = try await TestHTTP.send(.POST, url(server, "models/smollm2:generateContent"), json: [
       "contents": [["role": "user", "parts": [["text": "What is this?"], ["inlineData": ["mimeType": "image/png", "data": "iVBORw0KGgo="]]]]],
@@ -139,9 +139,9 @@ struct ServerAPITests {
     #expect((uriError["message"] as? String)?.contains("application/pdf") == true, "\(uriError)")
   }
 
-  @Test("systemInstruction, multi-turn contents and generationConfig are honoured")
-  func requestFieldsAreHonoured() async throws {
-    let server = try await RunningTestServer.start()
+  @Test("systemInstruction, multi-turn contents and generationConfig are honoured", arguments: ServerTransport.allCases)
+  func requestFieldsAreHonoured(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(transport: transport)
     defer { Task { await server.stop() } }
     let plain = try await TestHTTP.send(.POST, url(server, "models/smollm2:countTokens"),
                                     json: ["contents": [["role": "user", "parts": [["text": "Hello"]]]]])
@@ -171,9 +171,9 @@ struct ServerAPITests {
     #expect(try #require(multiUsage["promptTokenCount"] as? Int) > plainCount + 8)
   }
 
-  @Test("models can be listed and described")
-  func listAndDescribeModels() async throws {
-    let server = try await RunningTestServer.start()
+  @Test("models can be listed and described", arguments: ServerTransport.allCases)
+  func listAndDescribeModels(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(transport: transport)
     defer { Task { await server.stop() } }
     let list = try await TestHTTP.send(.GET, url(server, "models"))
     let models = try #require(try list.json["models"] as? [[String: Any]])
@@ -187,9 +187,9 @@ struct ServerAPITests {
     #expect(missing.status == 404 && missing.errorStatus == "NOT_FOUND")
   }
 
-  @Test("bad requests get Google's error envelope and status names")
-  func badRequests() async throws {
-    let server = try await RunningTestServer.start(maxRequestBytes: 4096)
+  @Test("bad requests get Google's error envelope and status names", arguments: ServerTransport.allCases)
+  func badRequests(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(maxRequestBytes: 4096, transport: transport)
     defer { Task { await server.stop() } }
     let unknownModel = try await TestHTTP.send(.POST, url(server, "models/gemini-9:generateContent"), json: HTTP.generateBody("hi"))
     #expect(unknownModel.status == 404 && unknownModel.errorStatus == "NOT_FOUND")
@@ -220,9 +220,9 @@ struct ServerAPITests {
     #expect(good.status == 200)
   }
 
-  @Test("API keys: required when configured, accepted by header or ?key=")
-  func apiKeys() async throws {
-    let server = try await RunningTestServer.start(apiKeys: ["sesame"])
+  @Test("API keys: required when configured, accepted by header or ?key=", arguments: ServerTransport.allCases)
+  func apiKeys(over transport: ServerTransport) async throws {
+    let server = try await RunningTestServer.start(apiKeys: ["sesame"], transport: transport)
     defer { Task { await server.stop() } }
     let endpoint = url(server, "models/smollm2:generateContent")
     let body = HTTP.generateBody("hi", maxOutputTokens: 2)

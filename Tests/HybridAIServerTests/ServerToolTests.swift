@@ -27,16 +27,16 @@ struct ServerToolTests {
     request.transcript.entries.compactMap { if case .toolOutput(let output) = $0 { output } else { nil } }
   }
 
-  static func start(_ tools: OperatorTools, maximumRounds: Int = 8,
+  static func start(_ tools: OperatorTools, maximumRounds: Int = 8, transport: ServerTransport,
                     script: @escaping ScriptedLanguageModel.Script) async throws -> ScriptedServer {
-    try await ScriptedServer.start(ScriptedLanguageModel.served(script: script),
+    try await ScriptedServer.start(ScriptedLanguageModel.served(script: script), transport: transport,
                                    serverTools: (catalog: tools, maximumRounds: maximumRounds))
   }
 
-  @Test("a call of the server's tool is run on the server: the client gets the answer made with its output, usage summed")
-  func serverToolRound() async throws {
+  @Test("a call of the server's tool is run on the server: the client gets the answer made with its output, usage summed", arguments: ServerTransport.allCases)
+  func serverToolRound(over transport: ServerTransport) async throws {
     let tools = OperatorTools()
-    let server = try await Self.start(tools) { request, index in
+    let server = try await Self.start(tools, transport: transport) { request, index in
       index == 0 ? [.textDelta("Checking. "), Self.call("clock")]
         : [.textDelta("It is \(Self.outputs(request).first?.segments.text ?? "?").")]
     }
@@ -59,10 +59,10 @@ struct ServerToolTests {
     #expect(outputs.map(\.toolName) == ["clock"] && outputs.first?.isError == false)
   }
 
-  @Test("a failing server tool gives the model an error output; the answer goes on")
-  func failingTool() async throws {
+  @Test("a failing server tool gives the model an error output; the answer goes on", arguments: ServerTransport.allCases)
+  func failingTool(over transport: ServerTransport) async throws {
     let tools = OperatorTools()
-    let server = try await Self.start(tools) { request, index in
+    let server = try await Self.start(tools, transport: transport) { request, index in
       index == 0 ? [Self.call("broken")] : [.textDelta(Self.outputs(request).first?.isError == true ? "It failed." : "?")]
     }
     defer { Task { await server.stop() } }
@@ -72,10 +72,10 @@ struct ServerToolTests {
     #expect(tools.broken.calls.count == 1)
   }
 
-  @Test("the client's own tools go back to the client, as without server tools; a client tool of the same name wins")
-  func clientTools() async throws {
+  @Test("the client's own tools go back to the client, as without server tools; a client tool of the same name wins", arguments: ServerTransport.allCases)
+  func clientTools(over transport: ServerTransport) async throws {
     let tools = OperatorTools()
-    let server = try await Self.start(tools) { _, _ in [Self.call("clock", id: "call_client")] }
+    let server = try await Self.start(tools, transport: transport) { _, _ in [Self.call("clock", id: "call_client")] }
     defer { Task { await server.stop() } }
     let clientClock: [String: Any] = ["type": "function", "function": [
       "name": "clock", "description": "The client's clock", "parameters": ["type": "object", "properties": [String: Any]()]]]
@@ -90,10 +90,10 @@ struct ServerToolTests {
     #expect(offered.contains { $0.name == "broken" })
   }
 
-  @Test("after the last round allowed the model must answer (tool choice none), streamed through the Gemini API")
-  func roundLimit() async throws {
+  @Test("after the last round allowed the model must answer (tool choice none), streamed through the Gemini API", arguments: ServerTransport.allCases)
+  func roundLimit(over transport: ServerTransport) async throws {
     let tools = OperatorTools()
-    let server = try await Self.start(tools, maximumRounds: 2) { request, _ in
+    let server = try await Self.start(tools, maximumRounds: 2, transport: transport) { request, _ in
       request.options.toolChoice == ToolChoice.none ? [.textDelta("Done.")] : [Self.call("clock")]
     }
     defer { Task { await server.stop() } }

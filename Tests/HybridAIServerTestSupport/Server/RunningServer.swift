@@ -15,6 +15,12 @@ public final class RunningServer: Sendable {
   public let baseURL: URL
   /// How it is reached.
   public let transport: ServerTransport
+  /// The origin of the pages it serves, as a browser sends it in `Origin` on their own requests
+  /// (in memory, every request arrives with the authority `localhost`, as HummingbirdTesting's
+  /// router framework sends it).
+  public var origin: String {
+    transport == .socket ? baseURL.absoluteString : "http://localhost"
+  }
   private let task: Task<Void, any Error>
 
   private init(port: Int, baseURL: URL, transport: ServerTransport, task: Task<Void, any Error>) {

@@ -9,8 +9,9 @@ import HybridAITestSupport
 import Synchronization
 import Testing
 
-/// A real ``HybridServer`` with the ``GeminiCompatibleAPI`` on 127.0.0.1 (a free port) serving the bootstrap's SmolLM2 with
-/// continuous batching, recording every generation request it decodes.
+/// A real ``HybridServer`` with the ``GeminiCompatibleAPI``, on 127.0.0.1 (a free port) or in memory (see
+/// ``ServerTransport``), serving the bootstrap's SmolLM2 with continuous batching, recording every generation
+/// request it decodes.
 final class RunningTestServer: Sendable {
   static let modelName = "smollm2"
   static let modelPath = ModelLocator.defaultModelPath()
@@ -42,7 +43,8 @@ final class RunningTestServer: Sendable {
 
   /// Starts a server; `apiKeys` non-empty makes keys required.
   static func start(apiKeys: Set<String> = [], maxRequestBytes: Int = 1 << 20,
-                    maxConcurrentSequences: Int = 4, contextSizePerSequence: Int = 1024) async throws -> RunningTestServer {
+                    maxConcurrentSequences: Int = 4, contextSizePerSequence: Int = 1024,
+                    transport: ServerTransport = .socket) async throws -> RunningTestServer {
     try #require(FileManager.default.fileExists(atPath: modelPath),
                  "the test model is missing at \(modelPath): run scripts/bootstrap (make test does)")
     var configuration = BatchedLanguageModel.Configuration()
@@ -57,7 +59,7 @@ final class RunningTestServer: Sendable {
     let api = GeminiCompatibleAPI(models: [served], onGenerateRequest: { _, request in log.append(request) })
     let server = try await RunningServer.start(
       [api, OpenAICompatibleAPI(models: [served])],
-      configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: maxRequestBytes))
+      configuration: ServerConfiguration(apiKeys: apiKeys, maxRequestBytes: maxRequestBytes), transport: transport)
     return RunningTestServer(server: server, log: log, model: model)
   }
 
