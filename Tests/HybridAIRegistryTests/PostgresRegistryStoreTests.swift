@@ -130,7 +130,9 @@ struct PostgresRegistryStoreTests {
   @Test("publishing, unpublishing and roll-outs racing from two stores never leave a roll-out naming a draft")
   func rolloutRaces() async throws {
     let postgres = try await TemporaryPostgres.shared()
-    let configuration = postgres.configuration(database: try await postgres.createDatabase("races"))
+    // 60 transactions take the model's row lock one after another: on a loaded machine (the whole
+    // suite on 2 cores, or under AddressSanitizer) the last waits minutes, which is not what this tests.
+    let configuration = postgres.configuration(database: try await postgres.createDatabase("races"), operationTimeout: .seconds(900))
     let stores = [try await PostgresRegistryStore(configuration: configuration, logger: Self.logger),
                   try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)]
     try await stores[0].createModel(ModelRecord(name: "m", description: "", tags: [], createTime: Self.now))
