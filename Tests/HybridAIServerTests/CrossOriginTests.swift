@@ -5,7 +5,7 @@ import HybridAIServing
 import HybridAITestSupport
 import Testing
 
-/// CORS on a real socket: a browser page on an allowed origin may call the APIs (the preflight
+/// CORS, in memory and on a real socket: a browser page on an allowed origin may call the APIs (the preflight
 /// answered without a key, answers and errors carrying the allow header); other origins, and a
 /// server that allows none, get no CORS headers.
 @Suite("cross-origin requests (CORS)")

@@ -5,7 +5,7 @@ import HybridAITestSupport
 import NIOCore
 import Testing
 
-/// `hybrid serve`'s Gemini-compatible API over real HTTP on loopback, with the real model.
+/// `hybrid serve`'s Gemini-compatible API in memory and over real HTTP on loopback, with the real model.
 @Suite("Gemini-compatible server API", .serialized)
 struct ServerAPITests {
   func url(_ server: RunningTestServer, _ path: String) -> URL {

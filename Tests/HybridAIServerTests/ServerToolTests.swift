@@ -5,7 +5,7 @@ import HybridAITestSupport
 import Testing
 
 /// A served model that runs the operator's tools itself (`ServedModel.runningTools(of:)`, what
-/// `hybrid serve --mcp-api-model` turns on): through both APIs over loopback, with a scripted
+/// `hybrid serve --mcp-api-model` turns on): through both APIs, in memory and over loopback, with a scripted
 /// model and recording tools behind it.
 @Suite("Server: tools the server runs itself (scripted model)")
 struct ServerToolTests {
