@@ -31,6 +31,9 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
   /// The projector does not load for this model: not a projector, corrupt, a type llama.cpp does
   /// not know, or made for another model (the reason names both embedding sizes).
   case invalidProjector(path: String, reason: String)
+  /// The draft model (``SpeculativeDecoding/draftModelPath``) cannot draft for this model: no file,
+  /// not loadable, or another vocabulary (the reason names the difference).
+  case invalidDraftModel(path: String, reason: String)
   /// The model was shut down (``BatchedLanguageModel/shutDown()``, a server stopping) while the
   /// request waited or decoded.
   case shuttingDown
@@ -63,6 +66,8 @@ public enum OnDeviceModelError: Error, Sendable, Hashable, CustomStringConvertib
       "no multimodal projector file at \(path)"
     case .invalidProjector(let path, let reason):
       "\(path) is not a multimodal projector this model can use: \(reason)"
+    case .invalidDraftModel(let path, let reason):
+      "\(path) cannot be the draft model for speculative decoding: \(reason)"
     case .shuttingDown:
       "the model is shutting down (the server is stopping); the request was not finished"
     }

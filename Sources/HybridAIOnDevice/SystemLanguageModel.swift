@@ -277,7 +277,8 @@ public struct SystemLanguageModel: LanguageModel {
       do {
         let started = ContinuousClock.now
         let prepared = try await prepare(request)
-        let conversation = conversation(for: prepared.weights, in: request.sessionState)
+        let conversation = conversation(for: prepared.weights, draftWeights: try await draftWeights(for: prepared.weights),
+                                        in: request.sessionState)
         let cancellation = CancellationFlag()
         let response = try await withTaskCancellationHandler {
           try await conversation.respond(
@@ -389,12 +390,24 @@ public struct SystemLanguageModel: LanguageModel {
   }
 
   /// The session's conversation (context + KV cache) for these weights and settings.
-  func conversation(for weights: LlamaModelWeights, in store: ModelStateStore) -> LlamaConversation {
+  func conversation(for weights: LlamaModelWeights, draftWeights: LlamaModelWeights? = nil,
+                    in store: ModelStateStore) -> LlamaConversation {
     let settings = LlamaConversation.Settings(
       contextSize: effectiveContextSize(weights), batchSize: configuration.batchSize, threads: configuration.threads,
       speculation: configuration.speculation.supported(by: weights, logger: logger))
     let key = "llama:\(ObjectIdentifier(weights).hashValue):\(settings.hashValue)"
-    return store.state(for: key) { LlamaConversation(weights: weights, settings: settings, logger: logger) }
+    return store.state(for: key) {
+      LlamaConversation(weights: weights, settings: settings,
+                        draftWeights: settings.speculation.usesDraftModel ? draftWeights : nil, logger: logger)
+    }
+  }
+
+  /// The draft model's weights (``SpeculativeDecoding/draftModelPath``), loaded once and checked
+  /// against `weights`; `nil` when speculation does not use one.
+  func draftWeights(for weights: LlamaModelWeights) async throws -> LlamaModelWeights? {
+    guard configuration.speculation.usesDraftModel, let path = configuration.speculation.draftModelPath,
+          weights.canForgetLastTokens else { return nil }
+    return try await DraftModelPairing.shared.draftWeights(at: path, for: weights)
   }
 }
 

@@ -209,6 +209,25 @@ struct HybridCommandTests {
     #expect(error["kind"] as? String == "modelUnavailable.disabled")
   }
 
+  @Test("--draft-model: drafts and answers as without it; another vocabulary is the typed onDevice.invalidDraftModel naming the difference")
+  func draftModel() async throws {
+    let smollm2 = TestRepository.dependency("models/SmolLM2-135M-Instruct.Q4_1.gguf").path
+    let gemma = TestRepository.dependency("models/gemma-3-270m-q4_k_m.gguf").path
+    let arguments = ["generate", "--prompt", "Name three colours.", "--greedy", "--max-tokens", "12", "--json"]
+    let plain = try await run(arguments + ["--draft-max", "0"])
+    let drafted = try await run(arguments + ["--draft-model", smollm2])
+    #expect(drafted.status == 0, "\(drafted.stderr)")
+    #expect(try json(drafted.stdout)["text"] as? String == (try json(plain.stdout)["text"] as? String))
+    let usage = try #require(try json(drafted.stdout)["usage"] as? [String: Any])
+    #expect((usage["draftTokens"] as? Int ?? 0) > 0, "\(usage)")
+
+    let refused = try await run(arguments + ["--draft-model", gemma])
+    #expect(refused.status == 1)
+    let error = try #require(try json(refused.stdout)["error"] as? [String: Any])
+    #expect(error["kind"] as? String == "onDevice.invalidDraftModel")
+    #expect((error["message"] as? String)?.contains("its tokenizer is SentencePiece (SPM), the model's byte-level BPE") == true, "\(error)")
+  }
+
   @Test("--chat-template FILE.jinja: a syntax error is the typed onDevice.invalidChatTemplate with Jinja's message")
   func brokenChatTemplateFile() async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-template-\(UUID().uuidString)")

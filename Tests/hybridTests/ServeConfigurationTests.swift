@@ -155,6 +155,38 @@ struct ServeConfigurationTests {
     await #expect(throws: (any Error).self, "a flag is checked as it is parsed") { try await settings(["--draft-max", "5000"]) }
   }
 
+  @Test("draft-model: MODEL=FILE per served model; an unknown model, a missing file, two for one model or draft-max 0 beside it refused")
+  func draftModel() async throws {
+    let file = TestRepository.dependency("models/SmolLM2-135M-Instruct.Q4_1.gguf").path
+    #expect(try await settings([]).1.draftModels.isEmpty)
+    #expect(try await settings(["--draft-model", "smollm2=\(file)"]).1.draftModels == ["smollm2": file])
+    #expect(try await settings([], environment: ["HYBRIDAI_SERVE_DRAFT_MODEL": "smollm2=\(file)"]).1.draftModels == ["smollm2": file])
+    for (arguments, says) in [
+      (["--draft-model", "other=\(file)"], "naming a served model (served: smollm2)"),
+      (["--draft-model", "smollm2=/nonexistent.gguf"], "no readable file at /nonexistent.gguf"),
+      (["--draft-model", "smollm2=\(file)", "--draft-model", "smollm2=\(file)"], "model smollm2 already has a draft model"),
+      (["--draft-model", "smollm2=\(file)", "--draft-max", "0"], "turns speculative decoding off"),
+    ] {
+      do {
+        _ = try await settings(arguments)
+        Issue.record("\(arguments) was taken")
+      } catch {   // a flag is checked as it is parsed
+        #expect("\(error)".contains(says), "\(error)")
+      }
+    }
+    // Another vocabulary: the server does not start, and says why.
+    let scratch = try TemporaryDirectory("serve-draft-model")
+    defer { scratch.remove() }
+    let gemma = TestRepository.dependency("models/gemma-3-270m-q4_k_m.gguf").path
+    let refused = try await ChildProcess.run(HybridCommandTests.executable, [
+      "serve", "--model", "smollm2=\(file)", "--draft-model", "smollm2=\(gemma)", "--port", "0",
+      "--data", scratch.url.path, "--no-chat",
+    ], mergingStandardError: true)
+    #expect(refused.status == 1, "\(refused.standardOutput)")
+    #expect(refused.standardOutput.contains("cannot be the draft model for speculative decoding: its tokenizer is SentencePiece"),
+            "\(refused.standardOutput)")
+  }
+
   @Test("mcp-config and mcp-servers: the MCP servers from mcpServers files or inline JSON (flag or config key); a missing or broken file or value, or one server name twice, refused naming it")
   func mcpConfig() async throws {
     let scratch = try TemporaryDirectory()
@@ -405,6 +437,7 @@ struct ServeConfigurationTests {
       "public-url": "https://models.example.com", "chat-cloud-url": "http://127.0.0.1:9", "log-level": "info",
       "log-format": "text", "batch-contexts": "1",
       "mmproj": "smollm2=" + TestRepository.dependency("models/pairs/vision/mmproj.gguf").path,
+      "draft-model": "smollm2=" + TestRepository.dependency("models/SmolLM2-135M-Instruct.Q4_1.gguf").path,
       "mcp-config": TestRepository.file("deploy/mcp-servers.json").path, "mcp-api-model": "smollm2",
       "mcp-servers": #"{"time": {"command": "uvx", "args": ["mcp-server-time"]}}"#,
     ]

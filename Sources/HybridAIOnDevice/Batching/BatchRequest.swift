@@ -18,6 +18,8 @@ struct BatchRequest: Sendable {
   let cancellation: CancellationFlag
   /// Receives the text deltas and the final ``GenerationEvent/completed(_:)`` event, or the error.
   let continuation: AsyncThrowingStream<GenerationEvent, any Error>.Continuation
+  /// The draft model's weights, checked against the model's, when speculation drafts with one.
+  var draftWeights: LlamaModelWeights? = nil
 
   /// The prompt's tokens (a medium's places hold its placeholders).
   var promptTokens: [llama_token] { prompt.tokens }

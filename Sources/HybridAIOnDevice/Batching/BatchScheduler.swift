@@ -134,6 +134,8 @@ actor BatchScheduler: LlamaContextOwner {
 
   var context: OpaquePointer?
   private var batch: LlamaBatch?
+  /// The draft model's context, when requests come with draft weights (speculative decoding).
+  private var draftModel: DraftModelContext?
   /// Requests waiting for a free sequence, oldest first.
   private var waiting: [BatchRequest] = []
   /// Requests being served, oldest first (prompt chunks go to the oldest first).
@@ -238,6 +240,8 @@ actor BatchScheduler: LlamaContextOwner {
       llama_free(context)
       self.context = nil
     }
+    draftModel?.release()
+    draftModel = nil
     batch = nil
     retainedTokens.removeAll()
     promptStates = PromptStateCache(capacity: promptStates.capacity)
@@ -676,8 +680,9 @@ actor BatchScheduler: LlamaContextOwner {
       let (id, reused, start) = keepingIDsConsecutive(chosen, wantsChain: wantsChain)
       do {
         try makeContextIfNeeded()
-        sequence = try BatchedSequence(id: id, request: request, weights: weights,
-                                       speculation: settings.promptScheduling == .reproducible ? settings.speculation : .off)
+        let speculation = settings.promptScheduling == .reproducible ? settings.speculation : .off
+        sequence = try BatchedSequence(id: id, request: request, weights: weights, speculation: speculation,
+                                       draftModel: speculation.usesDraftModel ? draftModel(for: request) : nil)
       } catch {
         request.continuation.finish(throwing: error)
         continue
@@ -923,6 +928,19 @@ actor BatchScheduler: LlamaContextOwner {
   }
 
   // MARK: - Context
+
+  /// The draft model's context for `request`'s draft weights (made on first use, one sequence per
+  /// sequence of this context); `nil` when the request has none.
+  private func draftModel(for request: BatchRequest) -> DraftModelContext? {
+    guard let draftWeights = request.draftWeights else { return nil }
+    if let draftModel, draftModel.weights === draftWeights { return draftModel }
+    let made = DraftModelContext(weights: draftWeights, targetVocabularySize: weights.vocabularySize,
+                                 minimumProbability: settings.speculation.minimumDraftProbability,
+                                 contextSizePerSequence: settings.contextSizePerSequence, sequences: settings.maxSequences,
+                                 batchSize: settings.batchSize, threads: settings.threads, logger: logger)
+    draftModel = made
+    return made
+  }
 
   private func makeContextIfNeeded() throws(OnDeviceModelError) {
     guard context == nil else { return }

@@ -53,7 +53,7 @@ public final class BatchedLanguageModel: LanguageModel {
       contextSize: overflow ? Int(Int32.max) : min(cells, Int(Int32.max)),
       batchSize: configuration.batchSize, threads: configuration.threads, chatTemplate: configuration.chatTemplate,
       gpuLayers: configuration.gpuLayers, device: configuration.device, pooling: configuration.pooling,
-      projectorPath: configuration.projectorPath)
+      speculation: configuration.speculation, projectorPath: configuration.projectorPath)
     single.contextsSharingWeights = Self.contexts(configuration.contexts ?? Self.contextsFromEnvironment,
                                                   sequences: Self.sequences(configuration))
     singleSession = SystemLanguageModel(modelPath: modelPath, configuration: single)
@@ -115,6 +115,7 @@ public final class BatchedLanguageModel: LanguageModel {
         // A chat template always follows the last medium with text; a prompt that ends with one
         // has no token whose logits could start the answer.
         guard !prepared.prompt.endsWithMedium else { throw OnDeviceModelError.tokenizationFailed }
+        let draftWeights = try await singleSession.draftWeights(for: prepared.weights)
         try Task.checkCancellation()
         let lanes = try lanes(for: prepared.weights)
         var cachedStarts: [Int] = []
@@ -127,7 +128,7 @@ public final class BatchedLanguageModel: LanguageModel {
         await lane.scheduler.submit(BatchRequest(
           prompt: prepared.prompt, options: prepared.options(for: request),
           guidance: prepared.guidance, modelVersion: modelIdentifier, requestStarted: started, cancellation: cancellation,
-          continuation: continuation))
+          continuation: continuation, draftWeights: draftWeights))
       } catch {
         continuation.finish(throwing: error)
       }

@@ -48,7 +48,7 @@ final class BatchedSequence {
   var firstToken: ContinuousClock.Instant?
 
   init(id: llama_seq_id, request: BatchRequest, weights: LlamaModelWeights,
-       speculation: SpeculativeDecoding = .off) throws(OnDeviceModelError) {
+       speculation: SpeculativeDecoding = .off, draftModel: DraftModelContext? = nil) throws(OnDeviceModelError) {
     self.id = id
     self.request = request
     selector = try TokenSelector(options: request.options, guidance: request.guidance, weights: weights)
@@ -56,7 +56,8 @@ final class BatchedSequence {
     output = GuidedOutput(guidance: request.guidance)
     logProbabilities = TokenLogProbabilityRecorder(options: request.options)
     limit = request.options.maximumResponseTokens ?? Int.max
-    self.speculation = SequenceSpeculation(speculation, prompt: request.promptTokens, onGPU: weights.placement.usesGPU)
+    self.speculation = SequenceSpeculation(speculation, prompt: request.promptTokens, onGPU: weights.placement.usesGPU,
+                                           draftModel: draftModel, sequence: id)
     admitted = .now
   }
 

@@ -28,6 +28,8 @@ actor LlamaConversation: LlamaContextOwner {
 
   let weights: LlamaModelWeights
   let settings: Settings
+  /// The draft model's context, when ``Settings/speculation`` drafts with one (made on first use).
+  let draftModel: DraftModelContext?
   private var context: OpaquePointer?
   /// The tokens whose keys and values are in the context's memory, in order (a medium's places
   /// hold its placeholders, ``MultimodalPrompt/placeholder(for:at:)``).
@@ -39,10 +41,17 @@ actor LlamaConversation: LlamaContextOwner {
   private var waitingTurns: [CheckedContinuation<Void, Never>] = []
   private let logger: Logger
 
-  init(weights: LlamaModelWeights, settings: Settings, logger: Logger) {
+  /// `draftWeights`: the checked draft model, when ``Settings/speculation`` names one.
+  init(weights: LlamaModelWeights, settings: Settings, draftWeights: LlamaModelWeights? = nil, logger: Logger) {
     self.weights = weights
     self.settings = settings
     self.logger = logger
+    draftModel = draftWeights.map {
+      DraftModelContext(weights: $0, targetVocabularySize: weights.vocabularySize,
+                        minimumProbability: settings.speculation.minimumDraftProbability,
+                        contextSizePerSequence: settings.contextSize, batchSize: settings.batchSize,
+                        threads: settings.threads, logger: logger)
+    }
   }
 
   isolated deinit {
@@ -52,6 +61,7 @@ actor LlamaConversation: LlamaContextOwner {
 
   /// Frees the context now (the process is stopping); a later turn would make a new one.
   func freeContext() {
+    draftModel?.release()
     guard let context else { return }
     LlamaRuntime.checkAlive("llama_free")
     llama_free(context)
@@ -92,7 +102,7 @@ actor LlamaConversation: LlamaContextOwner {
     var output = GuidedOutput(guidance: guidance)
     var logProbabilities = TokenLogProbabilityRecorder(options: options)
     var speculation = SequenceSpeculation(settings.speculation.fitting(batchSize: settings.batchSize), prompt: prompt.textTokens,
-                                          onGPU: weights.placement.usesGPU)
+                                          onGPU: weights.placement.usesGPU, draftModel: draftModel)
     let limit = options.maximumResponseTokens ?? Int.max
     var generated = 0
     var firstToken: ContinuousClock.Instant?

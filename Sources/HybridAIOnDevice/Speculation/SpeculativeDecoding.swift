@@ -9,6 +9,12 @@ import Logging
 /// repeat their prompt — rewriting, quoting, editing code, filling a form from a text — then
 /// decode several tokens per pass; answers that do not find nothing to draft and cost nothing.
 ///
+/// With a ``draftModelPath`` a smaller model with the same vocabulary drafts instead: it reads the
+/// conversation too and proposes the tokens it finds most likely, for answers that do not repeat
+/// their prompt. It pays where a pass of the draft model costs much less than one of the model
+/// (a GPU, or a draft a tenth of the size); the draft model is loaded once per process and
+/// checked against the model's vocabulary (``OnDeviceModelError/invalidDraftModel(path:reason:)``).
+///
 /// A drafted token is kept only when the model's own choice at that place (greedy, sampled, or
 /// under a grammar) is that token, so answers keep exactly the distribution they have without
 /// speculation, and greedy answers are the same tokens.
@@ -25,6 +31,13 @@ public struct SpeculativeDecoding: Sendable, Hashable {
   /// counts as failed, and drafting pauses. `nil` (the default): ``cpuDraftTokenCost`` when the
   /// model runs on the CPU, ``gpuDraftTokenCost`` with layers on a GPU.
   public var draftTokenCost: Double?
+  /// A GGUF model with the same vocabulary that drafts instead of the conversation's n-grams;
+  /// `nil` (the default): n-gram drafts.
+  public var draftModelPath: String?
+  /// With a draft model: a drafted token the draft model gives less than this probability ends
+  /// the draft (the model would rarely choose it, and checking it costs part of a step); 0
+  /// drafts as far as the draft length allows.
+  public var minimumDraftProbability: Double
 
   /// A drafted token's cost on the CPU: checking one beside the chosen token took 4.4 ms where a
   /// step took 9 ms (SmolLM2-135M Q4_1, 2 cores: its 49,152-wide output row is computed for it too).
@@ -33,9 +46,14 @@ public struct SpeculativeDecoding: Sendable, Hashable {
   public static let gpuDraftTokenCost = 0.05
 
   /// Speculation with drafts of at most `maximumDraftTokens` tokens where at least
-  /// `shortestMatch` tokens repeat; `draftTokenCost` as ``draftTokenCost`` says.
-  public init(maximumDraftTokens: Int = 48, shortestMatch: Int = 3, draftTokenCost: Double? = nil) {
+  /// `shortestMatch` tokens repeat; `draftTokenCost` as ``draftTokenCost`` says; drafts from the
+  /// model at `draftModelPath` when one is given, as long as it is at least
+  /// `minimumDraftProbability` sure of each token.
+  public init(maximumDraftTokens: Int = 48, shortestMatch: Int = 3, draftTokenCost: Double? = nil,
+              draftModelPath: String? = nil, minimumDraftProbability: Double = 0.5) {
     self.maximumDraftTokens = max(0, maximumDraftTokens)
+    self.draftModelPath = draftModelPath
+    self.minimumDraftProbability = min(max(minimumDraftProbability, 0), 1)
     self.shortestMatch = max(1, shortestMatch)
     self.draftTokenCost = draftTokenCost.map { min(max($0, 0), 1) }
   }
@@ -73,4 +91,7 @@ extension SpeculativeDecoding {
                 metadata: ["model": "\(weights.path)"])
     return .off
   }
+
+  /// Whether drafts come from a draft model (``draftModelPath``).
+  var usesDraftModel: Bool { isEnabled && draftModelPath != nil }
 }

@@ -305,6 +305,7 @@ struct ErrorReport: Encodable {
     case .invalidToolCall: "invalidToolCall"
     case .projectorFileMissing: "projectorFileMissing"
     case .invalidProjector: "invalidProjector"
+    case .invalidDraftModel: "invalidDraftModel"
     case .shuttingDown: "shuttingDown"
     }
   }

@@ -125,6 +125,12 @@ struct ServeCommand: AsyncParsableCommand {
     valueName: "tokens"))
   var draftMax: Int?
 
+  @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
+    "A served model's draft model for speculative decoding, as MODEL=FILE (a smaller GGUF with the same vocabulary). Repeatable.",
+    discussion: "It drafts instead of the request's n-grams; checked against the model's vocabulary at start. Pays where a pass of the draft model costs much less than one of the model.",
+    valueName: "model=file"))
+  var draftModel: [String] = []
+
   @Option(name: .long, help: ArgumentHelp(
     "How the models pool a text's token states into its embedding (/v1/embeddings, :embedContent).",
     discussion: "automatic (the default): the GGUF's own pooling, the mean for a model that states none (as llama-server --pooling mean); last-token often ranks better for a chat model's vectors.",
@@ -223,6 +229,7 @@ struct ServeCommand: AsyncParsableCommand {
     set(.promptCacheMemory, promptCacheMemory)
     set(.batchContexts, batchContexts)
     set(.draftMax, draftMax)
+    set(.draftModel, draftModel)
     set(.embeddingPooling, embeddingPooling)
     set(.threads, threads)
     set(.gpuLayers, gpuLayers)
@@ -304,7 +311,8 @@ struct ServeCommand: AsyncParsableCommand {
       configuration.promptScheduling = settings.promptScheduling
       configuration.promptCacheMemory = settings.promptCacheMemoryMiB.map { $0 << 20 }
       configuration.contexts = settings.batchContexts
-      configuration.speculation = SpeculativeDecoding(maximumDraftTokens: settings.draftMax)
+      configuration.speculation = SpeculativeDecoding(maximumDraftTokens: settings.draftMax,
+                                                      draftModelPath: settings.draftModels[name])
       configuration.pooling = settings.embeddingPooling
       if let threads = settings.threads { configuration.threads = threads }
       configuration.gpuLayers = settings.gpuLayers
@@ -339,7 +347,8 @@ struct ServeCommand: AsyncParsableCommand {
       let template = settings.chatTemplates[name].map { ", chat template \($0.argument)" } ?? ""
       let reads = batched.capabilities.inputModalities.subtracting([.text]).map(\.rawValue).sorted().joined(separator: " and ")
       let media = projector.map { ", projector \(URL(fileURLWithPath: $0).lastPathComponent) (\(reads))" } ?? ""
-      Self.status.say("model \(name) on \(placement)\(contexts)\(template)\(media), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
+      let drafts = settings.draftModels[name].map { ", draft model \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? ""
+      Self.status.say("model \(name) on \(placement)\(contexts)\(template)\(media)\(drafts), prompt cache in RAM \(promptCache), warmed in \(warmed.formatted(.units(allowed: [.milliseconds])))")
       models.append(ServedModel(name: name, model: batched, contextSize: batched.configuration.contextSizePerSequence, embedder: batched).metered(by: metrics))
       health.addCheck("model \(name)") { batched.isAvailable ? nil : "\(batched.availability)" }
       metrics.addRefresher {

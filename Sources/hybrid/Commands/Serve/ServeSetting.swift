@@ -84,6 +84,7 @@ struct ServeSetting: Hashable, Sendable {
   /// Unset: one context, or `HYBRIDAI_BATCH_CONTEXTS` (`BatchedLanguageModel.Configuration.contexts`).
   static let batchContexts = ServeSetting("batch-contexts", .integer)
   static let draftMax = ServeSetting("draft-max", .integer, default: .int(SpeculativeDecoding.ngram.maximumDraftTokens))
+  static let draftModel = ServeSetting("draft-model", .list, default: .stringArray([]))
   static let embeddingPooling = ServeSetting("embedding-pooling", .string, default: .string("automatic"))
   static let threads = ServeSetting("threads", .integer)
   static let gpuLayers = ServeSetting("gpu-layers", .string, default: .string("auto"))
@@ -118,7 +119,7 @@ struct ServeSetting: Hashable, Sendable {
   /// Every setting a config file may hold, in the order `--print-config` shows them.
   static let all: [ServeSetting] = [
     host, port, model, alias, chatTemplate, mmproj, noMmproj, apiKey, keysFile, requestsPerMinute, tokensPerMinute, maxConcurrentRequests, contextSize,
-    noPromptCache, promptCacheMemory, promptScheduling, batchContexts, draftMax, embeddingPooling, threads, gpuLayers, device, maxRequestBytes, idleTimeout, headerTimeout, corsOrigin, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
+    noPromptCache, promptCacheMemory, promptScheduling, batchContexts, draftMax, draftModel, embeddingPooling, threads, gpuLayers, device, maxRequestBytes, idleTimeout, headerTimeout, corsOrigin, data, registryDatabase, registryDatabaseWait, adminToken, publicURL, maxUploadBytes,
     downloadURLLifetime, registryOnly, shutdownTimeout, noChat, chatWithoutKey, chatMaxUploadBytes, chatMaxTokens,
     chatLoopPenalty, chatCloudURL,
     chatCloudModel, sessionsDir, mcpConfig, mcpServers, mcpAPIModel, logLevel, logFormat,

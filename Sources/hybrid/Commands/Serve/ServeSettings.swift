@@ -38,6 +38,8 @@ struct ServeSettings: Sendable {
   var batchContexts: Int?
   /// The most tokens of one speculative draft; 0: speculative decoding off.
   var draftMax = SpeculativeDecoding.ngram.maximumDraftTokens
+  /// Each served model's draft model (`MODEL=FILE`), by served name.
+  var draftModels: [String: String] = [:]
   /// How the served models pool a text's token states into its embedding.
   var embeddingPooling: EmbeddingPooling = .automatic
   var threads: Int?
@@ -107,8 +109,8 @@ struct ServeSettings: Sendable {
       throw invalid(.chatTemplate, "names a chat template, but registry-only (\(configuration.origin(.registryOnly))) loads no model: drop one of them")
     }
     chatTemplates = try Self.chatTemplates(templateSpecs, servedNames: models.map(\.name), origin: configuration.origin(.chatTemplate))
-    let projectors = try Self.projectors(configuration.list(.mmproj), servedNames: models.map(\.name),
-                                         origin: configuration.origin(.mmproj))
+    let projectors = try Self.files(configuration.list(.mmproj), servedNames: models.map(\.name),
+                                    origin: configuration.origin(.mmproj), kind: "a projector")
     if configuration.boolean(.noMmproj) {
       guard projectors.isEmpty else { throw invalid(.mmproj, "names a projector, but no-mmproj (\(configuration.origin(.noMmproj))) serves text only: drop one of them") }
       models = models.map { ($0.name, $0.path, nil) }
@@ -138,6 +140,11 @@ struct ServeSettings: Sendable {
     }
     draftMax = configuration.integer(.draftMax) ?? SpeculativeDecoding.ngram.maximumDraftTokens
     guard (0...1024).contains(draftMax) else { throw invalid(.draftMax, "must be 0 (off) to 1024 tokens, not \(draftMax)") }
+    draftModels = try Self.files(configuration.list(.draftModel), servedNames: models.map(\.name),
+                                 origin: configuration.origin(.draftModel), kind: "a draft model")
+    if draftMax == 0, !draftModels.isEmpty {
+      throw invalid(.draftModel, "names a draft model, but draft-max 0 (\(configuration.origin(.draftMax))) turns speculative decoding off: drop one of them")
+    }
     let pooling = configuration.string(.embeddingPooling) ?? "automatic"
     guard let chosenPooling = EmbeddingPooling(argument: pooling) else {
       throw invalid(.embeddingPooling, "must be automatic, mean, first-token or last-token, not \(pooling)")
@@ -263,8 +270,9 @@ struct ServeSettings: Sendable {
     return result
   }
 
-  /// The projector file for each served model named in `MODEL=FILE` specs (the file must exist).
-  static func projectors(_ specs: [String], servedNames: [String], origin: String) throws(ServeConfigurationError)
+  /// The file (a projector, a draft model: `kind`) for each served model named in `MODEL=FILE`
+  /// specs (the file must exist).
+  static func files(_ specs: [String], servedNames: [String], origin: String, kind: String) throws(ServeConfigurationError)
     -> [String: String] {
     var result: [String: String] = [:]
     for spec in specs {
@@ -277,7 +285,7 @@ struct ServeSettings: Sendable {
         throw .invalidValue(origin, reason: "\(spec): no readable file at \(file)")
       }
       guard result.updateValue(file, forKey: name) == nil else {
-        throw .invalidValue(origin, reason: "\(spec): model \(name) already has a projector")
+        throw .invalidValue(origin, reason: "\(spec): model \(name) already has \(kind)")
       }
     }
     return result
