@@ -715,6 +715,20 @@ struct Answer: Sendable {
     return Answer(text: text, response: try #require(response))
   }
 
+  /// Reads `request`'s answer up to its third text delta and goes away (which cancels it), then
+  /// answers the same request again in the same session state: the second answer.
+  static func collectAfterCancelling(_ request: GenerationRequest, on model: some LanguageModel) async throws -> Answer {
+    let reader = Task {
+      var deltas = 0
+      for try await event in model.generate(request) {
+        if case .textDelta = event { deltas += 1 }
+        if deltas == 3 { return }   // the stream ends here: the request is cancelled
+      }
+    }
+    try await reader.value
+    return try await collect(model.generate(request))
+  }
+
   /// Runs the prompts at the same time; answers in the prompts' order.
   static func collectConcurrently(_ model: some LanguageModel, _ prompts: [String],
                                   _ options: GenerationOptions) async throws -> [Answer] {

@@ -185,15 +185,7 @@ struct SpeculativeDecodingTests {
       // One session state: the second request continues in the first one's context.
       let request = GenerationRequest(transcript: Answer.transcript(Self.rewrite), options: Self.greedy,
                                       sessionState: ModelStateStore())
-      let reader = Task {
-        var deltas = 0
-        for try await event in model.generate(request) {
-          if case .textDelta = event { deltas += 1 }
-          if deltas == 3 { return }   // the stream ends here: the request is cancelled
-        }
-      }
-      try await reader.value
-      let again = try await Answer.collect(model.generate(request))
+      let again = try await Answer.collectAfterCancelling(request, on: model)
       #expect(again.text == expected.text, "\(type(of: model))")
     }
   }
