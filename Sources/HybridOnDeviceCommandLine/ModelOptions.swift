@@ -46,7 +46,13 @@ public struct ModelOptions: ParsableArguments, Sendable {
   @Flag(name: .long, help: "Text only: no projector, not even the one beside the model.")
   public var noMmproj = false
 
-  @OptionGroup public var offload: OffloadOptions
+  @Option(name: .long, help: ArgumentHelp(
+    "Model layers on the GPU: auto (all that fit on the first GPU, else the CPU), 0 (CPU only) or a count.",
+    valueName: "auto|N|0"))
+  public var gpuLayers: GPULayers = .automatic
+
+  @Option(name: .long, help: "Compute device for offloaded layers, by llama.cpp's name (CUDA0, Vulkan0, CPU); default: the first GPU.")
+  public var device: String?
 
   public init() {}
 
@@ -55,6 +61,9 @@ public struct ModelOptions: ParsableArguments, Sendable {
       throw ValidationError("--context-size must be between 1 and \(Int32.max) tokens, got \(contextSize)")
     }
     if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be between 1 and 1024, got \(threads)") }
+    if let device, device.trimmingCharacters(in: .whitespaces).isEmpty {
+      throw ValidationError("--device needs a device name such as CUDA0")
+    }
     guard (0...1024).contains(draftMax) else { throw ValidationError("--draft-max must be between 0 and 1024 tokens, got \(draftMax)") }
     if let draftModel {
       guard draftMax > 0 else { throw ValidationError("--draft-model drafts for speculative decoding, which --draft-max 0 turns off") }
@@ -91,8 +100,8 @@ public struct ModelOptions: ParsableArguments, Sendable {
     var configuration = SystemLanguageModel.Configuration(contextSize: contextSize)
     if let threads { configuration.threads = threads }
     configuration.chatTemplate = try template()
-    configuration.gpuLayers = offload.gpuLayers
-    configuration.device = offload.device
+    configuration.gpuLayers = gpuLayers
+    configuration.device = device
     configuration.speculation = SpeculativeDecoding(maximumDraftTokens: draftMax, draftModelPath: draftModel)
     // A blob of Ollama's store is named by its digest: report the model as Ollama names it.
     if let model, case .ollama(let name, let tag) = try reference(model) { configuration.modelName = "\(name):\(tag)" }

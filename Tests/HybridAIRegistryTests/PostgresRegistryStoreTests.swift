@@ -66,49 +66,66 @@ struct PostgresRegistryStoreTests {
 
   @Test("two stores (two processes' worth of connections) adding 20 versions at once get 1…20, each once")
   func concurrentPublishes() async throws {
-    let postgres = try await TemporaryPostgres.shared()
-    let configuration = postgres.configuration(database: try await postgres.createDatabase("concurrent"))
-    let first = try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
-    let second = try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
+    // Each step has a time limit, so that a wait that never ends names its step (under
+    // AddressSanitizer, beside the whole suite, this test has been seen to wait with no query in flight).
+    let postgres = try await timeLimitedStep("start PostgreSQL") { try await TemporaryPostgres.shared() }
+    let configuration = try await timeLimitedStep("create the database") {
+      postgres.configuration(database: try await postgres.createDatabase("concurrent"))
+    }
+    let first = try await timeLimitedStep("open the first store") {
+      try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
+    }
+    let second = try await timeLimitedStep("open the second store") {
+      try await PostgresRegistryStore(configuration: configuration, logger: Self.logger)
+    }
 
     // Both create the same model at once: exactly one succeeds.
-    let creations = await withTaskGroup(of: Bool.self) { group in
-      for store in [first, second] {
-        group.addTask {
-          (try? await store.createModel(ModelRecord(name: "m", description: "", tags: [], createTime: Self.now))) != nil
+    let creations = try await timeLimitedStep("create one model from both stores") {
+      await withTaskGroup(of: Bool.self) { group in
+        for store in [first, second] {
+          group.addTask {
+            (try? await store.createModel(ModelRecord(name: "m", description: "", tags: [], createTime: Self.now))) != nil
+          }
         }
+        return await group.reduce(into: [Bool]()) { $0.append($1) }
       }
-      return await group.reduce(into: [Bool]()) { $0.append($1) }
     }
     #expect(creations.filter { $0 }.count == 1 && creations.count == 2)
 
-    let numbers = try await withThrowingTaskGroup(of: Int.self) { group in
-      for index in 0..<20 {
-        let store = index.isMultiple(of: 2) ? first : second
-        group.addTask {
-          let version = try await store.addVersion(toModel: "m", sha256: Self.sha, sizeBytes: Int64(index), format: .tflite,
-                                                   createTime: Self.now)
-          _ = try await store.setState(.published, ofVersion: version.number, inModel: "m")
-          return version.number
+    let numbers = try await timeLimitedStep("add and publish 20 versions") {
+      try await withThrowingTaskGroup(of: Int.self) { group in
+        for index in 0..<20 {
+          let store = index.isMultiple(of: 2) ? first : second
+          group.addTask {
+            let version = try await store.addVersion(toModel: "m", sha256: Self.sha, sizeBytes: Int64(index), format: .tflite,
+                                                     createTime: Self.now)
+            _ = try await store.setState(.published, ofVersion: version.number, inModel: "m")
+            return version.number
+          }
         }
+        return try await group.reduce(into: [Int]()) { $0.append($1) }
       }
-      return try await group.reduce(into: [Int]()) { $0.append($1) }
     }
     #expect(numbers.sorted() == Array(1...20))
-    let model = try #require(try await second.model(named: "m"))
+    let model = try #require(try await timeLimitedStep("read the model") { try await second.model(named: "m") })
     #expect(model.versions.map(\.number) == Array(1...20))
     #expect(model.versions.allSatisfy { $0.state == .published })
     let sizes: Set<Int64> = Set((0..<20).map { (size: Int) -> Int64 in Int64(size) })
     #expect(Set(model.versions.map(\.sizeBytes)) == sizes)
-    #expect(try await first.model(named: "m") == model)
-    #expect(try await Self.connections(to: configuration.database, on: postgres) > 0)
-    await first.shutdown()
-    await second.shutdown()
-    await first.shutdown()   // idempotent
-    var open = -1
-    for _ in 0..<50 where open != 0 {   // backends end a moment after their client closes
-      open = try await Self.connections(to: configuration.database, on: postgres)
-      if open != 0 { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(try await timeLimitedStep("read the model from the other store") { try await first.model(named: "m") } == model)
+    #expect(try await timeLimitedStep("count the connections") { try await Self.connections(to: configuration.database, on: postgres) } > 0)
+    try await timeLimitedStep("shut both stores down") {
+      await first.shutdown()
+      await second.shutdown()
+      await first.shutdown()   // idempotent
+    }
+    let open = try await timeLimitedStep("wait for the connections to close") {
+      var open = -1
+      for _ in 0..<50 where open != 0 {   // backends end a moment after their client closes
+        open = try await Self.connections(to: configuration.database, on: postgres)
+        if open != 0 { try await Task.sleep(for: .milliseconds(20)) }
+      }
+      return open
     }
     #expect(open == 0, "shutdown closes every connection")
     await #expect(throws: RegistryStoreError.self) { try await first.models() }

@@ -16,7 +16,7 @@ struct InferenceAPIFuzzTests {
   func fuzzBothAPIs() async throws {
     try Schemathesis.requireInstalled()
     // A short context bounds every answer, including those of requests that name no token limit.
-    let server = try await RunningTestServer.start(contextSizePerSequence: 256)
+    let server = try await RunningTestServer.start(contextSizePerSequence: 128)
     defer { Task { await server.stop() } }
     let outcome = try await ChildProcess.run(
       URL(fileURLWithPath: "/bin/bash"), [Schemathesis.runner.path, "inference_fuzz", Self.document.path, server.baseURL.absoluteString],

@@ -554,7 +554,7 @@ struct HybridCommandTests {
   func samplingFlags() async throws {
     let command = try GenerateCommand.parse(["--prompt", "x", "--top-k", "5", "--seed", "3", "--temperature", "0.4",
                                              "--max-tokens", "9", "--stop", "END"])
-    let options = command.conversation.sampling.generationOptions
+    let options = command.sampling.generationOptions
     #expect(options.sampling == .random(top: 5, seed: 3))
     #expect(options.temperature == 0.4 && options.maximumResponseTokens == 9 && options.stopSequences == ["END"])
   }

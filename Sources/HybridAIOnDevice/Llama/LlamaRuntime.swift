@@ -12,6 +12,9 @@ enum LlamaRuntime {
   private static let initialised: Void = {
     llama_log_set({ level, text, _ in
       guard let text else { return }
+      // Most of llama.cpp's lines (a model's metadata, each context's set-up) go to debug or trace:
+      // when the logger is less verbose, they are dropped before any text is made of them.
+      if level != GGML_LOG_LEVEL_ERROR, level != GGML_LOG_LEVEL_WARN, LlamaRuntime.logger.logLevel > .debug { return }
       let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
       guard !message.isEmpty else { return }
       LlamaRuntime.logger.log(level: LlamaRuntime.logLevel(of: message, level: level), "\(message)")

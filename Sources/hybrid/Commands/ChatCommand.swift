@@ -5,6 +5,7 @@ import HybridAI
 import HybridAIOnDevice
 import HybridAIPersistence
 import HybridCommandLine
+import HybridOnDeviceCommandLine
 
 /// `hybrid chat` — an interactive conversation with streamed answers.
 struct ChatCommand: AsyncParsableCommand {
@@ -32,6 +33,10 @@ struct ChatCommand: AsyncParsableCommand {
   @OptionGroup var store: SessionStoreOptions
 
   @OptionGroup var conversation: ConversationOptions
+  @OptionGroup var modelOptions: ModelOptions
+  @OptionGroup var routing: RoutingOptions
+  @OptionGroup var sampling: SamplingOptions
+  @OptionGroup var logging: LoggingOptions
 
   /// The commands, as `/help` lists them.
   static let commandHelp = """
@@ -50,10 +55,10 @@ struct ChatCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    conversation.logging.bootstrap()
+    logging.bootstrap()
     let model: any LanguageModel
     do {
-      model = try await conversation.makeSessionModel()
+      model = try await routing.makeSessionModel(onDevice: modelOptions)
     } catch {
       try ModelFetchExitCode.exitIfModelFetchFailure(error)
     }
@@ -61,7 +66,7 @@ struct ChatCommand: AsyncParsableCommand {
       Terminal.status("error: the model is unavailable: \(reason) — \(model.availabilityDetail ?? "")")
       throw ExitCode.failure
     }
-    Terminal.status("Chatting with \(model.modelIdentifier) (\(conversation.routing.effectiveMode.rawValue)). /attach FILE adds a file to your next message, /reset starts over, /usage shows token counts, /help lists the commands, /exit quits, Ctrl-C stops an answer.")
+    Terminal.status("Chatting with \(model.modelIdentifier) (\(routing.effectiveMode.rawValue)). /attach FILE adds a file to your next message, /reset starts over, /usage shows token counts, /help lists the commands, /exit quits, Ctrl-C stops an answer.")
     let interrupts = InterruptHandler()
     let (sessionTools, toolbox) = try await tools.sessionTools(model: model)
     defer { if let toolbox { Task { await toolbox.close() } } }
@@ -141,7 +146,7 @@ struct ChatCommand: AsyncParsableCommand {
       }
       Terminal.write("ai> ")
       let current = session
-      let options = tools.applied(to: conversation.sampling.chatOptions)
+      let options = tools.applied(to: sampling.chatOptions)
       let message = Prompt(parts: [.text(prompt)] + pendingAttachments.map(Prompt.Part.attachment))
       pendingAttachments.removeAll()
       let answer = Task {

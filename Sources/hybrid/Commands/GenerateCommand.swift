@@ -3,6 +3,7 @@ import Foundation
 import HybridAI
 import HybridAIOnDevice
 import HybridCommandLine
+import HybridOnDeviceCommandLine
 
 /// `hybrid generate` — one prompt, one answer, streamed or as JSON; optionally structured by a
 /// JSON Schema, optionally with the demo tools.
@@ -49,6 +50,10 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
   var logProbabilities: Int?
 
   @OptionGroup var conversation: ConversationOptions
+  @OptionGroup var modelOptions: ModelOptions
+  @OptionGroup var routing: RoutingOptions
+  @OptionGroup var sampling: SamplingOptions
+  @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
     if let logProbabilities, !(0...TokenLogProbability.maximumAlternatives).contains(logProbabilities) {
@@ -78,7 +83,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
   }
 
   func run() async throws {
-    conversation.logging.bootstrap()
+    logging.bootstrap()
     // Standard input is read before anything loads, so a missing prompt costs no model load.
     let text: String
     do {
@@ -112,7 +117,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
 
   /// Makes the model and the session, and answers.
   private func loadAndAnswer(_ text: String) async throws {
-    let model = try await conversation.makeSessionModel()
+    let model = try await routing.makeSessionModel(onDevice: modelOptions)
     try Task.checkCancellation()
     let (sessionTools, toolbox) = try await tools.sessionTools(model: model)
     defer { if let toolbox { Task { await toolbox.close() } } }
@@ -123,7 +128,7 @@ struct GenerateCommand: AsyncParsableCommand, Sendable {
     // The copies of --attach files go when the command ends (before a --json report is made, so it
     // lists no path that is gone); the files the model and its tools made stay.
     defer { artifacts.finish(session) }
-    var options = tools.applied(to: conversation.sampling.generationOptions)
+    var options = tools.applied(to: sampling.generationOptions)
     if !responseModality.isEmpty { options.responseModalities = Set(responseModality).union([.text]) }
     options.logProbabilities = logProbabilities
     try await answer(text, in: session, artifacts: artifacts, options: options)

@@ -95,7 +95,10 @@ enum ContextPolicyOption: String, ExpressibleByArgument, CaseIterable, Sendable 
   }
 }
 
-/// Everything that sets up a conversation: instructions, models and mode, sampling, logging.
+/// How a conversation starts and what happens when it outgrows the context window. The commands
+/// that hold a conversation declare the model, routing, sampling and logging options beside it, not
+/// inside: in a debug build, argument parsing validates every level of nested option groups again
+/// for each level above it, so each level of nesting multiplies its cost.
 struct ConversationOptions: ParsableArguments, Sendable {
   @Option(name: .long, help: "Instructions (system prompt) for the model.")
   var instructions: String?
@@ -104,14 +107,11 @@ struct ConversationOptions: ParsableArguments, Sendable {
     "When the conversation outgrows the context window: fail, rolling (drop the oldest turns) or summarize.",
     discussion: "summarize has the model fold the oldest turns into a summary kept in the instructions."))
   var contextPolicy: ContextPolicyOption = .fail
+}
 
-  @OptionGroup var model: ModelOptions
-  @OptionGroup var routing: RoutingOptions
-  @OptionGroup var sampling: SamplingOptions
-  @OptionGroup var logging: LoggingOptions
-
+extension RoutingOptions {
   /// The session's model: the on-device model, the cloud model, or a hybrid of both, per `--mode`.
-  func makeSessionModel() async throws -> any LanguageModel {
-    await routing.makeModel(onDevice: try await model.makeModel(progress: ModelFetchDisplay.bar()))
+  func makeSessionModel(onDevice options: ModelOptions) async throws -> any LanguageModel {
+    await makeModel(onDevice: try await options.makeModel(progress: ModelFetchDisplay.bar()))
   }
 }
